@@ -1,0 +1,148 @@
+# benchgen - build, test and report.
+#
+#   make            build ./benchgen
+#   make test       install what is missing, build, run every test (CI calls this)
+#   make asan       the same tests against an AddressSanitizer + UBSan build
+#   make report     install, build environments, run data/matrix/cpu-tiny.yaml, render the report
+#
+# Knobs: PYTHON=python3 (the interpreter whose libpython is linked and which
+# creates the venvs), USE_CUDA=auto|yes|no, V=1 (show commands), BUILD=build.
+
+PYTHON   ?= python3
+USE_CUDA ?= auto
+BUILD    ?= build
+PKG_CONFIG ?= pkg-config
+SPEC     ?= data/matrix/cpu-tiny.yaml
+
+Q := @
+ifdef V
+Q :=
+endif
+
+# ---- the Python that owns the venvs -------------------------------------
+# Resolved once (pyenv shims hide the real executable); its include dir and
+# shared libpython are linked, with an rpath, so the worker's interpreter is
+# the very one that created the venvs.
+PY_EXE    := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
+PY_INC    := $(shell $(PY_EXE) -c 'import sysconfig; print(sysconfig.get_path("include"))' 2>/dev/null)
+PY_LIBDIR := $(shell $(PY_EXE) -c 'import sysconfig; print(sysconfig.get_config_var("LIBDIR"))' 2>/dev/null)
+PY_LDVER  := $(shell $(PY_EXE) -c 'import sysconfig; print(sysconfig.get_config_var("LDVERSION"))' 2>/dev/null)
+PY_SHARED := $(shell $(PY_EXE) -c 'import sysconfig; print(sysconfig.get_config_var("Py_ENABLE_SHARED"))' 2>/dev/null)
+ifeq ($(PY_EXE),)
+  $(error $(PYTHON) not found: set PYTHON=/path/to/python3)
+endif
+ifneq ($(PY_SHARED),1)
+  $(error $(PY_EXE) has no shared libpython; rebuild it with --enable-shared (pyenv: PYTHON_CONFIGURE_OPTS=--enable-shared))
+endif
+
+# ---- libraries through pkg-config ----------------------------------------
+PKGS := sqlite3 yaml-0.1 jansson libcrypto
+PKGS_REPORT := cairo cairo-pdf cairo-svg cairo-png pangocairo xlsxwriter libarchive
+ALL_PKGS := $(PKGS) $(PKGS_REPORT)
+MISSING := $(strip $(foreach p,$(ALL_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
+
+# ---- CUDA runtime: static when the toolkit is there ----------------------
+NVCC      ?= $(shell command -v nvcc 2>/dev/null)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+HAVE_CUDA := 0
+ifneq ($(USE_CUDA),no)
+  ifneq ($(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h),)
+    ifneq ($(wildcard $(CUDA_HOME)/lib64/libcudart_static.a),)
+      HAVE_CUDA := 1
+    endif
+  endif
+endif
+ifeq ($(USE_CUDA)$(HAVE_CUDA),yes0)
+  $(error USE_CUDA=yes but no CUDA toolkit with libcudart_static.a was found (set CUDA_HOME))
+endif
+ifeq ($(HAVE_CUDA),1)
+  CUDA_CFLAGS := -isystem $(CUDA_HOME)/include
+  CUDA_LIBS   := -L$(CUDA_HOME)/lib64 -lcudart_static -lpthread -lrt
+endif
+
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+GIT_DIRTY  := $(shell test -n "$$(git status --porcelain --untracked-files=no 2>/dev/null)" && echo 1 || echo 0)
+VERSION    := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+CSTD  := -std=c11
+WARN  := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+CFLAGS ?= -O2 -g
+SAN_FLAGS ?=
+ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE \
+  -DHAVE_CUDA=$(HAVE_CUDA) -DBENCHGEN_VERSION='"$(VERSION)"' \
+  -DBENCHGEN_GIT_COMMIT='"$(GIT_COMMIT)"' -DBENCHGEN_GIT_DIRTY=$(GIT_DIRTY) \
+  -DBENCHGEN_SOURCE_DIR='"$(CURDIR)"' -DBENCHGEN_PYTHON='"$(PY_EXE)"' \
+  -Igen -Irunners -Icharts -isystem $(PY_INC) $(CUDA_CFLAGS) \
+  $(shell $(PKG_CONFIG) --cflags $(ALL_PKGS) 2>/dev/null) -MMD -MP
+LDLIBS = $(SAN_FLAGS) -L$(PY_LIBDIR) -Wl,-rpath,$(PY_LIBDIR) -lpython$(PY_LDVER) \
+  $(shell $(PKG_CONFIG) --libs $(ALL_PKGS) 2>/dev/null) $(CUDA_LIBS) -ldl -lm -lpthread -lutil
+
+SRC      := $(sort $(wildcard gen/*.c runners/*.c charts/*.c))
+OBJ      := $(SRC:%.c=$(BUILD)/%.o)
+MAIN_OBJ := $(BUILD)/gen/main.o
+LIB_OBJ  := $(filter-out $(MAIN_OBJ),$(OBJ))
+TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all check-deps deps test unit-bins asan report clean
+all: check-deps benchgen
+
+check-deps:
+ifneq ($(MISSING),)
+	$(error missing pkg-config modules: $(MISSING). Run `make deps` (Debian: installs the -dev packages))
+endif
+	@echo "[config] python $(PY_EXE) (libpython$(PY_LDVER) in $(PY_LIBDIR))"
+	@echo "[config] CUDA runtime: $(if $(filter 1,$(HAVE_CUDA)),static from $(CUDA_HOME),not linked (USE_CUDA=$(USE_CUDA)))"
+
+# Debian packages (and nothing else) this project builds and tests with.
+deps:
+	$(Q)scripts/install-deps.sh
+
+ifeq ($(BUILD),build)
+benchgen: $(OBJ)
+	@printf '  LINK %s\n' $@
+	$(Q)$(CC) -o $@ $^ $(LDLIBS)
+else
+benchgen: $(BUILD)/benchgen
+endif
+
+$(BUILD)/benchgen: $(OBJ)
+	@printf '  LINK %s\n' $@
+	$(Q)$(CC) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@printf '  CC   %s\n' $<
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@printf '  TEST %s\n' $@
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB_OBJ) $(LDLIBS) $(shell $(PKG_CONFIG) --cflags --libs cmocka)
+
+-include $(OBJ:.o=.d) $(TEST_BIN:=.d)
+
+# ---- tests ---------------------------------------------------------------
+# `make test` is what CI runs: it installs missing Debian packages, builds,
+# creates the small test environment, then runs the unit and integration
+# suites and prints one "N passed, N failed" line.
+test:
+	$(Q)scripts/install-deps.sh
+	$(Q)$(MAKE) --no-print-directory all unit-bins
+	$(Q)tests/run.sh $(BUILD)
+
+unit-bins: $(TEST_BIN)
+
+asan:
+	$(Q)scripts/install-deps.sh
+	$(Q)$(MAKE) --no-print-directory BUILD=build/asan CFLAGS='-O1 -g -fno-omit-frame-pointer' \
+	  SAN_FLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined' build/asan/benchgen unit-bins
+	$(Q)BENCHGEN_BIN=build/asan/benchgen tests/run.sh build/asan
+
+report:
+	$(Q)scripts/install-deps.sh
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)scripts/make-report.sh $(SPEC)
+
+clean:
+	rm -rf build benchgen
