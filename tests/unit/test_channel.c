@@ -1,0 +1,96 @@
+/*
+ * test_channel.c - the worker report: what the child writes, the parent reads,
+ * including lines split across reads and a torn last line from a killed child.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "channel.h"
+
+static void drain(int fd, struct channel_reader *cr, struct result *r, size_t chunk)
+{
+    char buf[8192];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    assert_true(n > 0);
+    for (ssize_t off = 0; off < n; off += (ssize_t)chunk) {
+        size_t len = (size_t)(n - off) < chunk ? (size_t)(n - off) : chunk;
+        assert_int_equal(channel_feed(cr, buf + off, len, r), 0);
+    }
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    char hash[65];
+    memset(hash, 'a', 64);
+    hash[64] = '\0';
+    assert_int_equal(channel_send_marker(fds[1], "python", 1234), 0);
+    assert_int_equal(channel_send_inputs(fds[1], hash, 4096), 0);
+    assert_int_equal(channel_send_sample(fds[1], 1, 999), 0);
+    assert_int_equal(channel_send_sample(fds[1], 0, 100), 0);
+    assert_int_equal(channel_send_sample(fds[1], 0, 101), 0);
+    assert_int_equal(channel_send_kv(fds[1], "fact", "tf32", "off \"quoted\" \n newline"), 0);
+    assert_int_equal(channel_send_kv(fds[1], "env", "pkg.numpy", "2.3.5"), 0);
+    assert_int_equal(channel_send_final(fds[1], "done", NULL, NULL), 0);
+    assert_int_equal(channel_send_sample(fds[1], 0, 5), 0); /* after final: ignored */
+    close(fds[1]);
+
+    struct channel_reader cr = {0};
+    struct result r = {0};
+    drain(fds[0], &cr, &r, 7); /* odd chunking splits every line */
+    close(fds[0]);
+    assert_int_equal(cr.final, 1);
+    assert_string_equal(cr.final_type, "done");
+    assert_int_equal(r.nwarmup, 1);
+    assert_int_equal(r.warmup_ns[0], 999);
+    assert_int_equal(r.ntimed, 2);
+    assert_int_equal(r.timed_ns[1], 101);
+    assert_string_equal(r.input_sha256, hash);
+    assert_int_equal(r.input_bytes, 4096);
+    assert_string_equal(kvlist_get(&r.phases, "python"), "1234");
+    assert_string_equal(kvlist_get(&r.facts, "tf32"), "off \"quoted\" \n newline");
+    assert_string_equal(kvlist_get(&r.env, "pkg.numpy"), "2.3.5");
+    channel_reader_free(&cr);
+    result_free(&r);
+}
+
+static void test_error_and_torn_line(void **state)
+{
+    (void)state;
+    struct channel_reader cr = {0};
+    struct result r = {0};
+    const char *text = "{\"t\":\"sample\",\"warmup\":0,\"ns\":42}\n{\"t\":\"error\",\"kind\":\"oom\","
+                       "\"detail\":\"MemoryError\"}\n{\"t\":\"sample\",\"war";
+    assert_int_equal(channel_feed(&cr, text, strlen(text), &r), 0);
+    assert_int_equal(r.ntimed, 1);
+    assert_int_equal(cr.final, 1);
+    assert_string_equal(cr.final_type, "error");
+    assert_string_equal(cr.final_kind, "oom");
+    assert_string_equal(r.detail, "MemoryError");
+    channel_reader_free(&cr);
+    result_free(&r);
+
+    struct channel_reader cr2 = {0};
+    struct result r2 = {0};
+    const char *garbage = "not json\n{\"t\":\"unsupported\",\"reason\":\"Keras 2 has no Gemma\"}\n";
+    assert_int_equal(channel_feed(&cr2, garbage, strlen(garbage), &r2), 0);
+    assert_string_equal(cr2.final_type, "unsupported");
+    assert_string_equal(r2.detail, "Keras 2 has no Gemma");
+    channel_reader_free(&cr2);
+    result_free(&r2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_error_and_torn_line)};
+    return cmocka_run_group_tests_name("channel", tests, NULL, NULL);
+}
