@@ -7,6 +7,10 @@
  * Cells come in id (plan) order. status is NULL for a cell that has no final
  * status yet (never run, or in flight when the run was killed).
  *
+ * Strings are never NULL unless marked "may be NULL" (absent text reads as
+ * ""). Per cell, status NULL means every result field (detail .. attempts,
+ * samples, markers, facts, environment) is empty or zero.
+ *
  * Ownership: rundata_load() gives the caller a struct rundata that
  * rundata_free() releases with every string and array it points to.
  */
@@ -40,14 +44,14 @@ struct rd_cell {
     size_t ntimed;
     struct kvlist markers; /* name -> ns (decimal), in time order */
     struct kvlist facts;   /* name -> value, sorted by name */
-    struct kvlist env;     /* key -> value, sorted by key */
+    struct kvlist environment; /* per-cell environment: key -> value, sorted by key */
     struct stats st;       /* of timed_ns; st.n == 0 when there are none */
 };
 
 struct rundata {
     char *dir;
     char *name, *description, *spec_path, *spec_sha256, *spec_text, *size, *precision;
-    char *created_utc, *started_utc, *finished_utc, *command_line;
+    char *created_utc, *started_utc, *finished_utc, *command_line; /* started/finished: may be NULL */
     char *benchgen_version, *git_commit;
     int git_dirty;
     uint64_t seed;

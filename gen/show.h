@@ -1,7 +1,7 @@
 /*
  * show.h - `benchgen show RUN_DIR [--json]`: the run as text or stable JSON.
  *
- * The JSON form ("format": "benchgen-run/1") is documented in the README;
+ * The JSON form ("format": "benchgen-run/1") is documented in docs/RUN-FORMAT.md;
  * fields are only ever added, never renamed or removed, within format 1.
  */
 #ifndef BENCHGEN_SHOW_H
