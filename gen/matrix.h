@@ -2,7 +2,8 @@
  * matrix.h - expands a spec into the ordered list of cells to run.
  *
  * A cell is one (model, task, batch, backend[, repeat]) with every inherited
- * setting resolved: steps, warm-up (row, then per-backend, then spec),
+ * setting resolved: steps, warm-up (row, then the spec's per-backend map, then
+ * the backend's own default, then the spec),
  * precision, timeout, memory limit, environment. Order: repeat, then row,
  * then backend, so repeats are interleaved across the whole matrix and a
  * cell's id is stable for a given spec.
@@ -36,6 +37,7 @@ struct cell {
 struct matrix {
     struct cell *cells;
     size_t ncells;
+    size_t cap;           /* allocated cells; only matrix.c touches it */
 };
 
 /* Expands spec. only may be NULL or "KEY=VAL[,KEY=VAL...]" with KEY one of

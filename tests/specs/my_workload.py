@@ -1,0 +1,3 @@
+# A stand-in custom workload: spec validation only checks that it exists.
+def build(ctx):
+    raise NotImplementedError("fixture for tests/unit/test_spec.c")
