@@ -53,6 +53,10 @@ int envs_add(const char *name, const char *python);
 /* The linked interpreter's "3.11.7". Borrowed, static. */
 const char *envs_linked_python_version(void);
 
+/* The 16 hex digits naming a lock file's venv: SHA-256 over the lock file's
+ * bytes, one '\0', then pyver ("3.11.7"). */
+int envs_lock_hash(const char *lock_path, const char *pyver, char out[17]);
+
 void env_info_free(struct env_info *e);
 
 #endif /* BENCHGEN_ENVS_H */

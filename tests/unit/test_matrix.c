@@ -328,7 +328,7 @@ static void test_only_errors(void **state)
     struct spec *s = parse("name: o\nbackends: [numpy, keras3-jax]\n"
                            "rows: [{model: bert, task: fit, batch: 8}]\n");
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        struct matrix m = {(struct cell *)0x1, 99};
+        struct matrix m = {(struct cell *)0x1, 99, 99};
         error_clear();
         int rc = matrix_expand(&m, s, cases[i].only);
         if (rc != BG_EUSAGE || !strstr(error_last(), cases[i].fragment))
