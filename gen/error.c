@@ -28,7 +28,16 @@ int error_prefix(int code, const char *fmt, ...)
     vsnprintf(head, sizeof(head), fmt, ap);
     va_end(ap);
     memcpy(old, last_msg, sizeof(old));
-    snprintf(last_msg, sizeof(last_msg), "%s: %s", head, old);
+    /* Truncating a very long message is fine; losing the head is not. */
+    size_t n = strlen(head);
+    if (n > sizeof(last_msg) - 3)
+        n = sizeof(last_msg) - 3;
+    memcpy(last_msg, head, n);
+    memcpy(last_msg + n, ": ", 2);
+    size_t room = sizeof(last_msg) - n - 3;
+    size_t m = strnlen(old, room);
+    memcpy(last_msg + n + 2, old, m);
+    last_msg[n + 2 + m] = '\0';
     last_code = code;
     return code;
 }
