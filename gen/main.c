@@ -52,6 +52,7 @@ static const char usage_main[] =
 
 static const char usage_run[] =
     "usage: benchgen run SPEC [--out DIR] [--only KEY=VAL[,KEY=VAL...]] [--dry-run]\n"
+    "                         [--with PKG==VERSION ...] [--repeats N]\n"
     "       benchgen run --resume DIR [SPEC] [--retry STATUS[,STATUS...]]\n"
     "\n"
     "Expands SPEC (a YAML matrix spec, see docs/SPEC.md), prints the plan and runs\n"
@@ -62,6 +63,10 @@ static const char usage_run[] =
     "  --only FILTER   run a subset: KEY is model, task, backend, batch, env or key;\n"
     "                  the same KEY twice means either, different KEYs mean both\n"
     "  --dry-run       print the plan and exit without running anything\n"
+    "  --with PKG==V   run in derived environments: each backend's environment\n"
+    "                  plus this pin (repeatable); built once, cached by hash\n"
+    "  --repeats N     run every cell N times, in separate processes, interleaved\n"
+    "                  across the matrix (overrides the spec's repeats)\n"
     "  --resume DIR    run the cells of DIR that have no final status (never ran,\n"
     "                  in flight when the run was killed, or interrupted)\n"
     "  --retry LIST    with --resume, also rerun cells that ended with these\n"
@@ -160,14 +165,60 @@ static int check_same_spec(struct store *st, const struct spec *spec, const char
     return err;
 }
 
+/* --with: every cell moves to "<env>+<pins>", built now (once, cached) so the
+ * run measures the pinned stack rather than skipping it. */
+static int derive_envs(struct matrix *plan, const char *const *with, size_t nwith, int dry)
+{
+    if (nwith == 0)
+        return 0;
+    struct kvlist derived = {0}; /* env -> derived name */
+    int err = 0;
+    for (size_t i = 0; i < plan->ncells && !err; i++) {
+        struct cell *c = &plan->cells[i];
+        const char *name = kvlist_get(&derived, c->env);
+        char *made = NULL;
+        if (!name) {
+            if ((err = envs_derive(c->env, with, nwith, &made)) < 0)
+                break;
+            err = kvlist_add(&derived, c->env, made);
+            name = made;
+        }
+        char *copy = err ? NULL : strdup(name);
+        free(made);
+        if (!err && !copy)
+            err = error_set(BG_ENOMEM, "out of memory");
+        if (!err) {
+            free(c->env);
+            c->env = copy;
+        }
+    }
+    if (!err && !dry) {
+        const char **names = calloc(derived.n ? derived.n : 1, sizeof(*names));
+        for (size_t i = 0; names && i < derived.n; i++)
+            names[i] = derived.items[i].value;
+        err = names ? envs_sync(names, derived.n) : error_set(BG_ENOMEM, "out of memory");
+        free(names);
+        if (err < 0) {
+            /* The cells will end as skipped, with the reason; the run goes on. */
+            fprintf(stderr, "benchgen: %s\n", error_last());
+            err = 0;
+        }
+    }
+    kvlist_free(&derived);
+    return err;
+}
+
 static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
 {
     static const struct option opts[] = {{"out", required_argument, 0, 'o'},  {"only", required_argument, 0, 'f'},
                                          {"dry-run", no_argument, 0, 'n'},     {"resume", required_argument, 0, 'r'},
                                          {"retry", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
+                                         {"with", required_argument, 0, 'w'},  {"repeats", required_argument, 0, 'R'},
                                          {0, 0, 0, 0}};
     const char *out = NULL, *only = NULL, *resume = NULL, *retry = NULL;
-    int dry = 0, c;
+    const char *with[32];
+    size_t nwith = 0;
+    int dry = 0, c, repeats = 0;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -177,6 +228,19 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
         case 'n': dry = 1; break;
         case 'r': resume = optarg; break;
         case 't': retry = optarg; break;
+        case 'w':
+            if (nwith == sizeof(with) / sizeof(with[0]))
+                return usage_error(usage_run, "run: %s", "too many --with pins");
+            with[nwith++] = optarg;
+            break;
+        case 'R': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 1000)
+                return usage_error(usage_run, "run: --repeats %s: expected an integer from 1 to 1000", optarg);
+            repeats = (int)v;
+            break;
+        }
         case 'h': fputs(usage_run, stdout); return 0;
         default: return usage_error(usage_run, "run: unknown or incomplete option %s", argv[optind - 1]);
         }
@@ -186,8 +250,9 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
         return usage_error(usage_run, "run: unexpected argument %s", argv[optind + 1]);
     if (!spec_path && !resume)
         return usage_error(usage_run, "run: %s", "missing SPEC");
-    if (resume && (out || only))
-        return usage_error(usage_run, "run: %s", "--resume takes the plan from the run; drop --out/--only");
+    if (resume && (out || only || nwith || repeats))
+        return usage_error(usage_run, "run: %s",
+                           "--resume takes the plan from the run; drop --out/--only/--with/--repeats");
     if (retry && !resume)
         return usage_error(usage_run, "run: %s", "--retry only makes sense with --resume");
 
@@ -209,7 +274,9 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
             goto done;
         fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", resume, plan.ncells);
     } else {
-        if ((err = matrix_expand(&plan, spec, only)) < 0)
+        if (repeats)
+            spec->repeats = repeats;
+        if ((err = matrix_expand(&plan, spec, only)) < 0 || (err = derive_envs(&plan, with, nwith, dry)) < 0)
             goto done;
         sched_print_plan(&plan, stdout);
         if (dry)
@@ -231,6 +298,8 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
         }
         if ((err = sysinfo_collect(&host)) < 0)
             goto done;
+        for (size_t i = 0; i < nwith; i++)
+            kvlist_add(&host, "run.with", with[i]);
         if ((err = store_create(&st, outdir, spec, &plan, &host, cmdline)) < 0)
             goto done;
         const char *gpu = kvlist_get(&host, "gpu.status");
