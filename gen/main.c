@@ -4,9 +4,12 @@
  * statuses (0 ok, 1 a cell or an operation failed, 2 usage or spec error,
  * 130 interrupted).
  */
+#include "bundle.h"
+#include "compare.h"
 #include "envs.h"
 #include "error.h"
 #include "matrix.h"
+#include "report.h"
 #include "scheduler.h"
 #include "show.h"
 #include "spec.h"
@@ -28,8 +31,6 @@
 #define BENCHGEN_GIT_COMMIT "unknown"
 #endif
 
-int report_main(int argc, char **argv);
-
 static const char usage_main[] =
     "usage: benchgen COMMAND [ARGS]\n"
     "\n"
@@ -41,6 +42,9 @@ static const char usage_main[] =
     "  run --resume DIR [--retry STATUS,...]              finish an interrupted run\n"
     "  show RUN_DIR [--json]                              print a run's cells and statistics\n"
     "  report RUN_DIR [--out DIR] ...                     render HTML, Markdown, PDF, XLSX, charts\n"
+    "  compare RUN_A RUN_B [RUN_C...] [--out DIR]         A/B verdicts per cell (exit 3 if slower)\n"
+    "  bundle RUN_DIR --out FILE.tar.gz                   deterministic, self-verifying release bundle\n"
+    "  verify FILE.tar.gz                                 check a bundle's hashes and re-render it\n"
     "  env sync [NAME...]                                 build Python environments (data/envs/*.txt)\n"
     "  env list                                           list environments and their packages\n"
     "  env add NAME PYTHON                                use an existing interpreter or venv\n"
@@ -48,7 +52,8 @@ static const char usage_main[] =
     "  version                                            print the version\n"
     "\n"
     "`benchgen COMMAND --help` explains each command. Exit status: 0 success,\n"
-    "1 some cell or operation failed, 2 usage or spec error, 130 interrupted.\n";
+    "1 some cell or operation failed, 2 usage or spec error, 3 compare found a\n"
+    "slower cell, 130 interrupted.\n";
 
 static const char usage_run[] =
     "usage: benchgen run SPEC [--out DIR] [--only KEY=VAL[,KEY=VAL...]] [--dry-run]\n"
@@ -421,6 +426,12 @@ int main(int argc, char **argv)
         return cmd_info();
     if (!strcmp(cmd, "report"))
         return report_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return compare_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bundle"))
+        return bundle_main(argc - 1, argv + 1);
+    if (!strcmp(cmd, "verify"))
+        return verify_main(argc - 1, argv + 1);
     fprintf(stderr, "benchgen: unknown command '%s'\n\n%s", cmd, usage_main);
     return 2;
 }

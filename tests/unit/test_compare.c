@@ -1,0 +1,389 @@
+/*
+ * test_compare.c - `benchgen compare` on the committed fixture runs in
+ * tests/fixtures/compare/ (made by tests/fixtures/make-compare-fixtures.py):
+ * verdicts, mismatches, repeats, the environment diff and confounding,
+ * the trend, text and JSON output, exit statuses and --out.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "compare.h"
+#include "error.h"
+#include "util.h"
+
+#define FIX BENCHGEN_SOURCE_DIR "/tests/fixtures/compare/"
+
+static const char *const base_upgrade[] = {FIX "base", FIX "upgrade"};
+static const char *const three[] = {FIX "base", FIX "upgrade", FIX "later"};
+
+static const struct compare_cell *cell(const struct compare_pair *p, const char *id)
+{
+    for (size_t i = 0; i < p->ncells; i++)
+        if (!strcmp(p->cells[i].id, id))
+            return &p->cells[i];
+    fail_msg("no cell %s in the comparison", id);
+    return NULL;
+}
+
+static const struct compare_change *change(const struct compare_change *c, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(c[i].key, key))
+            return &c[i];
+    return NULL;
+}
+
+static char *capture(const struct compare_result *r, int (*fn)(const struct compare_result *, FILE *))
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(fn(r, f), 0);
+    fclose(f);
+    return buf;
+}
+
+static void test_verdicts_of_the_fixture(void **state)
+{
+    (void)state;
+    struct compare_result r;
+    assert_int_equal(compare_load(&r, base_upgrade, 2, NULL), 0);
+    assert_int_equal(r.npairs, 1);
+    const struct compare_pair *p = &r.pairs[0];
+
+    const struct compare_cell *c = cell(p, "sd/predict/b1/torch-eager"); /* injected 10% slowdown */
+    assert_int_equal(c->t.verdict, SIGNIFICANCE_SLOWER);
+    assert_true(c->t.ratio > 1.08 && c->t.ratio < 1.12);
+    assert_true(c->t.ci_lo > 1.02);
+    assert_int_equal(cell(p, "sd/fit/b1/torch-eager")->t.verdict, SIGNIFICANCE_SAME);
+    assert_int_equal(cell(p, "mlp/fit/b32/numpy")->t.verdict, SIGNIFICANCE_SAME);
+
+    c = cell(p, "bert/predict/b8/torch-eager"); /* +0.5% over 400 samples: significant, yet same */
+    assert_int_equal(c->t.verdict, SIGNIFICANCE_SAME);
+    assert_true(c->t.p_adj < 0.05);
+    assert_true(c->t.ratio > 1.0 && c->t.ratio < 1.01);
+
+    assert_int_equal(cell(p, "bert/fit/b8/torch-eager")->t.verdict, SIGNIFICANCE_AMBIGUOUS); /* CV 30% */
+    assert_int_equal(cell(p, "mlp/predict/b32/numpy")->t.verdict, SIGNIFICANCE_FASTER);
+
+    c = cell(p, "gemma/fit/b1/torch-eager"); /* error in the upgrade: no verdict, status shown */
+    assert_int_equal(c->match, COMPARE_MATCHED);
+    assert_int_equal(c->t.verdict, SIGNIFICANCE_NONE);
+    assert_string_equal(c->a.status, "ok");
+    assert_string_equal(c->b.status, "error");
+
+    c = cell(p, "sam/predict/b1/torch-eager");
+    assert_int_equal(c->match, COMPARE_MISMATCH);
+    assert_string_equal(c->mismatch, "precision float32 vs bfloat16");
+    assert_int_equal(c->t.verdict, SIGNIFICANCE_NONE);
+    c = cell(p, "sd/predict/b2/torch-eager");
+    assert_int_equal(c->match, COMPARE_MISMATCH);
+    assert_non_null(strstr(c->mismatch, "input hash"));
+
+    c = cell(p, "sam/fit/b1/torch-compiled"); /* three processes a side, pooled */
+    assert_int_equal(c->a.nreps, 3);
+    assert_int_equal(c->b.nreps, 3);
+    assert_int_equal(c->t.groups_a, 3);
+    assert_int_equal(c->t.n_a, 300);
+    assert_int_equal(c->t.verdict, SIGNIFICANCE_SAME);
+
+    assert_int_equal(cell(p, "mistral/generate/b1/torch-eager")->match, COMPARE_ONLY_BASE);
+    assert_int_equal(cell(p, "bert/predict/b16/torch-eager")->match, COMPARE_ONLY_RUN);
+    /* baseline order first, then what only the run has */
+    assert_string_equal(p->cells[0].id, "sd/predict/b1/torch-eager");
+    assert_string_equal(p->cells[p->ncells - 1].id, "bert/predict/b16/torch-eager");
+
+    assert_int_equal(p->nslower, 1);
+    assert_int_equal(p->nfaster, 1);
+    assert_int_equal(p->nsame, 4);
+    assert_int_equal(p->nambiguous, 1);
+    assert_int_equal(p->nuntested, 1);
+    assert_int_equal(p->nmismatch, 2);
+    assert_int_equal(p->nonly_base, 1);
+    assert_int_equal(p->nonly_run, 1);
+    assert_int_equal(compare_exit_status(&r), COMPARE_EXIT_SLOWER);
+
+    /* geometric means: numpy = sqrt(ratio(mlp/fit) * ratio(mlp/predict)) */
+    assert_int_equal(p->nbackends, 3);
+    assert_string_equal(p->backends[0].backend, "numpy");
+    assert_int_equal(p->backends[0].ncells, 2);
+    double g = sqrt(cell(p, "mlp/fit/b32/numpy")->t.ratio * cell(p, "mlp/predict/b32/numpy")->t.ratio);
+    assert_true(fabs(p->backends[0].geomean_ratio - g) < 1e-12);
+    assert_int_equal(p->ngeomean, 7);
+    compare_result_free(&r);
+}
+
+static void test_environment_and_confounding(void **state)
+{
+    (void)state;
+    struct compare_result r;
+    assert_int_equal(compare_load(&r, base_upgrade, 2, NULL), 0);
+    const struct compare_pair *p = &r.pairs[0];
+
+    /* the --with pin on the run's command line is the intent */
+    assert_int_equal(p->nintended, 1);
+    assert_string_equal(p->intended[0], "diffusers");
+
+    /* run-wide: only facts that do not count (host name, benchgen commit) */
+    const struct compare_change *h = change(p->env, p->nenv, "os.hostname");
+    assert_non_null(h);
+    assert_false(h->counted);
+    assert_string_equal(h->a, "bench-a");
+    assert_string_equal(h->b, "bench-b");
+    for (size_t i = 0; i < p->nenv; i++)
+        assert_false(p->env[i].counted);
+
+    const struct compare_cell *c = cell(p, "sd/predict/b1/torch-eager");
+    const struct compare_change *d = change(c->changes, c->nchanges, "pkg.diffusers");
+    assert_non_null(d);
+    assert_true(d->counted && d->intended);
+    assert_string_equal(d->a, "0.25.0");
+    assert_string_equal(d->b, "0.30.0");
+    d = change(c->changes, c->nchanges, "pkg.huggingface-hub");
+    assert_non_null(d);
+    assert_true(d->counted && !d->intended);
+    assert_true(c->confounded);
+    assert_string_equal(c->unintended, "huggingface-hub 0.20.3 -> 0.24.0");
+    d = change(c->changes, c->nchanges, "python.prefix");
+    assert_non_null(d);
+    assert_false(d->counted);
+
+    /* the numpy cells are controls: nothing changed there */
+    c = cell(p, "mlp/fit/b32/numpy");
+    assert_int_equal(c->nchanges, 0);
+    assert_false(c->confounded);
+    assert_string_equal(c->unintended, "");
+    /* a cell that failed without recording an environment is not "everything removed" */
+    assert_int_equal(cell(p, "gemma/fit/b1/torch-eager")->nchanges, 0);
+    assert_int_equal(p->nconfounded, 7);
+    compare_result_free(&r);
+
+    /* naming the dependency as intended too clears the flag */
+    struct compare_options o = {0.05, 0.02, 2000, "huggingface_hub"}; /* PEP 503: _ is - */
+    assert_int_equal(compare_load(&r, base_upgrade, 2, &o), 0);
+    p = &r.pairs[0];
+    assert_int_equal(p->nintended, 2);
+    assert_false(cell(p, "sd/predict/b1/torch-eager")->confounded);
+    assert_int_equal(p->nconfounded, 0);
+    compare_result_free(&r);
+
+    /* a glob for every package */
+    o.intended = "pkg.*";
+    assert_int_equal(compare_load(&r, base_upgrade, 2, &o), 0);
+    assert_int_equal(r.pairs[0].nconfounded, 0);
+    compare_result_free(&r);
+}
+
+static void test_three_runs_and_trend(void **state)
+{
+    (void)state;
+    struct compare_result r;
+    assert_int_equal(compare_load(&r, three, 3, NULL), 0);
+    assert_int_equal(r.npairs, 2);
+    assert_int_equal(r.pairs[1].run, 2);
+
+    /* run 2 also changed the GPU driver: counted, not intended, so every
+     * cell with both sides is confounded, numpy cells included */
+    const struct compare_pair *p = &r.pairs[1];
+    const struct compare_change *drv = change(p->env, p->nenv, "gpu.driver");
+    assert_non_null(drv);
+    assert_true(drv->counted && !drv->intended);
+    assert_true(cell(p, "mlp/fit/b32/numpy")->confounded);
+    assert_non_null(strstr(cell(p, "mlp/fit/b32/numpy")->unintended, "gpu.driver 550.54.15 -> 560.35.03"));
+    assert_int_equal(cell(p, "bert/fit/b8/torch-eager")->match, COMPARE_ONLY_BASE);
+
+    /* the trend: every identity of every run, a point per run */
+    assert_int_equal(r.ntrend, 12);
+    assert_string_equal(r.trend[0].id, "sd/predict/b1/torch-eager");
+    for (size_t k = 0; k < 3; k++) {
+        assert_string_equal(r.trend[0].points[k].status, "ok");
+        assert_true(r.trend[0].points[k].mean_ms > 95 && r.trend[0].points[k].mean_ms < 115);
+        assert_true(r.trend[0].points[k].ci_lo_ms < r.trend[0].points[k].mean_ms);
+    }
+    const struct compare_trend *t = &r.trend[r.ntrend - 1];
+    assert_string_equal(t->id, "bert/predict/b16/torch-eager");
+    assert_int_equal(t->points[0].nreps, 0);
+    assert_string_equal(t->points[0].status, "missing");
+    assert_int_equal(t->points[1].nreps, 1);
+    assert_true(isnan(t->points[2].mean_ms));
+
+    char *text = capture(&r, compare_write_text);
+    assert_non_null(strstr(text, "== trend: mean ms/step in each run"));
+    assert_non_null(strstr(text, "== [2] diffusers-later vs [0] diffusers-base"));
+    free(text);
+    compare_result_free(&r);
+}
+
+static void test_aa_comparison(void **state)
+{
+    (void)state;
+    const char *const same[] = {FIX "base", FIX "base"};
+    struct compare_result r;
+    assert_int_equal(compare_load(&r, same, 2, NULL), 0);
+    const struct compare_pair *p = &r.pairs[0];
+    assert_int_equal(p->nenv, 0);
+    assert_int_equal(p->nslower + p->nfaster, 0);
+    /* identical samples, yet the CV 30% cell's interval is too wide to call */
+    assert_int_equal(p->nambiguous, 1);
+    assert_int_equal(cell(p, "bert/fit/b8/torch-eager")->t.verdict, SIGNIFICANCE_AMBIGUOUS);
+    assert_int_equal(p->nsame, 10);
+    assert_int_equal(p->nconfounded, 0);
+    assert_int_equal(p->nintended, 0);
+    assert_true(fabs(p->geomean_ratio - 1.0) < 1e-12);
+    assert_int_equal(compare_exit_status(&r), 0);
+    compare_result_free(&r);
+}
+
+static void test_noise_option_widens_same(void **state)
+{
+    (void)state;
+    struct compare_options o = {0.05, 0.20, 2000, NULL};
+    struct compare_result r;
+    assert_int_equal(compare_load(&r, base_upgrade, 2, &o), 0);
+    const struct compare_pair *p = &r.pairs[0];
+    assert_int_equal(cell(p, "sd/predict/b1/torch-eager")->t.verdict, SIGNIFICANCE_SAME);
+    assert_int_equal(cell(p, "mlp/predict/b32/numpy")->t.verdict, SIGNIFICANCE_SAME);
+    assert_int_equal(compare_exit_status(&r), 0);
+    compare_result_free(&r);
+
+    o.noise = 1.5;
+    assert_int_equal(compare_load(&r, base_upgrade, 2, &o), BG_EUSAGE);
+    o.noise = 0.02;
+    o.alpha = 0;
+    assert_int_equal(compare_load(&r, base_upgrade, 2, &o), BG_EUSAGE);
+    assert_int_equal(compare_load(&r, base_upgrade, 1, NULL), BG_EUSAGE);
+    const char *const missing[] = {FIX "base", FIX "no-such-run"};
+    assert_int_equal(compare_load(&r, missing, 2, NULL), BG_ENOTFOUND);
+}
+
+static void test_json_is_stable(void **state)
+{
+    (void)state;
+    struct compare_result r;
+    assert_int_equal(compare_load(&r, three, 3, NULL), 0);
+    char *j1 = capture(&r, compare_write_json), *t1 = capture(&r, compare_write_text);
+    compare_result_free(&r);
+    assert_int_equal(compare_load(&r, three, 3, NULL), 0);
+    char *j2 = capture(&r, compare_write_json), *t2 = capture(&r, compare_write_text);
+    compare_result_free(&r);
+    assert_string_equal(j1, j2);
+    assert_string_equal(t1, t2);
+
+    json_error_t je;
+    json_t *root = json_loads(j1, 0, &je);
+    assert_non_null(root);
+    assert_string_equal(json_string_value(json_object_get(root, "format")), COMPARE_JSON_FORMAT);
+    assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 3);
+    assert_int_equal(json_array_size(json_object_get(root, "runs")), 3);
+    json_t *cmp = json_array_get(json_object_get(root, "comparisons"), 0);
+    json_t *c0 = json_array_get(json_object_get(cmp, "cells"), 0);
+    assert_string_equal(json_string_value(json_object_get(c0, "id")), "sd/predict/b1/torch-eager");
+    assert_string_equal(json_string_value(json_object_get(c0, "verdict")), "slower");
+    assert_true(json_is_real(json_object_get(c0, "p_adj")));
+    assert_true(json_is_true(json_object_get(c0, "confounded")));
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c0, "a"), "n")), 100);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(cmp, "summary"), "slower")), 1);
+    /* no NaN ever: untested cells carry null */
+    json_t *only = json_array_get(json_object_get(cmp, "cells"), 10);
+    assert_string_equal(json_string_value(json_object_get(only, "match")), "only_baseline");
+    assert_true(json_is_null(json_object_get(only, "ratio")));
+    assert_true(json_is_null(json_object_get(only, "b")));
+    assert_null(strstr(j1, "NaN"));
+    assert_int_equal(json_array_size(json_object_get(root, "trend")), 12);
+    json_decref(root);
+
+    assert_non_null(strstr(t1, "sd/predict/b1/torch-eager"));
+    assert_non_null(strstr(t1, "mismatch: precision float32 vs bfloat16"));
+    assert_non_null(strstr(t1, "huggingface-hub 0.20.3 -> 0.24.0  (NOT intended)"));
+    assert_non_null(strstr(t1, "summary: 1 slower, 1 faster, 4 same, 1 ambiguous"));
+    free(j1);
+    free(j2);
+    free(t1);
+    free(t2);
+}
+
+static int rendered_;
+static int fake_render(const struct compare_result *r, const char *out_dir)
+{
+    rendered_ += r->nruns == 2 && out_dir != NULL;
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void test_main_exit_statuses_and_out(void **state)
+{
+    (void)state;
+    char *argv_slow[] = {"compare", FIX "base", FIX "upgrade", "--json", NULL};
+    assert_int_equal(compare_main(4, argv_slow), 3);
+    char *argv_same[] = {"compare", FIX "base", FIX "base", NULL};
+    assert_int_equal(compare_main(3, argv_same), 0);
+    char *argv_noise[] = {"compare", FIX "base", FIX "upgrade", "--noise=20%", "--alpha", "0.01", NULL};
+    assert_int_equal(compare_main(6, argv_noise), 0);
+
+    char *one[] = {"compare", FIX "base", NULL};
+    assert_int_equal(compare_main(2, one), 2);
+    char *bad_noise[] = {"compare", FIX "base", FIX "upgrade", "--noise", "lots", NULL};
+    assert_int_equal(compare_main(5, bad_noise), 2);
+    char *bad_alpha[] = {"compare", FIX "base", FIX "upgrade", "--alpha", "1.5", NULL};
+    assert_int_equal(compare_main(5, bad_alpha), 2);
+    char *no_value[] = {"compare", FIX "base", FIX "upgrade", "--out", NULL};
+    assert_int_equal(compare_main(4, no_value), 2);
+    char *unknown[] = {"compare", FIX "base", FIX "upgrade", "--fast", NULL};
+    assert_int_equal(compare_main(4, unknown), 2);
+    char *missing[] = {"compare", FIX "base", FIX "nope", NULL};
+    assert_int_equal(compare_main(3, missing), 1);
+    char *help[] = {"compare", "--help", NULL};
+    assert_int_equal(compare_main(2, help), 0);
+
+    char dir[] = "/tmp/test_compare-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char *out = util_printf("%s/out", dir);
+    char *argv_out[] = {"compare", FIX "base", FIX "upgrade", "--out", out, NULL};
+    compare_set_renderer(fake_render);
+    rendered_ = 0;
+    assert_int_equal(compare_main(5, argv_out), 3);
+    compare_set_renderer(NULL);
+    assert_int_equal(rendered_, 1);
+    char *txt = util_printf("%s/compare.txt", out), *js = util_printf("%s/compare.json", out);
+    assert_true(util_is_file(txt));
+    assert_true(util_is_file(js));
+    json_error_t je;
+    json_t *root = json_load_file(js, 0, &je);
+    assert_non_null(root);
+    json_decref(root);
+    free(txt);
+    free(js);
+    free(out);
+    assert_int_equal(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdicts_of_the_fixture),    cmocka_unit_test(test_environment_and_confounding),
+        cmocka_unit_test(test_three_runs_and_trend),       cmocka_unit_test(test_aa_comparison),
+        cmocka_unit_test(test_noise_option_widens_same),   cmocka_unit_test(test_json_is_stable),
+        cmocka_unit_test(test_main_exit_statuses_and_out),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
