@@ -41,7 +41,7 @@ SIZES = {
                           unet_groups=32, vae_blocks=(128, 256, 512, 512), vae_layers=2, vae_groups=32,
                           guidance=7.5, schedule_steps=50),
         "tiny": dict(image=64, latent_ch=4, text_len=77, text_vocab=1000, text_hidden=32,
-                     text_layers=2, text_heads=4, text_ffn=64,
+                     text_layers=2, text_heads=4, text_ffn=128,
                      unet_blocks=(32, 64), unet_layers=1, unet_head_dim=8, unet_groups=32,
                      vae_blocks=(32, 32, 64, 64), vae_layers=1, vae_groups=32,
                      guidance=7.5, schedule_steps=50),

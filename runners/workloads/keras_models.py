@@ -1,0 +1,479 @@
+"""Keras workloads: keras3-tensorflow, keras3-jax, keras3-torch and
+keras2-tensorflow, one code path.
+
+Keras 3 builds BERT, Gemma, Mistral and SAM with keras-hub and Stable
+Diffusion v1 with keras-cv (keras-hub only has SD3). Keras 2 (tf.keras,
+TF_USE_LEGACY_KERAS or TensorFlow 2.15) uses the keras-nlp / keras-cv
+releases that still support it: BERT from keras-nlp, SAM and SD from
+keras-cv. Gemma and Mistral are unsupported on Keras 2, as in the published
+table (keras-nlp's Gemma requires Keras 3 and its LoRA needs Keras 3 layers).
+
+Every model is built from constructor arguments with random weights
+(download_weights=False for keras-cv SD); sizes come from sizes.SIZES. The
+method matches torch_models.py:
+  fit       train_on_batch: one optimizer step. BERT AdamW, 2 classes; LLMs
+            LoRA rank 4 on query/value (enable_lora), AdamW, next-token
+            loss; SD the VAE image encoder up to its 8-channel conv, Adam,
+            MSE; SAM the ViTDet image encoder, Adam, MSE.
+  predict   predict_on_batch: one forward pass. SD: one classifier-free-
+            guidance denoising step (UNet on 2B latents + DDIM update).
+  generate  CausalLM.generate on a prompt padded to the total length,
+            greedy sampler, stop_token_ids=None (no early stop).
+XLA: jit_compile=True on TensorFlow and JAX, False on the torch backend, as
+published. train_on_batch / predict_on_batch / generate return NumPy values,
+which waits for the device: that is the step's synchronisation.
+"""
+
+import math
+import os
+
+import _benchgen
+
+from workloads import sizes
+
+LORA_RANK = 4
+LEARNING_RATE = 1e-3
+ADAMW_WEIGHT_DECAY = 0.004
+
+_state = {}
+
+
+def _is_keras2(cell):
+    return cell.backend == "keras2-tensorflow" or os.environ.get("TF_USE_LEGACY_KERAS") == "1"
+
+
+def supported(cell):
+    if cell.model not in sizes.SIZES:
+        return f"no Keras workload for model {cell.model!r}"
+    allowed = {"bert": ("fit", "predict"), "sd": ("fit", "predict"), "sam": ("fit", "predict"),
+               "gemma": ("fit", "generate"), "mistral": ("fit", "generate")}
+    if cell.task not in allowed[cell.model]:
+        return f"{cell.model} has no {cell.task} task"
+    if _is_keras2(cell) and cell.model in ("gemma", "mistral"):
+        return (f"{cell.model} needs Keras 3: keras-nlp's Gemma/Mistral and LoRA do not run on "
+                "Keras 2 (NA in the published table)")
+    return None
+
+
+def _libs(keras2):
+    """(keras, keras-hub or keras-nlp, backend name)."""
+    if keras2:
+        import tensorflow as tf
+        keras = tf.keras
+        return keras, "tensorflow"
+    import keras
+    return keras, keras.config.backend()
+
+
+def _set_policy(keras, keras2, precision):
+    if keras2:
+        keras.mixed_precision.set_global_policy(precision)
+    else:
+        keras.config.set_dtype_policy(precision)
+
+
+# ---------------------------------------------------------------- builders
+
+def _build_bert(keras2, cfg):
+    if keras2:
+        import keras_nlp as lib
+        cls = lib.models.BertClassifier
+    else:
+        import keras_hub as lib
+        cls = lib.models.BertTextClassifier
+    backbone = lib.models.BertBackbone(
+        vocabulary_size=cfg["vocab"], num_layers=cfg["layers"], num_heads=cfg["heads"],
+        hidden_dim=cfg["hidden"], intermediate_dim=cfg["ffn"], max_sequence_length=cfg["max_pos"],
+        num_segments=cfg["segments"])
+    return backbone, cls(backbone, num_classes=cfg["classes"], preprocessor=None)
+
+
+def _build_llm(model, cfg):
+    import keras_hub
+    if model == "gemma":
+        backbone = keras_hub.models.GemmaBackbone(
+            vocabulary_size=cfg["vocab"], num_layers=cfg["layers"], num_query_heads=cfg["heads"],
+            num_key_value_heads=cfg["kv_heads"], hidden_dim=cfg["hidden"],
+            intermediate_dim=2 * cfg["ffn"], head_dim=cfg["head_dim"])
+        return backbone, keras_hub.models.GemmaCausalLM(backbone=backbone, preprocessor=None)
+    backbone = keras_hub.models.MistralBackbone(
+        vocabulary_size=cfg["vocab"], num_layers=cfg["layers"], num_query_heads=cfg["heads"],
+        num_key_value_heads=cfg["kv_heads"], hidden_dim=cfg["hidden"], intermediate_dim=cfg["ffn"],
+        rope_max_wavelength=cfg["rope"], layer_norm_epsilon=cfg["eps"], sliding_window=cfg["window"])
+    return backbone, keras_hub.models.MistralCausalLM(backbone=backbone, preprocessor=None)
+
+
+def _build_sam(keras2, cfg):
+    """(image encoder, full segmenter)."""
+    grid = cfg["image"] // cfg["patch"]
+    if keras2:
+        import keras_cv
+        try:
+            from keras_cv.src.models.segmentation.segment_anything.sam_transformer import TwoWayTransformer
+        except ImportError:
+            from keras_cv.models.segmentation.segment_anything.sam_transformer import TwoWayTransformer
+        enc = keras_cv.models.ViTDetBackbone(
+            include_rescaling=False, input_shape=(cfg["image"], cfg["image"], 3), patch_size=cfg["patch"],
+            embed_dim=cfg["width"], depth=cfg["depth"], mlp_dim=cfg["mlp"], num_heads=cfg["heads"],
+            out_chans=cfg["out_ch"], window_size=cfg["window"],
+            global_attention_indices=list(cfg["global_attn"]))
+        pe = keras_cv.models.SAMPromptEncoder(
+            embed_dim=cfg["out_ch"], image_embedding_size=(grid, grid),
+            input_image_size=(cfg["image"], cfg["image"]), mask_in_chans=cfg["mask_in"])
+        md = keras_cv.models.SAMMaskDecoder(
+            transformer_dim=cfg["out_ch"],
+            transformer=TwoWayTransformer(depth=cfg["dec_depth"], embed_dim=cfg["out_ch"],
+                                          mlp_dim=cfg["dec_mlp"], num_heads=cfg["dec_heads"]),
+            num_multimask_outputs=3, iou_head_depth=3, iou_head_hidden_dim=cfg["iou_hidden"])
+        return enc, keras_cv.models.SegmentAnythingModel(backbone=enc, prompt_encoder=pe, mask_decoder=md)
+    import keras_hub
+    enc = keras_hub.models.ViTDetBackbone(
+        hidden_size=cfg["width"], num_layers=cfg["depth"], intermediate_dim=cfg["mlp"],
+        num_heads=cfg["heads"], global_attention_layer_indices=list(cfg["global_attn"]),
+        patch_size=cfg["patch"], num_output_channels=cfg["out_ch"], window_size=cfg["window"],
+        image_shape=(cfg["image"], cfg["image"], 3))
+    pe = keras_hub.layers.SAMPromptEncoder(
+        hidden_size=cfg["out_ch"], image_embedding_size=(grid, grid),
+        input_image_size=(cfg["image"], cfg["image"]), mask_in_channels=cfg["mask_in"])
+    md = keras_hub.layers.SAMMaskDecoder(
+        num_layers=cfg["dec_depth"], hidden_size=cfg["out_ch"], intermediate_dim=cfg["dec_mlp"],
+        num_heads=cfg["dec_heads"], embedding_dim=cfg["out_ch"], num_multimask_outputs=3,
+        iou_head_depth=3, iou_head_hidden_dim=cfg["iou_hidden"])
+    backbone = keras_hub.models.SAMBackbone(image_encoder=enc, prompt_encoder=pe, mask_decoder=md)
+    return enc, keras_hub.models.SAMImageSegmenter(backbone=backbone, preprocessor=None)
+
+
+def _sd_blocks():
+    try:
+        from keras_cv.src.models.stable_diffusion import (attention_block, diffusion_model, image_encoder,
+                                                          padded_conv2d, resnet_block, text_encoder)
+    except ImportError:  # keras-cv 0.8 keeps the modules outside src/
+        from keras_cv.models.stable_diffusion import (attention_block, diffusion_model, image_encoder,
+                                                      padded_conv2d, resnet_block, text_encoder)
+    return attention_block, diffusion_model, image_encoder, padded_conv2d, resnet_block, text_encoder
+
+
+def _build_sd_encoder(keras, cfg, published):
+    """The VAE image encoder up to its 8-channel conv (the benchmark's SD fit
+    model: image_encoder.layers[-3]). Published: keras-cv's ImageEncoder;
+    tiny: the same layer sequence with the narrower widths of sizes.SIZES."""
+    attn, _, ienc, pconv, rblock, _ = _sd_blocks()
+    if published:
+        full = ienc.ImageEncoder(download_weights=False)
+        return keras.Model(full.inputs, full.layers[-3].output)
+    blocks, n_layers = cfg["vae_blocks"], cfg["vae_layers"]
+    inp = keras.layers.Input((cfg["image"], cfg["image"], 3))
+    x = pconv.PaddedConv2D(blocks[0], 3, padding=1)(inp)
+    for i, ch in enumerate(blocks):
+        for _ in range(n_layers):
+            x = rblock.ResnetBlock(ch)(x)
+        if i < len(blocks) - 1:
+            x = pconv.PaddedConv2D(ch, 3, padding=((0, 1), (0, 1)), strides=2)(x)
+    x = rblock.ResnetBlock(blocks[-1])(x)
+    x = attn.AttentionBlock(blocks[-1])(x)
+    x = rblock.ResnetBlock(blocks[-1])(x)
+    x = keras.layers.GroupNormalization(epsilon=1e-5)(x)
+    x = keras.layers.Activation("swish")(x)
+    x = pconv.PaddedConv2D(2 * cfg["latent_ch"], 3, padding=1)(x)
+    return keras.Model(inp, x)
+
+
+def _build_sd_unet(keras, cfg, published):
+    """keras-cv's SD v1 DiffusionModel (published) or the same topology with
+    the tiny widths: per level `unet_layers` ResBlock+SpatialTransformer (no
+    attention at the deepest level), mid ResBlock/Transformer/ResBlock, and
+    the mirrored up path; 8 heads of width ch/8 as in SD v1."""
+    _, dm, _, pconv, _, _ = _sd_blocks()
+    hw = cfg["image"] // 8
+    if published:
+        return dm.DiffusionModel(cfg["image"], cfg["image"], cfg["text_len"], download_weights=False)
+    blocks, n_layers, heads = cfg["unet_blocks"], cfg["unet_layers"], cfg["unet_head_dim"]
+    n = len(blocks)
+    context = keras.layers.Input((cfg["text_len"], cfg["text_hidden"]), name="context")
+    t_in = keras.layers.Input((blocks[0],), name="timestep_embedding")
+    latent = keras.layers.Input((hw, hw, cfg["latent_ch"]), name="latent")
+    t = keras.layers.Dense(4 * blocks[0])(t_in)
+    t = keras.layers.Activation("swish")(t)
+    t = keras.layers.Dense(4 * blocks[0])(t)
+    skips = []
+    x = pconv.PaddedConv2D(blocks[0], kernel_size=3, padding=1)(latent)
+    skips.append(x)
+    for i, ch in enumerate(blocks):
+        for _ in range(n_layers):
+            x = dm.ResBlock(ch)([x, t])
+            if i < n - 1:
+                x = dm.SpatialTransformer(heads, ch // heads, fully_connected=False)([x, context])
+            skips.append(x)
+        if i < n - 1:
+            x = pconv.PaddedConv2D(ch, 3, strides=2, padding=1)(x)
+            skips.append(x)
+    x = dm.ResBlock(blocks[-1])([x, t])
+    x = dm.SpatialTransformer(heads, blocks[-1] // heads, fully_connected=False)([x, context])
+    x = dm.ResBlock(blocks[-1])([x, t])
+    for i in reversed(range(n)):
+        ch = blocks[i]
+        for _ in range(n_layers + 1):
+            x = keras.layers.Concatenate()([x, skips.pop()])
+            x = dm.ResBlock(ch)([x, t])
+            if i < n - 1:
+                x = dm.SpatialTransformer(heads, ch // heads, fully_connected=False)([x, context])
+        if i > 0:
+            x = dm.Upsample(ch)(x)
+    x = keras.layers.GroupNormalization(epsilon=1e-5)(x)
+    x = keras.layers.Activation("swish")(x)
+    out = pconv.PaddedConv2D(cfg["latent_ch"], kernel_size=3, padding=1)(x)
+    return keras.Model([latent, t_in, context], out)
+
+
+def _build_sd_text(keras, cfg, published):
+    _, _, _, _, _, te = _sd_blocks()
+    if published:
+        return te.TextEncoder(cfg["text_len"], vocab_size=cfg["text_vocab"], download_weights=False)
+    tokens = keras.layers.Input((cfg["text_len"],), dtype="int32", name="tokens")
+    positions = keras.layers.Input((cfg["text_len"],), dtype="int32", name="positions")
+    x = te.CLIPEmbedding(cfg["text_vocab"], cfg["text_hidden"], cfg["text_len"])([tokens, positions])
+    for _ in range(cfg["text_layers"]):
+        x = te.CLIPEncoderLayer(cfg["text_hidden"], cfg["text_heads"], activation=te.quick_gelu)(x)
+    x = keras.layers.LayerNormalization(epsilon=1e-5)(x)
+    return keras.Model([tokens, positions], x)
+
+
+def _timestep_embedding(np, t, dim, batch):
+    """keras-cv StableDiffusion._get_timestep_embedding, in NumPy."""
+    half = dim // 2
+    freqs = np.exp(-math.log(10000) * np.arange(half, dtype="float32") / half)
+    args = float(t) * freqs
+    emb = np.concatenate([np.cos(args), np.sin(args)])[None].astype("float32")
+    return np.repeat(emb, batch, axis=0)
+
+
+def _ddim_schedule(cfg):
+    betas = [(math.sqrt(0.00085) + i * (math.sqrt(0.012) - math.sqrt(0.00085)) / 999) ** 2 for i in range(1000)]
+    alphas, acc = [], 1.0
+    for b in betas:
+        acc *= 1.0 - b
+        alphas.append(acc)
+    stride = 1000 // cfg["schedule_steps"]
+    return alphas, list(range(1, 1000, stride))[::-1], stride
+
+
+def _plain_method(model, name):
+    """model.<name>, skipping keras-nlp 0.8's PipelineModel override: with no
+    preprocessor it only converts the inputs, and under Keras 2 it fails on a
+    dict of arrays (convert_to_tensor of a dict)."""
+    for cls in type(model).__mro__:
+        if cls.__name__ == "PipelineModel":
+            return getattr(super(cls, model), name)
+    return getattr(model, name)
+
+
+# ------------------------------------------------------------------- setup
+
+def setup(cell, data):
+    import numpy as np
+
+    keras2 = _is_keras2(cell)
+    keras, backend = _libs(keras2)
+    cfg = sizes.get(cell)
+    published = cell.size == "published"
+    jit = backend != "torch"
+    keras.utils.set_random_seed(cell.seed % (2 ** 32))  # weights only; inputs come from C
+    _set_policy(keras, keras2, cell.precision)
+
+    st = _state
+    st.clear()
+    st.update(keras2=keras2, backend=backend, jit=jit)
+    _benchgen.mark("build")
+
+    def adamw():
+        if keras2:
+            return keras.optimizers.AdamW(learning_rate=LEARNING_RATE, weight_decay=ADAMW_WEIGHT_DECAY)
+        return keras.optimizers.AdamW(learning_rate=LEARNING_RATE, weight_decay=ADAMW_WEIGHT_DECAY)
+
+    def scce():
+        return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+    step = None
+    if cell.model == "bert":
+        _, model = _build_bert(keras2, cfg)
+        x = {"token_ids": data["token_ids"], "segment_ids": data["segment_ids"],
+             "padding_mask": data["padding_mask"]}
+        model.compile(loss=scce(), optimizer=adamw(), jit_compile=jit)
+        train_on_batch = _plain_method(model, "train_on_batch")
+        predict_on_batch = _plain_method(model, "predict_on_batch")
+        if cell.task == "fit":
+            y = data["labels"]
+
+            def step():
+                np.asarray(train_on_batch(x, y))
+        else:
+            def step():
+                np.asarray(predict_on_batch(x))
+        st["model"] = model
+
+    elif cell.model in ("gemma", "mistral"):
+        backbone, lm = _build_llm(cell.model, cfg)
+        if cell.task == "fit":
+            backbone.enable_lora(rank=LORA_RANK)
+            lm.compile(loss=scce(), optimizer=adamw(), weighted_metrics=[], sampler="greedy", jit_compile=jit)
+            tok = data["tokens"]
+            x = {"token_ids": np.ascontiguousarray(tok[:, :-1]), "padding_mask": np.ones(tok[:, :-1].shape, "int32")}
+            y = np.ascontiguousarray(tok[:, 1:])
+
+            def step():
+                np.asarray(lm.train_on_batch(x, y))
+        else:
+            lm.compile(sampler="greedy", jit_compile=jit)
+            prompt = data["prompt"]
+            b, p = prompt.shape
+            ids = np.zeros((b, cfg["total"]), "int32")
+            ids[:, :p] = prompt
+            mask = np.zeros((b, cfg["total"]), bool)
+            mask[:, :p] = True
+            inputs = {"token_ids": ids, "padding_mask": mask}
+
+            def step():
+                out = lm.generate(inputs, stop_token_ids=None)
+                st["tokens"] = list(np.asarray(out["token_ids"]).shape)
+        st["model"] = lm
+
+    elif cell.model == "sd":
+        if cell.task == "fit":
+            enc = _build_sd_encoder(keras, cfg, published)
+            enc.compile(loss="mse", optimizer=keras.optimizers.Adam(learning_rate=LEARNING_RATE), jit_compile=jit)
+            images, targets = data["images"], data["targets"]
+
+            def step():
+                np.asarray(enc.train_on_batch(images, targets))
+            st["model"] = enc
+        else:
+            unet = _build_sd_unet(keras, cfg, published)
+            te = _build_sd_text(keras, cfg, published)
+            unet.compile(jit_compile=jit)
+            te.compile(jit_compile=jit)
+            b = data["latents"].shape[0]
+            pos = np.repeat(np.arange(cfg["text_len"], dtype="int32")[None], b, axis=0)
+            cond = np.asarray(te.predict_on_batch({"tokens": data["prompt_tokens"], "positions": pos}))
+            uncond = np.asarray(te.predict_on_batch({"tokens": data["negative_tokens"], "positions": pos}))
+            context = np.concatenate([uncond, cond]).astype("float32")
+            alphas, timesteps, stride = _ddim_schedule(cfg)
+            tdim = cfg["unet_blocks"][0]
+            temb = [_timestep_embedding(np, t, tdim, 2 * b) for t in timesteps]
+            start = np.asarray(data["latents"], dtype="float32")
+            guidance = cfg["guidance"]
+            loop = {"i": 0, "lat": start}
+
+            def step():
+                i = loop["i"]
+                lat = start if i == 0 else loop["lat"]
+                t = timesteps[i]
+                a_t = alphas[t]
+                a_prev = alphas[t - stride] if t - stride >= 0 else 1.0
+                e = np.asarray(unet.predict_on_batch({"latent": np.concatenate([lat, lat]),
+                                                      "timestep_embedding": temb[i], "context": context}),
+                               dtype="float32")
+                u, c = e[:b], e[b:]
+                eps = u + guidance * (c - u)
+                x0 = (lat - math.sqrt(1 - a_t) * eps) / math.sqrt(a_t)
+                loop["lat"] = math.sqrt(a_prev) * x0 + math.sqrt(1 - a_prev) * eps
+                loop["i"] = (i + 1) % len(timesteps)
+            st["model"] = unet
+            st["extra_params"] = te.count_params()
+
+    elif cell.model == "sam":
+        enc, sam = _build_sam(keras2, cfg)
+        images = data["images"]
+        if cell.task == "fit":
+            enc.compile(loss="mse", optimizer=keras.optimizers.Adam(learning_rate=LEARNING_RATE), jit_compile=jit)
+            targets = data["targets"]
+
+            def step():
+                np.asarray(enc.train_on_batch(images, targets))
+            st["model"] = enc
+        else:
+            sam.compile(jit_compile=jit)
+            b = images.shape[0]
+            inputs = {"images": images,
+                      "points": np.repeat(np.asarray(data["points"], "float32"), b, axis=0),
+                      "labels": np.repeat(np.asarray(data["labels"], "float32"), b, axis=0)}
+            # keras-hub's SAMImageSegmenter (and keras-cv's SAM) predict_step
+            # fills in absent prompts but breaks on the (state, data) / (data,)
+            # tuple it is called with by predict_on_batch; give every prompt
+            # input (no boxes, no masks) and use the plain Keras predict_step.
+            grid4 = 4 * (cfg["image"] // cfg["patch"])
+            inputs["boxes"] = np.zeros((b, 0, 2, 2), "float32")
+            inputs["masks"] = np.zeros((b, 0, grid4, grid4, 1), "float32")
+            sam.predict_step = super(type(sam), sam).predict_step
+
+            def step():
+                out = sam.predict_on_batch(inputs)
+                for v in (out.values() if isinstance(out, dict) else [out]):
+                    np.asarray(v)
+            st["model"] = sam
+
+    if step is None:
+        raise ValueError(f"no Keras workload for {cell.model}/{cell.task}")
+    _benchgen.mark("built")
+    return step
+
+
+def facts(cell):
+    st = _state
+    keras2 = st.get("keras2", _is_keras2(cell))
+    keras, backend = _libs(keras2)
+    version = getattr(keras, "__version__", None)
+    if version is None:
+        import importlib.metadata
+        version = importlib.metadata.version("keras")
+    out = {"framework": "keras2" if keras2 else "keras3", "keras.version": version,
+           "keras.backend": backend, "precision": cell.precision}
+    try:
+        pol = keras.mixed_precision.global_policy() if keras2 else keras.config.dtype_policy()
+        out["dtype_policy"] = pol.name
+    except Exception as e:  # facts must never fail a finished cell
+        out["dtype_policy"] = f"unknown ({e})"
+    model = st.get("model")
+    if model is not None:
+        out["parameters"] = int(model.count_params()) + int(st.get("extra_params", 0))
+        try:
+            out["parameters.trainable"] = int(sum(int(np.prod(w.shape)) for w in model.trainable_weights))
+        except Exception:
+            pass
+        out["jit_compile"] = bool(getattr(model, "jit_compile", False))
+    out["compile"] = ("XLA (jit_compile=True)" if st.get("jit") else "none (jit_compile=False, as published)")
+    out["compile.took_effect"] = bool(out.get("jit_compile", False))
+    if backend == "tensorflow":
+        import tensorflow as tf
+        out["tensorflow.version"] = tf.__version__
+        out["tf32.matmul"] = bool(tf.config.experimental.tensor_float_32_execution_enabled())
+        gpus = tf.config.list_physical_devices("GPU")
+        out["device"] = "gpu" if gpus else "cpu"
+        out["synchronisation"] = "step result fetched as NumPy (waits for the device)"
+    elif backend == "jax":
+        import jax
+        out["jax.version"] = jax.__version__
+        out["jax.default_matmul_precision"] = str(jax.config.jax_default_matmul_precision)
+        out["tf32.matmul"] = ("default: TF32 on Ampere+ GPUs" if jax.config.jax_default_matmul_precision is None
+                              else str(jax.config.jax_default_matmul_precision))
+        out["device"] = jax.devices()[0].platform
+        out["synchronisation"] = "step result fetched as NumPy (blocks until ready)"
+    elif backend == "torch":
+        import torch
+        out["torch.version"] = torch.__version__
+        out["tf32.matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
+        out["device"] = "cuda" if torch.cuda.is_available() else "cpu"
+        out["synchronisation"] = "step result fetched as NumPy (copies to host, waits for CUDA)"
+    if st.get("tokens") is not None:
+        out["generate.output_shape"] = st["tokens"]
+    out["method"] = METHOD.get(cell.task, "")
+    return out
+
+
+METHOD = {
+    "fit": "one optimizer step on one batch (train_on_batch)",
+    "predict": "one forward pass on one batch (predict_on_batch; SD: one CFG denoising step)",
+    "generate": "one generate call to the total length, greedy, stop_token_ids=None",
+}
+
+import numpy as np  # noqa: E402  (NumPy is cheap and every Keras env has it)
