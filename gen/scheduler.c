@@ -39,14 +39,16 @@ static void fmt_duration(double s, char *buf, size_t n)
         snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* Estimated seconds left: the mean finished-cell time times what remains. */
+/* Estimated seconds left: the mean finished-cell time for each cell still
+ * to come, plus what the current cell has left of that mean (a cell running
+ * long says nothing yet about the others). */
 static double eta(const struct progress *p, double current)
 {
     if (p->done == 0)
         return -1;
     double per = p->done_wall / p->done;
-    double left = per * (p->total - p->index + 1) - current;
-    return left > 0 ? left : 0;
+    double rest = per - current;
+    return per * (p->total - p->index) + (rest > 0 ? rest : 0);
 }
 
 static void tick(void *arg, const struct result *r, int64_t elapsed_ns)

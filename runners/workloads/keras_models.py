@@ -7,6 +7,10 @@ TF_USE_LEGACY_KERAS or TensorFlow 2.15) uses the keras-nlp / keras-cv
 releases that still support it: BERT from keras-nlp, SAM and SD from
 keras-cv. Gemma and Mistral are unsupported on Keras 2, as in the published
 table (keras-nlp's Gemma requires Keras 3 and its LoRA needs Keras 3 layers).
+Keras 3 without keras-hub (the 2024 stack, data/envs/keras3-2024.txt: keras
+3.0.5, keras-nlp and keras-cv 0.8.2, as the published benchmark ran) takes
+BERT, Gemma and Mistral from keras-nlp and SAM from keras-cv: the same
+architectures, sizes, inputs and steps, only the library that spells them.
 
 Every model is built from constructor arguments with random weights
 (download_weights=False for keras-cv SD); sizes come from sizes.SIZES. The
@@ -24,6 +28,7 @@ published. train_on_batch / predict_on_batch / generate return NumPy values,
 which waits for the device: that is the step's synchronisation.
 """
 
+import inspect
 import math
 import os
 
@@ -74,13 +79,31 @@ def _set_policy(keras, keras2, precision):
 
 # ---------------------------------------------------------------- builders
 
+def _keras_hub():
+    """keras-hub, or None where only keras-nlp is installed (Keras 2, or the
+    2024 Keras 3 stack, which predates keras-hub)."""
+    try:
+        import keras_hub
+    except ImportError:
+        return None
+    return keras_hub
+
+
+def _nlp(keras2):
+    """The library with BERT, Gemma and Mistral: keras-hub on today's Keras 3,
+    keras-nlp on Keras 2 and on Keras 3 before keras-hub existed. The
+    constructor arguments used here are the same in both."""
+    hub = None if keras2 else _keras_hub()
+    if hub is not None:
+        return hub
+    import keras_nlp
+    return keras_nlp
+
+
 def _build_bert(keras2, cfg):
-    if keras2:
-        import keras_nlp as lib
-        cls = lib.models.BertClassifier
-    else:
-        import keras_hub as lib
-        cls = lib.models.BertTextClassifier
+    lib = _nlp(keras2)
+    # keras-hub renamed BertClassifier to BertTextClassifier; same model.
+    cls = getattr(lib.models, "BertTextClassifier", None) or lib.models.BertClassifier
     backbone = lib.models.BertBackbone(
         vocabulary_size=cfg["vocab"], num_layers=cfg["layers"], num_heads=cfg["heads"],
         hidden_dim=cfg["hidden"], intermediate_dim=cfg["ffn"], max_sequence_length=cfg["max_pos"],
@@ -89,24 +112,24 @@ def _build_bert(keras2, cfg):
 
 
 def _build_llm(model, cfg):
-    import keras_hub
+    lib = _nlp(False)
     if model == "gemma":
-        backbone = keras_hub.models.GemmaBackbone(
+        backbone = lib.models.GemmaBackbone(
             vocabulary_size=cfg["vocab"], num_layers=cfg["layers"], num_query_heads=cfg["heads"],
             num_key_value_heads=cfg["kv_heads"], hidden_dim=cfg["hidden"],
             intermediate_dim=2 * cfg["ffn"], head_dim=cfg["head_dim"])
-        return backbone, keras_hub.models.GemmaCausalLM(backbone=backbone, preprocessor=None)
-    backbone = keras_hub.models.MistralBackbone(
+        return backbone, lib.models.GemmaCausalLM(backbone=backbone, preprocessor=None)
+    backbone = lib.models.MistralBackbone(
         vocabulary_size=cfg["vocab"], num_layers=cfg["layers"], num_query_heads=cfg["heads"],
         num_key_value_heads=cfg["kv_heads"], hidden_dim=cfg["hidden"], intermediate_dim=cfg["ffn"],
         rope_max_wavelength=cfg["rope"], layer_norm_epsilon=cfg["eps"], sliding_window=cfg["window"])
-    return backbone, keras_hub.models.MistralCausalLM(backbone=backbone, preprocessor=None)
+    return backbone, lib.models.MistralCausalLM(backbone=backbone, preprocessor=None)
 
 
 def _build_sam(keras2, cfg):
     """(image encoder, full segmenter)."""
     grid = cfg["image"] // cfg["patch"]
-    if keras2:
+    if keras2 or _keras_hub() is None:
         import keras_cv
         try:
             from keras_cv.src.models.segmentation.segment_anything.sam_transformer import TwoWayTransformer
@@ -259,8 +282,9 @@ def _ddim_schedule(cfg):
 
 def _plain_method(model, name):
     """model.<name>, skipping keras-nlp 0.8's PipelineModel override: with no
-    preprocessor it only converts the inputs, and under Keras 2 it fails on a
-    dict of arrays (convert_to_tensor of a dict)."""
+    preprocessor it only converts the inputs, and it fails on a dict of arrays
+    (convert_to_tensor of a dict). keras-hub has no such class: there this is
+    model.<name> itself."""
     for cls in type(model).__mro__:
         if cls.__name__ == "PipelineModel":
             return getattr(super(cls, model), name)
@@ -319,9 +343,10 @@ def setup(cell, data):
             tok = data["tokens"]
             x = {"token_ids": np.ascontiguousarray(tok[:, :-1]), "padding_mask": np.ones(tok[:, :-1].shape, "int32")}
             y = np.ascontiguousarray(tok[:, 1:])
+            train_on_batch = _plain_method(lm, "train_on_batch")
 
             def step():
-                np.asarray(lm.train_on_batch(x, y))
+                np.asarray(train_on_batch(x, y))
         else:
             lm.compile(sampler="greedy", jit_compile=jit)
             prompt = data["prompt"]
@@ -332,8 +357,15 @@ def setup(cell, data):
             mask[:, :p] = True
             inputs = {"token_ids": ids, "padding_mask": mask}
 
+            # keras-hub stops at the preprocessor's end token unless told
+            # not to; keras-nlp 0.8 has no stop_token_ids and, with no
+            # preprocessor, no end token either: both run to the full length.
+            gen_kwargs = {}
+            if "stop_token_ids" in inspect.signature(lm.generate).parameters:
+                gen_kwargs["stop_token_ids"] = None
+
             def step():
-                out = lm.generate(inputs, stop_token_ids=None)
+                out = lm.generate(inputs, **gen_kwargs)
                 st["tokens"] = list(np.asarray(out["token_ids"]).shape)
         st["model"] = lm
 
