@@ -37,7 +37,7 @@ endif
 
 # ---- libraries through pkg-config ----------------------------------------
 PKGS := sqlite3 yaml-0.1 jansson libcrypto
-PKGS_REPORT := cairo cairo-pdf cairo-svg cairo-png pangocairo xlsxwriter libarchive
+PKGS_REPORT := cairo cairo-pdf cairo-svg cairo-png pangocairo xlsxwriter libarchive zlib
 ALL_PKGS := $(PKGS) $(PKGS_REPORT)
 MISSING := $(strip $(foreach p,$(ALL_PKGS),$(if $(shell $(PKG_CONFIG) --exists $(p) && echo y),,$(p))))
 
@@ -128,6 +128,7 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 # suites and prints one "N passed, N failed" line.
 test:
 	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-report-deps.sh
 	$(Q)$(MAKE) --no-print-directory all unit-bins
 	$(Q)tests/run.sh $(BUILD)
 
@@ -137,6 +138,7 @@ unit-bins: $(TEST_BIN)
 # without ASan, so the fault test still sees a `crash`.
 asan:
 	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-report-deps.sh
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan CFLAGS='-O1 -g -fno-omit-frame-pointer' \
 	  SAN_FLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined' build/asan/benchgen unit-bins
 	$(Q)ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -13,6 +13,7 @@ pkgs=(
   libcairo2-dev libpango1.0-dev fonts-dejavu-core   # charts and PDF
   libxlsxwriter-dev             # workbook
   libarchive-dev                # release bundles
+  zlib1g-dev                    # PNG encoding of charts
   poppler-utils                 # pdfinfo/pdftoppm in tests
 )
 

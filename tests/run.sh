@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh BUILD_DIR - runs every unit test binary and integration script and
 # prints one closing "N passed, N failed" line. Exit status 1 when anything
-# failed. Needs the `base` Python environment, which it builds if missing.
+# failed. Builds the Python environments the tests use when they are missing
+# (on a fresh machine that downloads several GB from PyPI; cached after).
 set -u
 BUILD=${1:-build}
 export BENCHGEN=${BENCHGEN_BIN:-$(pwd)/benchgen}
@@ -12,7 +13,7 @@ failed=0
 failures=()
 
 echo "== environments"
-"$BENCHGEN" env sync base || { echo "cannot build the base environment"; exit 1; }
+"$BENCHGEN" env sync base torch keras3 keras2 || { echo "cannot build the test environments"; exit 1; }
 
 echo "== unit tests"
 for t in "$BUILD"/tests/test_*; do

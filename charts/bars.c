@@ -1,0 +1,221 @@
+/*
+ * bars.c - horizontal grouped bars with whiskers and NA notes (see bars.h).
+ */
+#include "bars.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define PAD 8.0
+#define TITLE_H 18.0
+#define SUBTITLE_H 14.0
+#define LEGEND_ROW_H 13.0
+#define LEGEND_COL_W 170.0
+#define AXIS_H 30.0
+#define VALUE_MARGIN 70.0
+
+static double bar_thickness(const struct bars *b) { return b->bar_h > 0 ? b->bar_h : 11.0; }
+
+static double group_height(const struct bars *b)
+{
+    double bh = bar_thickness(b);
+    return (double)b->nser * bh + (b->nser > 1 ? bh * 0.9 : bh * 0.5);
+}
+
+static int has_legend(const struct bars *b) { return b->ncat > 1 && b->nser > 1; }
+
+static size_t legend_cols(const struct bars *b, double w)
+{
+    size_t cols = (size_t)((w - 2 * PAD) / LEGEND_COL_W);
+    if (cols < 1)
+        cols = 1;
+    return cols > b->nser ? b->nser : cols;
+}
+
+static double legend_height(const struct bars *b, double w)
+{
+    if (!has_legend(b))
+        return 0;
+    size_t cols = legend_cols(b, w);
+    return (double)((b->nser + cols - 1) / cols) * LEGEND_ROW_H + 6;
+}
+
+static double head_height(const struct bars *b, double w)
+{
+    return PAD + (b->title ? TITLE_H : 0) + (b->subtitle ? SUBTITLE_H : 0) + legend_height(b, w);
+}
+
+double bars_height(const struct bars *b, double w)
+{
+    return head_height(b, w) + (double)b->ncat * group_height(b) + AXIS_H + PAD;
+}
+
+static const char *label_for(const struct bars *b, size_t cat, size_t ser)
+{
+    if (b->ncat == 1)
+        return b->ser[ser];
+    return ser == 0 ? b->cat[cat] : NULL;
+}
+
+int bars_draw(struct chart *c, struct chart_rect r, const void *data)
+{
+    const struct bars *b = data;
+    cairo_t *cr = c->cr;
+    double y = r.y + PAD;
+    if (b->title) {
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_BOLD, 11, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, b->title);
+        y += TITLE_H;
+    }
+    if (b->subtitle) {
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE,
+                   b->subtitle);
+        y += SUBTITLE_H;
+    }
+    if (has_legend(b)) {
+        size_t cols = legend_cols(b, r.w);
+        double colw = (r.w - 2 * PAD) / (double)cols;
+        for (size_t s = 0; s < b->nser; s++) {
+            double lx = r.x + PAD + (double)(s % cols) * colw, ly = y + (double)(s / cols) * LEGEND_ROW_H;
+            chart_rgb(c, b->color[s]);
+            cairo_rectangle(cr, lx, ly + 2, 9, 9);
+            cairo_fill(cr);
+            chart_rgb(c, CHART_INK);
+            chart_text(c, CHART_FONT_REGULAR, 8.5, lx + 13, ly + 6.5, 0, 0.5, colw - 16, CHART_ELLIPSIZE,
+                       b->ser[s]);
+        }
+        y += legend_height(b, r.w);
+    }
+
+    /* the label column is as wide as the widest label, up to 40% of the chart */
+    double label_w = 0;
+    for (size_t i = 0; i < (b->ncat == 1 ? b->nser : b->ncat); i++) {
+        double tw;
+        chart_text_size(c, CHART_FONT_REGULAR, 8.5, 0, 0, b->ncat == 1 ? b->ser[i] : b->cat[i], &tw, NULL);
+        if (tw > label_w)
+            label_w = tw;
+    }
+    if (label_w > r.w * 0.4)
+        label_w = r.w * 0.4;
+    double x0 = r.x + PAD + label_w + 8, x1 = r.x + r.w - PAD - VALUE_MARGIN;
+    double plot_top = y, plot_h = (double)b->ncat * group_height(b);
+    if (x1 < x0 + 40)
+        x1 = x0 + 40;
+
+    /* value axis */
+    double lo = 0, hi = 0;
+    size_t nvals = b->ncat * b->nser;
+    for (size_t i = 0; i < nvals; i++) {
+        double vals[3] = {b->v[i], b->lo ? b->lo[i] : NAN, b->hi ? b->hi[i] : NAN};
+        for (int k = 0; k < 3; k++)
+            if (isfinite(vals[k])) {
+                if (vals[k] < lo)
+                    lo = vals[k];
+                if (vals[k] > hi)
+                    hi = vals[k];
+            }
+    }
+    if (hi <= lo)
+        hi = lo + 1;
+    if (lo < 0) /* room for the labels of negative bars */
+        lo -= (hi - lo) * 0.12;
+    struct chart_axis ax;
+    chart_axis_linear(&ax, lo, hi, (int)((x1 - x0) / 70) + 2);
+
+    /* grid and tick labels */
+    cairo_set_line_width(cr, 0.6);
+    for (size_t t = 0; t < ax.nticks; t++) {
+        double px = chart_axis_pos(&ax, ax.ticks[t], x0, x1);
+        chart_rgb(c, ax.ticks[t] == 0 ? CHART_MUTED : CHART_GRID);
+        cairo_move_to(cr, px, plot_top);
+        cairo_line_to(cr, px, plot_top + plot_h);
+        cairo_stroke(cr);
+        char lab[64];
+        chart_axis_label(&ax, ax.ticks[t], b->percent, lab, sizeof(lab));
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 7, px, plot_top + plot_h + 3, 0.5, 0, 0, 0, lab);
+    }
+    if (b->axis_label) {
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_REGULAR, 8.5, (x0 + x1) / 2, plot_top + plot_h + 15, 0.5, 0, 0, 0,
+                   b->axis_label);
+    }
+
+    double bh = bar_thickness(b), zero = chart_axis_pos(&ax, 0, x0, x1);
+    for (size_t ci = 0; ci < b->ncat; ci++) {
+        double gy = plot_top + (double)ci * group_height(b) + (group_height(b) - (double)b->nser * bh) / 2;
+        if (b->ncat > 1 && b->nser > 1 && ci > 0) { /* separate groups */
+            chart_rgb(c, CHART_GRID);
+            double sy = plot_top + (double)ci * group_height(b);
+            cairo_move_to(cr, r.x + PAD, sy);
+            cairo_line_to(cr, x1, sy);
+            cairo_stroke(cr);
+        }
+        if (b->ncat > 1) {
+            chart_rgb(c, CHART_INK);
+            chart_text(c, CHART_FONT_REGULAR, 8.5, x0 - 8, gy + (double)b->nser * bh / 2, 1, 0.5, label_w,
+                       CHART_ELLIPSIZE, b->cat[ci]);
+        }
+        for (size_t s = 0; s < b->nser; s++) {
+            size_t i = ci * b->nser + s;
+            double by = gy + (double)s * bh, cy = by + bh / 2;
+            const char *lab = label_for(b, ci, s);
+            if (b->ncat == 1 && lab) {
+                chart_rgb(c, CHART_INK);
+                chart_text(c, CHART_FONT_REGULAR, 8.5, x0 - 8, cy, 1, 0.5, label_w, CHART_ELLIPSIZE, lab);
+            }
+            double v = b->v[i];
+            if (!isfinite(v)) {
+                const char *na = b->na && b->na[i] ? b->na[i] : "NA";
+                chart_rgb(c, CHART_NA);
+                cairo_rectangle(cr, zero - 0.5, by + 1, 1.5, bh - 2);
+                cairo_fill(cr);
+                chart_text(c, CHART_FONT_ITALIC, 7, zero + 4, cy, 0, 0.5, 0, 0, na);
+                continue;
+            }
+            double px = chart_axis_pos(&ax, v, x0, x1);
+            double left = px < zero ? px : zero, width = fabs(px - zero);
+            chart_rgb(c, b->color[s]);
+            cairo_rectangle(cr, left, by + 1, width < 0.5 ? 0.5 : width, bh - 2);
+            cairo_fill(cr);
+            int marked = b->mark && b->mark[i];
+            if (marked) {
+                chart_rgb(c, CHART_INK);
+                cairo_set_line_width(cr, 1.2);
+                cairo_rectangle(cr, left, by + 1, width < 0.5 ? 0.5 : width, bh - 2);
+                cairo_stroke(cr);
+                cairo_set_line_width(cr, 0.6);
+            }
+            double wlo = b->lo ? b->lo[i] : NAN, whi = b->hi ? b->hi[i] : NAN, end = px;
+            if (isfinite(wlo) && isfinite(whi)) {
+                double p0 = chart_axis_pos(&ax, wlo, x0, x1), p1 = chart_axis_pos(&ax, whi, x0, x1);
+                chart_rgb(c, CHART_INK);
+                cairo_set_line_width(cr, 0.9);
+                cairo_move_to(cr, p0, cy);
+                cairo_line_to(cr, p1, cy);
+                cairo_move_to(cr, p0, cy - bh * 0.3);
+                cairo_line_to(cr, p0, cy + bh * 0.3);
+                cairo_move_to(cr, p1, cy - bh * 0.3);
+                cairo_line_to(cr, p1, cy + bh * 0.3);
+                cairo_stroke(cr);
+                cairo_set_line_width(cr, 0.6);
+                if (v >= 0 ? p1 > end : p0 < end)
+                    end = v >= 0 ? p1 : p0;
+            }
+            char num[64], lab2[80];
+            chart_format_number(v, b->decimals, num, sizeof(num));
+            snprintf(lab2, sizeof(lab2), "%s%s%s", b->percent && v > 0 ? "+" : "", num,
+                     b->percent ? "%" : "");
+            chart_rgb(c, CHART_INK);
+            if (v >= 0)
+                chart_text(c, marked ? CHART_FONT_BOLD : CHART_FONT_REGULAR, 7, end + 3, cy, 0, 0.5, 0, 0,
+                           lab2);
+            else
+                chart_text(c, marked ? CHART_FONT_BOLD : CHART_FONT_REGULAR, 7, end - 3, cy, 1, 0.5, 0, 0,
+                           lab2);
+        }
+    }
+    return 0;
+}

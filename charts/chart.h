@@ -1,0 +1,141 @@
+/*
+ * chart.h - what every chart shares: pinned fonts and font options, text,
+ * axes, colours, number formatting, and rendering one drawing to PNG, SVG
+ * and PDF with the same bytes every time.
+ *
+ * A chart kind (bars.h, heatmap.h, distribution.h, series.h, scatter.h) is a
+ * plain data struct plus a chart_draw_fn that draws it into a rectangle of a
+ * struct chart. The same function draws the chart files and the vector
+ * figures of the PDF report, so what the reader sees is one drawing.
+ *
+ * Units are points (1/72 in): pango's resolution is fixed at 72 dpi, so a
+ * 10 pt label is 10 units tall on every surface; PNGs are drawn scaled.
+ *
+ * Determinism: text is drawn with explicit font options (grey antialiasing,
+ * no hinting, no hint metrics), so glyph rasterisation does not depend on a
+ * machine's fontconfig preferences; PDF dates come from the caller; SVG
+ * surface ids, which cairo numbers per process, are renumbered per file.
+ */
+#ifndef BENCHGEN_CHART_H
+#define BENCHGEN_CHART_H
+
+#include <stddef.h>
+
+#include <cairo.h>
+#include <pango/pangocairo.h>
+
+struct chart_rect {
+    double x, y, w, h;
+};
+
+enum chart_font { CHART_FONT_REGULAR, CHART_FONT_BOLD, CHART_FONT_MONO, CHART_FONT_ITALIC, CHART_FONT_COUNT };
+
+/* Text flags. */
+enum {
+    CHART_WRAP = 1 << 0,     /* wrap at max_w (word, then character) */
+    CHART_ELLIPSIZE = 1 << 1 /* cut at max_w with an ellipsis */
+};
+
+/* A drawing context: a borrowed cairo context plus one reusable pango layout. */
+struct chart {
+    cairo_t *cr;
+    PangoLayout *layout;
+    PangoFontDescription *font[CHART_FONT_COUNT];
+};
+
+#define CHART_FAMILY "DejaVu Sans"
+#define CHART_FAMILY_MONO "DejaVu Sans Mono"
+
+/* Sets the fixed font options on cr and creates the layout. 0 or BG_ENOMEM.
+ * chart_fini() releases what chart_init() made (not cr). */
+int chart_init(struct chart *c, cairo_t *cr);
+void chart_fini(struct chart *c);
+
+/* Font options every surface must carry before text is laid out. */
+void chart_font_options(cairo_t *cr);
+
+/* Points fontconfig at DIR/fonts/fonts.conf (DIR = benchgen home) unless the
+ * user set FONTCONFIG_FILE, then checks that DejaVu Sans resolves to a real
+ * file. Call before any pango use. BG_ENOTFOUND when the font is missing. */
+int chart_fonts_init(const char *home);
+
+/* Draws text so that the point (ax, ay) of its box, as fractions of its
+ * width and height (0,0 = top left, 0.5,0.5 = centre), lands on (x, y).
+ * max_w <= 0 means unbounded; flags are CHART_WRAP / CHART_ELLIPSIZE.
+ * Uses the current source colour. Returns the drawn width. */
+double chart_text(struct chart *c, enum chart_font f, double size, double x, double y, double ax, double ay,
+                  double max_w, unsigned flags, const char *text);
+
+/* The same, rotated by angle radians around (x, y) (e.g. -M_PI/2 for a y-axis label). */
+void chart_text_rotated(struct chart *c, enum chart_font f, double size, double x, double y, double ax,
+                        double ay, double angle, const char *text);
+
+/* Size of text as chart_text() would draw it. */
+void chart_text_size(struct chart *c, enum chart_font f, double size, double max_w, unsigned flags,
+                     const char *text, double *w, double *h);
+
+/* ---- colours ------------------------------------------------------------ */
+#define CHART_INK 0x222222u
+#define CHART_MUTED 0x666666u
+#define CHART_GRID 0xE3E3E3u
+#define CHART_NA 0xB0B0B0u
+#define CHART_WARN 0xB3261Eu
+
+void chart_rgb(struct chart *c, unsigned rgb);
+void chart_rgba(struct chart *c, unsigned rgb, double alpha);
+/* A colour-blind-safe qualitative palette (Okabe-Ito, then Tableau), cycling. */
+unsigned chart_palette(size_t i);
+/* Linear blend of two colours, t in [0,1]. */
+unsigned chart_mix(unsigned a, unsigned b, double t);
+
+/* ---- axes --------------------------------------------------------------- */
+#define CHART_MAX_TICKS 32
+
+struct chart_axis {
+    double lo, hi; /* data range drawn */
+    int log;       /* log10 scale */
+    double ticks[CHART_MAX_TICKS];
+    size_t nticks;
+    int decimals; /* for tick labels */
+};
+
+/* "Nice" linear range covering [lo, hi] with about target ticks. */
+void chart_axis_linear(struct chart_axis *a, double lo, double hi, int target);
+/* Log range covering [lo, hi] (both > 0), ticks at 1-2-5 steps of each decade. */
+void chart_axis_log(struct chart_axis *a, double lo, double hi);
+/* Position of v on an axis drawn from p0 (at lo) to p1 (at hi). */
+double chart_axis_pos(const struct chart_axis *a, double v, double p0, double p1);
+/* Tick label ("1,500", "0.25", "+40%"); percent adds a sign and %. */
+void chart_axis_label(const struct chart_axis *a, double v, int percent, char *buf, size_t n);
+
+/* ---- numbers ------------------------------------------------------------ */
+/* Fixed decimals with thousands separators, locale-independent:
+ * 1306.848 -> "1,306.85". NaN/Inf -> "NA". */
+void chart_format_number(double v, int decimals, char *buf, size_t n);
+
+/* ---- rendering ---------------------------------------------------------- */
+enum { CHART_PNG = 1 << 0, CHART_SVG = 1 << 1, CHART_PDF = 1 << 2 };
+
+typedef int (*chart_draw_fn)(struct chart *c, struct chart_rect r, const void *data);
+
+struct chart_render_opts {
+    double png_scale;      /* pixels per point, e.g. 2 */
+    const char *pdf_date;  /* ISO 8601 UTC "2024-03-12T10:00:00Z" for PDF create/mod dates; NULL: none set */
+    const char *pdf_title; /* may be NULL */
+};
+
+/* Draws fn(data) on a w x h page and writes path_noext + ".png"/".svg"/".pdf"
+ * for each format bit. When svg_out is not NULL the (normalised) SVG text is
+ * also returned, malloc'd, for inlining into HTML, even if CHART_SVG is not
+ * in formats. Files are written to a temporary name and renamed into place. */
+int chart_render(const char *path_noext, double w, double h, unsigned formats,
+                 const struct chart_render_opts *o, chart_draw_fn fn, const void *data, char **svg_out);
+
+/* Draws fn(data) into r on an existing context (a report page), with a
+ * chart of its own; the context's state is saved and restored. */
+int chart_draw_on(cairo_t *cr, struct chart_rect r, chart_draw_fn fn, const void *data);
+
+/* Writes data to path via a temporary file in the same directory and a rename. */
+int chart_write_file(const char *path, const void *data, size_t len);
+
+#endif /* BENCHGEN_CHART_H */

@@ -1,0 +1,116 @@
+/*
+ * distribution.c - histogram of a cell's timed steps with its statistics (see distribution.h).
+ */
+#include "distribution.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define PAD 6.0
+#define MAX_BINS 40
+
+static void vline(struct chart *c, double x, double y0, double y1, unsigned rgb, const double *dash,
+                  int ndash, double width)
+{
+    chart_rgb(c, rgb);
+    cairo_set_line_width(c->cr, width);
+    cairo_set_dash(c->cr, dash, ndash, 0);
+    cairo_move_to(c->cr, x, y0);
+    cairo_line_to(c->cr, x, y1);
+    cairo_stroke(c->cr);
+    cairo_set_dash(c->cr, NULL, 0, 0);
+}
+
+int distribution_draw(struct chart *c, struct chart_rect r, const void *data)
+{
+    const struct distribution *d = data;
+    cairo_t *cr = c->cr;
+    double y = r.y + PAD;
+    if (d->title) {
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_BOLD, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, d->title);
+        y += 12;
+    }
+    if (d->note) {
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 7, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, d->note);
+        y += 10;
+    }
+    if (d->warning) {
+        chart_rgb(c, CHART_WARN);
+        chart_text(c, CHART_FONT_REGULAR, 7, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, d->warning);
+        y += 10;
+    }
+    double x0 = r.x + PAD + 4, x1 = r.x + r.w - PAD - 4, y0 = y + 4, y1 = r.y + r.h - PAD - 12;
+    if (d->n == 0 || y1 - y0 < 10) {
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_ITALIC, 7, (x0 + x1) / 2, (y0 + y1) / 2, 0.5, 0.5, 0, 0, "no timed steps");
+        return 0;
+    }
+    double lo = d->ms[0], hi = d->ms[0];
+    for (size_t i = 1; i < d->n; i++) {
+        if (d->ms[i] < lo)
+            lo = d->ms[i];
+        if (d->ms[i] > hi)
+            hi = d->ms[i];
+    }
+    struct chart_axis ax;
+    chart_axis_linear(&ax, lo, hi, (int)((x1 - x0) / 60) + 2);
+    /* Rice rule, capped: enough bins to show shape, few enough for 100 steps */
+    size_t nbins = (size_t)ceil(2.0 * cbrt((double)d->n));
+    if (nbins < 5)
+        nbins = 5;
+    if (nbins > MAX_BINS)
+        nbins = MAX_BINS;
+    size_t counts[MAX_BINS] = {0}, maxc = 0;
+    double bw = (ax.hi - ax.lo) / (double)nbins;
+    for (size_t i = 0; i < d->n; i++) {
+        long b = (long)((d->ms[i] - ax.lo) / bw);
+        if (b < 0)
+            b = 0;
+        if (b >= (long)nbins)
+            b = (long)nbins - 1;
+        if (++counts[b] > maxc)
+            maxc = counts[b];
+    }
+    /* CI band behind the bars */
+    if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
+        double p0 = chart_axis_pos(&ax, d->ci_lo, x0, x1), p1 = chart_axis_pos(&ax, d->ci_hi, x0, x1);
+        chart_rgba(c, CHART_INK, 0.10);
+        cairo_rectangle(cr, p0, y0, p1 - p0 < 0.8 ? 0.8 : p1 - p0, y1 - y0);
+        cairo_fill(cr);
+    }
+    for (size_t b = 0; b < nbins; b++) {
+        if (!counts[b])
+            continue;
+        double bx0 = chart_axis_pos(&ax, ax.lo + bw * (double)b, x0, x1);
+        double bx1 = chart_axis_pos(&ax, ax.lo + bw * (double)(b + 1), x0, x1);
+        double bh = (y1 - y0) * (double)counts[b] / (double)maxc;
+        chart_rgba(c, d->color, 0.85);
+        cairo_rectangle(cr, bx0 + 0.4, y1 - bh, bx1 - bx0 - 0.8, bh);
+        cairo_fill(cr);
+    }
+    static const double dashed[] = {3, 2}, dotted[] = {1, 2};
+    if (isfinite(d->p5))
+        vline(c, chart_axis_pos(&ax, d->p5, x0, x1), y0, y1, CHART_MUTED, dotted, 2, 0.9);
+    if (isfinite(d->p95))
+        vline(c, chart_axis_pos(&ax, d->p95, x0, x1), y0, y1, CHART_MUTED, dotted, 2, 0.9);
+    if (isfinite(d->median))
+        vline(c, chart_axis_pos(&ax, d->median, x0, x1), y0, y1, CHART_INK, dashed, 2, 0.9);
+    if (isfinite(d->mean))
+        vline(c, chart_axis_pos(&ax, d->mean, x0, x1), y0, y1, CHART_INK, NULL, 0, 1.3);
+    /* baseline and ticks */
+    chart_rgb(c, CHART_MUTED);
+    cairo_set_line_width(cr, 0.6);
+    cairo_move_to(cr, x0, y1);
+    cairo_line_to(cr, x1, y1);
+    cairo_stroke(cr);
+    for (size_t t = 0; t < ax.nticks; t++) {
+        double px = chart_axis_pos(&ax, ax.ticks[t], x0, x1);
+        char lab[64];
+        chart_axis_label(&ax, ax.ticks[t], 0, lab, sizeof(lab));
+        chart_text(c, CHART_FONT_REGULAR, 7, px, y1 + 2, 0.5, 0, 0, 0, lab);
+    }
+    return 0;
+}

@@ -1,0 +1,125 @@
+/*
+ * heatmap.c - matrix of cells coloured by their ratio to the row's best (see heatmap.h).
+ */
+#include "heatmap.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define PAD 8.0
+#define TITLE_H 18.0
+#define SUBTITLE_H 14.0
+#define HEADER_H 34.0
+#define CELL_H 26.0
+#define LEGEND_H 30.0
+#define RATIO_WORST 3.0
+
+unsigned heatmap_color(double ratio)
+{
+    if (!isfinite(ratio))
+        return 0xE6E6E6;
+    /* green at 1x, yellow at sqrt(3)x, red at 3x and beyond, on a log scale:
+     * twice as slow is equally far from 1.5x and 3x to a reader */
+    double t = log(ratio < 1 ? 1 : ratio) / log(RATIO_WORST);
+    if (t > 1)
+        t = 1;
+    return t < 0.5 ? chart_mix(0x1A9850, 0xFEE08B, t * 2) : chart_mix(0xFEE08B, 0xD73027, (t - 0.5) * 2);
+}
+
+double heatmap_height(const struct heatmap *h, double w)
+{
+    (void)w;
+    return PAD + (h->title ? TITLE_H : 0) + (h->subtitle ? SUBTITLE_H : 0) + HEADER_H +
+           (double)h->nrows * CELL_H + LEGEND_H + PAD;
+}
+
+static int dark(unsigned rgb)
+{
+    double l = 0.299 * ((rgb >> 16) & 0xFF) + 0.587 * ((rgb >> 8) & 0xFF) + 0.114 * (rgb & 0xFF);
+    return l < 110;
+}
+
+int heatmap_draw(struct chart *c, struct chart_rect r, const void *data)
+{
+    const struct heatmap *h = data;
+    cairo_t *cr = c->cr;
+    double y = r.y + PAD;
+    if (h->title) {
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_BOLD, 11, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, h->title);
+        y += TITLE_H;
+    }
+    if (h->subtitle) {
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE,
+                   h->subtitle);
+        y += SUBTITLE_H;
+    }
+    double label_w = 0;
+    for (size_t i = 0; i < h->nrows; i++) {
+        double tw;
+        chart_text_size(c, CHART_FONT_REGULAR, 8.5, 0, 0, h->row_label[i], &tw, NULL);
+        if (tw > label_w)
+            label_w = tw;
+    }
+    if (label_w > r.w * 0.35)
+        label_w = r.w * 0.35;
+    double x0 = r.x + PAD + label_w + 8, cw = (r.x + r.w - PAD - x0) / (double)(h->ncols ? h->ncols : 1);
+    for (size_t j = 0; j < h->ncols; j++) {
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_BOLD, 8.5, x0 + cw * ((double)j + 0.5), y + HEADER_H - 4, 0.5, 1, cw - 4,
+                   CHART_WRAP, h->col_label[j]);
+    }
+    y += HEADER_H;
+    for (size_t i = 0; i < h->nrows; i++) {
+        double ry = y + (double)i * CELL_H;
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_REGULAR, 8.5, x0 - 8, ry + CELL_H / 2, 1, 0.5, label_w, CHART_ELLIPSIZE,
+                   h->row_label[i]);
+        for (size_t j = 0; j < h->ncols; j++) {
+            size_t k = i * h->ncols + j;
+            double ratio = h->ratio[k];
+            unsigned fill = heatmap_color(ratio);
+            chart_rgb(c, fill);
+            cairo_rectangle(cr, x0 + cw * (double)j + 1, ry + 1, cw - 2, CELL_H - 2);
+            cairo_fill(cr);
+            double cx = x0 + cw * ((double)j + 0.5);
+            if (isfinite(ratio)) {
+                char rs[64];
+                chart_format_number(ratio, 2, rs, sizeof(rs));
+                char line2[80];
+                snprintf(line2, sizeof(line2), "%s\xC3\x97", rs); /* "1.23x" with a multiplication sign */
+                chart_rgb(c, dark(fill) ? 0xFFFFFF : CHART_INK);
+                chart_text(c, ratio <= 1.0 + 1e-12 ? CHART_FONT_BOLD : CHART_FONT_REGULAR, 8.5, cx,
+                           ry + CELL_H / 2 - 1, 0.5, 1, cw - 4, CHART_ELLIPSIZE,
+                           h->text && h->text[k] ? h->text[k] : "");
+                chart_text(c, CHART_FONT_REGULAR, 7, cx, ry + CELL_H / 2, 0.5, 0, cw - 4, CHART_ELLIPSIZE,
+                           line2);
+            } else {
+                chart_rgb(c, CHART_MUTED);
+                chart_text(c, CHART_FONT_ITALIC, 7, cx, ry + CELL_H / 2, 0.5, 0.5, cw - 4, CHART_ELLIPSIZE,
+                           h->na && h->na[k] ? h->na[k] : "NA");
+            }
+        }
+    }
+    /* colour scale legend */
+    double ly = y + (double)h->nrows * CELL_H + 10, lx = x0, lw = 180;
+    for (int s = 0; s < 60; s++) {
+        double ratio = exp(log(RATIO_WORST) * s / 59.0);
+        chart_rgb(c, heatmap_color(ratio));
+        cairo_rectangle(cr, lx + lw * s / 60.0, ly, lw / 60.0 + 0.3, 8);
+        cairo_fill(cr);
+    }
+    chart_rgb(c, CHART_MUTED);
+    chart_text(c, CHART_FONT_REGULAR, 7, lx, ly + 10, 0, 0, 0, 0, "1\xC3\x97 (row best)");
+    chart_text(c, CHART_FONT_REGULAR, 7, lx + lw, ly + 10, 1, 0, 0, 0,
+               "\xE2\x89\xA5"
+               "3\xC3\x97 slower");
+    chart_rgb(c, 0xE6E6E6);
+    cairo_rectangle(cr, lx + lw + 20, ly, 14, 8);
+    cairo_fill(cr);
+    chart_rgb(c, CHART_MUTED);
+    chart_text(c, CHART_FONT_REGULAR, 7, lx + lw + 38, ly + 4, 0, 0.5, 0, 0,
+               "NA: not measured (reason in the cell)");
+    return 0;
+}

@@ -1,0 +1,114 @@
+/*
+ * scatter.c - log-log measured vs published with the diagonal (see scatter.h).
+ */
+#include "scatter.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define PAD 8.0
+
+int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
+{
+    const struct scatter *s = data;
+    cairo_t *cr = c->cr;
+    double y = r.y + PAD;
+    if (s->title) {
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_BOLD, 11, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, s->title);
+        y += 18;
+    }
+    if (s->subtitle) {
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE,
+                   s->subtitle);
+        y += 14;
+    }
+    double legend_w = 170;
+    double lo = INFINITY, hi = 0;
+    size_t shown = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        double v[2] = {s->x[i], s->y[i]};
+        if (!(v[0] > 0) || !(v[1] > 0) || !isfinite(v[0]) || !isfinite(v[1]))
+            continue;
+        shown++;
+        for (int k = 0; k < 2; k++) {
+            if (v[k] < lo)
+                lo = v[k];
+            if (v[k] > hi)
+                hi = v[k];
+        }
+    }
+    double side = fmin(r.w - 2 * PAD - legend_w - 50, r.y + r.h - PAD - 30 - y);
+    double x0 = r.x + PAD + 46, x1 = x0 + side, y1 = y + side, y0 = y;
+    if (!shown || side < 40) {
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_ITALIC, 7, r.x + r.w / 2, r.y + r.h / 2, 0.5, 0.5, 0, 0,
+                   "no cell has both a measured and a published value");
+        return 0;
+    }
+    struct chart_axis ax;
+    chart_axis_log(&ax, lo / 1.1, hi * 1.1);
+    cairo_set_line_width(cr, 0.5);
+    for (size_t t = 0; t < ax.nticks; t++) {
+        double px = chart_axis_pos(&ax, ax.ticks[t], x0, x1), py = chart_axis_pos(&ax, ax.ticks[t], y1, y0);
+        chart_rgb(c, CHART_GRID);
+        cairo_move_to(cr, px, y0);
+        cairo_line_to(cr, px, y1);
+        cairo_move_to(cr, x0, py);
+        cairo_line_to(cr, x1, py);
+        cairo_stroke(cr);
+        if (ax.nticks > 8 && t % 3 != 0)
+            continue;
+        char lab[64];
+        chart_axis_label(&ax, ax.ticks[t], 0, lab, sizeof(lab));
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 7, px, y1 + 3, 0.5, 0, 0, 0, lab);
+        chart_text(c, CHART_FONT_REGULAR, 7, x0 - 3, py, 1, 0.5, 0, 0, lab);
+    }
+    /* y = x and the 2x bands */
+    static const double dash[] = {3, 3};
+    double f[3] = {1, 2, 0.5};
+    for (int k = 0; k < 3; k++) {
+        chart_rgb(c, k == 0 ? CHART_INK : CHART_MUTED);
+        cairo_set_line_width(cr, k == 0 ? 0.9 : 0.6);
+        cairo_set_dash(cr, k == 0 ? NULL : dash, k == 0 ? 0 : 2, 0);
+        double a = ax.lo, b = ax.hi;
+        double ya = a * f[k], yb = b * f[k];
+        if (ya < ax.lo) {
+            a = ax.lo / f[k];
+            ya = ax.lo;
+        }
+        if (yb > ax.hi) {
+            b = ax.hi / f[k];
+            yb = ax.hi;
+        }
+        cairo_move_to(cr, chart_axis_pos(&ax, a, x0, x1), chart_axis_pos(&ax, ya, y1, y0));
+        cairo_line_to(cr, chart_axis_pos(&ax, b, x0, x1), chart_axis_pos(&ax, yb, y1, y0));
+        cairo_stroke(cr);
+    }
+    cairo_set_dash(cr, NULL, 0, 0);
+    chart_rgb(c, CHART_MUTED);
+    chart_text(c, CHART_FONT_REGULAR, 7, x1 - 4, y0 + 4, 1, 0, 0, 0, "above the line: slower than published");
+    for (size_t i = 0; i < s->n; i++) {
+        if (!(s->x[i] > 0) || !(s->y[i] > 0) || !isfinite(s->x[i]) || !isfinite(s->y[i]))
+            continue;
+        chart_rgba(c, s->group_color[s->group[i]], 0.85);
+        cairo_arc(cr, chart_axis_pos(&ax, s->x[i], x0, x1), chart_axis_pos(&ax, s->y[i], y1, y0), 3.2, 0,
+                  2 * M_PI);
+        cairo_fill(cr);
+    }
+    chart_rgb(c, CHART_INK);
+    chart_text(c, CHART_FONT_REGULAR, 8.5, (x0 + x1) / 2, y1 + 15, 0.5, 0, 0, 0, s->x_label);
+    chart_text_rotated(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, (y0 + y1) / 2, 0.5, 0, -M_PI / 2, s->y_label);
+    double lx = x1 + 24, ly = y0 + 4;
+    for (size_t g = 0; g < s->ngroups; g++) {
+        chart_rgb(c, s->group_color[g]);
+        cairo_arc(cr, lx + 4, ly + (double)g * 14 + 6, 3.5, 0, 2 * M_PI);
+        cairo_fill(cr);
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_REGULAR, 8.5, lx + 12, ly + (double)g * 14 + 6, 0, 0.5, legend_w - 14,
+                   CHART_ELLIPSIZE, s->group_label[g]);
+    }
+    return 0;
+}

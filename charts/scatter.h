@@ -1,0 +1,27 @@
+/*
+ * scatter.h - measured against published: one point per cell on log-log
+ * axes, with the y = x diagonal (same speed) and dashed 2x bands, coloured by
+ * backend. Points above the diagonal were slower here than published.
+ *
+ * Every pointer is borrowed for the duration of the draw.
+ */
+#ifndef BENCHGEN_SCATTER_H
+#define BENCHGEN_SCATTER_H
+
+#include "chart.h"
+
+struct scatter {
+    const char *title, *subtitle; /* may be NULL */
+    const char *x_label, *y_label;
+    size_t n;
+    const double *x, *y; /* > 0; other points are skipped */
+    const size_t *group; /* n indices into the legend */
+    size_t ngroups;
+    const char *const *group_label;
+    const unsigned *group_color;
+};
+
+/* chart_draw_fn over a struct scatter. */
+int scatter_draw(struct chart *c, struct chart_rect r, const void *scatter);
+
+#endif /* BENCHGEN_SCATTER_H */

@@ -1,0 +1,652 @@
+/*
+ * test_report.c - `benchgen report` from the committed fixture runs
+ * (tests/fixtures/runs/): escaping per format, templates, the reference
+ * CSV reader, number formatting, the grid and tables against run.db, the
+ * command line, byte-for-byte reproducibility (every file rendered twice,
+ * SHA-256 compared), and the workbook never holding NaN/Inf.
+ *
+ * Renders go to a mkdtemp directory removed afterwards.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "chart.h"
+#include "error.h"
+#include "escape.h"
+#include "grid.h"
+#include "rctx.h"
+#include "reference.h"
+#include "report.h"
+#include "rundata.h"
+#include "tables.h"
+#include "template.h"
+#include "util.h"
+
+#ifndef BENCHGEN_SOURCE_DIR
+#define BENCHGEN_SOURCE_DIR "."
+#endif
+#define FIXTURES BENCHGEN_SOURCE_DIR "/tests/fixtures/runs"
+#define PUBLISHED FIXTURES "/published"
+#define TRICKY FIXTURES "/tricky"
+#define REFERENCE BENCHGEN_SOURCE_DIR "/data/reference/keras-benchmarks.csv"
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static char tmp_root[64];
+
+static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static int group_setup(void **state)
+{
+    (void)state;
+    snprintf(tmp_root, sizeof(tmp_root), "/tmp/benchgen-report-XXXXXX");
+    if (!mkdtemp(tmp_root))
+        return -1;
+    /* renders read templates and fonts from the source tree */
+    setenv("BENCHGEN_HOME", BENCHGEN_SOURCE_DIR, 0);
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    (void)state;
+    return nftw(tmp_root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *esc(int (*fn)(struct strbuf *, const char *), const char *s)
+{
+    struct strbuf sb = {0};
+    assert_int_equal(fn(&sb, s), 0);
+    return strbuf_detach(&sb);
+}
+
+static int run_report(const char *a0, ...)
+{
+    char *argv[32];
+    int argc = 0;
+    va_list ap;
+    argv[argc++] = "report";
+    va_start(ap, a0);
+    for (const char *a = a0; a && argc < 31; a = va_arg(ap, const char *))
+        argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    return report_main(argc, argv);
+}
+
+static char *read_text(const char *path)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    if (util_read_file(path, &buf, &len) < 0)
+        fail_msg("cannot read %s: %s", path, error_last());
+    return buf;
+}
+
+/* One entry of a zip file (an .xlsx), NUL-terminated, via libarchive. */
+static char *zip_entry(const char *zip, const char *name)
+{
+    struct archive *a = archive_read_new();
+    struct archive_entry *e;
+    char *out = NULL;
+    archive_read_support_format_zip(a);
+    if (archive_read_open_filename(a, zip, 65536) != ARCHIVE_OK)
+        fail_msg("cannot open %s", zip);
+    while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
+        if (strcmp(archive_entry_pathname(e), name) != 0)
+            continue;
+        struct strbuf sb = {0};
+        char buf[65536];
+        la_ssize_t n;
+        while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
+            strbuf_append(&sb, buf, (size_t)n);
+        strbuf_append(&sb, "", 0);
+        out = strbuf_detach(&sb);
+        break;
+    }
+    archive_read_free(a);
+    return out;
+}
+
+/* SHA-256 of every file under dir, "relative-path hash\n" lines in sorted order. */
+static struct strbuf hashes;
+static const char *hash_root;
+static int hash_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (flag != FTW_F)
+        return 0;
+    char hex[65];
+    if (sha256_file(path, hex) < 0)
+        return -1;
+    strbuf_printf(&hashes, "%s %s\n", path + strlen(hash_root), hex);
+    return 0;
+}
+
+static int cmp_lines(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char *tree_hashes(const char *dir, size_t *nfiles)
+{
+    memset(&hashes, 0, sizeof(hashes));
+    hash_root = dir;
+    assert_int_equal(nftw(dir, hash_cb, 16, FTW_PHYS), 0);
+    /* nftw order is the directory's order: sort for a stable comparison */
+    char *text = strbuf_detach(&hashes), *lines[4096];
+    size_t n = 0;
+    for (char *p = strtok(text, "\n"); p && n < 4096; p = strtok(NULL, "\n"))
+        lines[n++] = p;
+    qsort(lines, n, sizeof(lines[0]), cmp_lines);
+    struct strbuf out = {0};
+    for (size_t i = 0; i < n; i++)
+        strbuf_printf(&out, "%s\n", lines[i]);
+    free(text);
+    *nfiles = n;
+    return strbuf_detach(&out);
+}
+
+/* ---- escaping ------------------------------------------------------------ */
+
+static void test_escape_html(void **state)
+{
+    (void)state;
+    char *s = esc(escape_html, "<script>alert(\"x\" & 'y')</script>");
+    assert_string_equal(s, "&lt;script&gt;alert(&quot;x&quot; &amp; &#39;y&#39;)&lt;/script&gt;");
+    free(s);
+    s = esc(escape_html, "bad\x01"
+                         "byte\xff end");
+    assert_string_equal(s, "bad\xEF\xBF\xBD"
+                           "byte\xEF\xBF\xBD end");
+    free(s);
+    s = esc(escape_html, NULL);
+    assert_string_equal(s, "");
+    free(s);
+}
+
+static void test_escape_md(void **state)
+{
+    (void)state;
+    char *s = esc(escape_md, "<script>a|b*c_d`e[f](g)&h\nnext");
+    assert_string_equal(s, "\\<script\\>a\\|b\\*c\\_d\\`e\\[f\\](g)\\&h next");
+    free(s);
+    s = esc(escape_md, "1. not a list");
+    assert_string_equal(s, "1\\. not a list");
+    free(s);
+    s = esc(escape_md, "1.26.4");
+    assert_string_equal(s, "1.26.4");
+    free(s);
+    s = esc(escape_md, "- not a bullet");
+    assert_string_equal(s, "\\- not a bullet");
+    free(s);
+    s = esc(escape_md, "keras3-jax");
+    assert_string_equal(s, "keras3-jax");
+    free(s);
+
+    struct strbuf sb = {0};
+    assert_int_equal(escape_md_code(&sb, "a ``` b\n````\n", "text"), 0);
+    /* the fence is longer than any backtick run inside */
+    assert_true(strncmp(sb.buf, "`````text\n", 10) == 0);
+    assert_non_null(strstr(sb.buf, "\n`````\n"));
+    strbuf_free(&sb);
+}
+
+static void test_escape_other(void **state)
+{
+    (void)state;
+    char *s = esc(escape_pango, "<b>&'\"");
+    assert_string_equal(s, "&lt;b&gt;&amp;&apos;&quot;");
+    free(s);
+
+    s = escape_xlsx("ok\x02"
+                    "ctl <kept>");
+    assert_string_equal(s, "ok\xEF\xBF\xBD"
+                           "ctl <kept>");
+    free(s);
+    char *big = malloc(40000);
+    memset(big, 'x', 39999);
+    big[39999] = '\0';
+    s = escape_xlsx(big);
+    assert_int_equal(strlen(s), 32767);
+    free(s);
+    free(big);
+
+    s = escape_filename("bert/fit/b32 <x>");
+    assert_string_equal(s, "bert_fit_b32__x_");
+    free(s);
+    s = escape_filename("..");
+    assert_string_equal(s, "_");
+    free(s);
+}
+
+/* ---- templates ------------------------------------------------------------- */
+
+static void test_template(void **state)
+{
+    (void)state;
+    struct kvlist vars = {0};
+    struct strbuf out = {0};
+    kvlist_add(&vars, "name", "<b>");
+    kvlist_add(&vars, "frag", "<i>ok</i>");
+    assert_int_equal(template_render(&out, "t", "a {{name}} b {{{frag}}} c {{name}}", &vars, escape_html), 0);
+    assert_string_equal(out.buf, "a &lt;b&gt; b <i>ok</i> c &lt;b&gt;");
+    strbuf_free(&out);
+    assert_int_equal(template_render(&out, "t", "x\n{{missing}}", &vars, escape_html), BG_EGENERIC);
+    assert_non_null(strstr(error_last(), "t:2: unknown placeholder {{missing}}"));
+    strbuf_free(&out);
+    assert_int_equal(template_render(&out, "t", "{{bad name}}", &vars, escape_html), BG_EGENERIC);
+    strbuf_free(&out);
+    kvlist_free(&vars);
+
+    /* the shipped templates only use placeholders the writers fill */
+    char *t = NULL;
+    assert_int_equal(template_load(&t, "report.html"), 0);
+    assert_non_null(strstr(t, "{{{summary}}}"));
+    free(t);
+}
+
+/* ---- reference ---------------------------------------------------------------- */
+
+static void test_reference_parse(void **state)
+{
+    (void)state;
+    static const char csv[] =
+        "revision,model,task,batch,backend,ms_per_step,published,note\r\n"
+        "4,bert,fit,32,keras3-jax,222.37,222.37,\r\n"
+        "4,gemma,generate,1,keras3-torch,7649.40,\"7,649.40*\",\"a, \"\"quoted\"\" note\"\r\n"
+        "4,gemma,fit,8,keras2-tensorflow,,NA,\r\n";
+    struct reference *ref = NULL;
+    assert_int_equal(reference_parse(&ref, "mem.csv", csv, sizeof(csv) - 1), 0);
+    assert_int_equal(ref->nrows, 3);
+    const struct ref_row *r = reference_find(ref, 4, "gemma", "generate", 1, "keras3-torch");
+    assert_non_null(r);
+    assert_true(fabs(r->ms - 7649.40) < 1e-9);
+    assert_string_equal(r->published, "7,649.40*");
+    assert_string_equal(r->note, "a, \"quoted\" note");
+    r = reference_find(ref, 4, "gemma", "fit", 8, "keras2-tensorflow");
+    assert_true(isnan(r->ms));
+    assert_null(reference_find(ref, 3, "bert", "fit", 32, "keras3-jax"));
+    reference_free(ref);
+
+    static const char missing[] = "revision,model,task,batch,ms_per_step\n";
+    assert_int_equal(reference_parse(&ref, "m.csv", missing, sizeof(missing) - 1), BG_ESPEC);
+    assert_non_null(strstr(error_last(), "missing required column \"backend\""));
+    static const char badnum[] = "revision,model,task,batch,backend,ms_per_step\n1,a,fit,1,b,fast\n";
+    assert_int_equal(reference_parse(&ref, "b.csv", badnum, sizeof(badnum) - 1), BG_ESPEC);
+    assert_non_null(strstr(error_last(), "b.csv:2:"));
+}
+
+static void test_reference_committed(void **state)
+{
+    (void)state;
+    struct reference *ref = NULL;
+    assert_int_equal(reference_load(&ref, REFERENCE), 0);
+    int revs[16];
+    size_t n = reference_revisions(ref, revs, 16);
+    assert_int_equal(n, 6);
+    static const int want[] = {0, 1, 3, 4, 5, 6};
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(revs[i], want[i]);
+    const struct ref_row *r = reference_find(ref, 4, "bert", "fit", 32, "torch-compiled");
+    assert_non_null(r);
+    assert_true(fabs(r->ms - 202.43) < 1e-9);
+    assert_string_equal(r->date, "2024-04-03");
+    assert_non_null(strstr(r->source, "github.com/keras-team/keras-io"));
+    assert_true(isnan(reference_find(ref, 6, "gemma", "fit", 8, "keras2-tensorflow")->ms));
+    /* "Keras 3 (best)" is the minimum of the three Keras 3 columns in every row */
+    for (size_t i = 0; i < ref->nrows; i++) {
+        const struct ref_row *b = &ref->rows[i];
+        if (strcmp(b->backend, "keras3-best") != 0)
+            continue;
+        double m = INFINITY;
+        static const char *const k3[] = {"keras3-tensorflow", "keras3-jax", "keras3-torch"};
+        for (int k = 0; k < 3; k++) {
+            const struct ref_row *c = reference_find(ref, b->revision, b->model, b->task, b->batch, k3[k]);
+            assert_non_null(c);
+            m = fmin(m, c->ms);
+        }
+        assert_true(fabs(m - b->ms) < 1e-9);
+    }
+    reference_free(ref);
+    assert_int_equal(reference_load(&ref, "/nonexistent.csv"), BG_ENOTFOUND);
+}
+
+/* ---- numbers, grid, tables ------------------------------------------------------- */
+
+static void test_format_number(void **state)
+{
+    (void)state;
+    char b[64];
+    chart_format_number(1306.848, 2, b, sizeof(b));
+    assert_string_equal(b, "1,306.85");
+    chart_format_number(11054.67, 2, b, sizeof(b));
+    assert_string_equal(b, "11,054.67");
+    chart_format_number(-1234567.0, 0, b, sizeof(b));
+    assert_string_equal(b, "-1,234,567");
+    chart_format_number(-0.001, 2, b, sizeof(b));
+    assert_string_equal(b, "0.00");
+    chart_format_number(NAN, 2, b, sizeof(b));
+    assert_string_equal(b, "NA");
+    chart_format_number(INFINITY, 2, b, sizeof(b));
+    assert_string_equal(b, "NA");
+    rctx_fmt_pct(23.44, b, sizeof(b));
+    assert_string_equal(b, "+23.4%");
+    rctx_fmt_pct(-5.6, b, sizeof(b));
+    assert_string_equal(b, "-5.6%");
+}
+
+static void test_grid_published(void **state)
+{
+    (void)state;
+    struct rundata *rd = NULL;
+    assert_int_equal(rundata_load(&rd, PUBLISHED), 0);
+    struct grid *g = NULL;
+    assert_int_equal(grid_build(&g, rd), 0);
+    assert_int_equal(g->nrows, 12);
+    assert_int_equal(g->ncols, 6);
+    assert_int_equal(g->nkeras3, 3);
+    assert_string_equal(g->cols[0].backend, "torch-eager");
+    assert_string_equal(g->cols[5].backend, "keras3-torch");
+    assert_string_equal(g->rows[4].title, "BERT (fit), batch 32");
+    /* Keras 2 has no LLM cells: NA with the status, never a number */
+    int k2 = grid_col_find(g, "keras2-tensorflow");
+    const struct grid_cell *gc = grid_at(g, 6, (size_t)k2);
+    assert_false(gc->ok);
+    assert_string_equal(gc->na, "NA (unsupported)");
+    assert_true(isnan(gc->st.mean));
+    /* every ok position carries exactly the cell's statistics from run.db */
+    for (size_t r = 0; r < g->nrows; r++)
+        for (size_t c = 0; c < g->ncols; c++) {
+            const struct grid_cell *x = grid_at(g, r, c);
+            if (!x->ok)
+                continue;
+            assert_true(x->st.mean == x->cell->st.mean);
+            assert_true(x->st.ci_lo <= x->st.mean && x->st.mean <= x->st.ci_hi);
+        }
+    /* the best column is the row minimum; Keras 3 (best) the minimum of the keras3-* columns */
+    for (size_t r = 0; r < g->nrows; r++) {
+        double best = INFINITY, k3 = INFINITY;
+        for (size_t c = 0; c < g->ncols; c++) {
+            const struct grid_cell *x = grid_at(g, r, c);
+            if (!x->ok)
+                continue;
+            best = fmin(best, x->st.mean);
+            if (g->cols[c].keras3)
+                k3 = fmin(k3, x->st.mean);
+        }
+        assert_true(grid_at(g, r, (size_t)g->rows[r].best_col)->st.mean == best);
+        assert_true(grid_keras3_best(g, r) == k3);
+    }
+    assert_int_equal(grid_default_baseline(g), k2);
+    assert_true(fabs(grid_speedup(200, 100) - 100.0) < 1e-12);
+    assert_true(isnan(grid_speedup(NAN, 100)));
+    grid_free(g);
+    rundata_free(rd);
+}
+
+static void test_tables_match_rundata(void **state)
+{
+    (void)state;
+    struct rundata *rd = NULL;
+    struct rctx x;
+    assert_int_equal(rundata_load(&rd, PUBLISHED), 0);
+    assert_int_equal(rctx_init(&x, rd, NULL, REFERENCE, -1), 0);
+    /* the revision matching most cells is the 2024-04-03 table (4 and 5 tie: the later) */
+    assert_int_equal(x.ref_revision, 5);
+    assert_string_equal(x.hardware_note, ""); /* the fixture ran on the published A100 */
+    struct table t;
+    assert_int_equal(tables_build(&x, TABLE_SUMMARY, &t), 0);
+    assert_int_equal(t.nrows, 12);
+    assert_int_equal(t.ncols, 2 + 6 + 1);
+    assert_string_equal(t.head[8], "Keras 3 (best)");
+    for (size_t r = 0; r < t.nrows; r++)
+        for (size_t c = 0; c < 6; c++) {
+            const struct tcell *cell = table_at(&t, r, 2 + c);
+            const struct grid_cell *gc = grid_at(x.g, r, c);
+            if (gc->ok) {
+                assert_true(cell->num == gc->cell->st.mean);
+            } else {
+                assert_true(cell->flags & TC_NA);
+                assert_true(strncmp(cell->text, "NA (", 4) == 0);
+            }
+        }
+    table_free(&t);
+    assert_int_equal(tables_build(&x, TABLE_REFERENCE, &t), 0);
+    assert_non_null(strstr(t.caption, "revision 5"));
+    table_free(&t);
+    rctx_free(&x);
+
+    assert_int_equal(rctx_init(&x, rd, "no-such-backend", NULL, -1), BG_EUSAGE);
+    rundata_free(rd);
+}
+
+/* ---- command line ---------------------------------------------------------------- */
+
+static void test_cli_errors(void **state)
+{
+    (void)state;
+    char out[256];
+    snprintf(out, sizeof(out), "%s/cli", tmp_root);
+    assert_int_equal(run_report("--help", NULL), 0);
+    assert_int_equal(run_report(NULL), 2);                           /* no RUN_DIR */
+    assert_int_equal(run_report("/nonexistent/run", "-q", NULL), 2); /* missing dir */
+    assert_non_null(strstr(error_last(), "no such run directory"));
+    assert_int_equal(run_report(tmp_root, "-q", NULL), 2); /* not a run */
+    assert_non_null(strstr(error_last(), "no run.db"));
+    assert_int_equal(run_report(PUBLISHED, "--bogus", NULL), 2);
+    assert_int_equal(run_report(PUBLISHED, "--format", "docx", NULL), 2);
+    assert_int_equal(run_report(PUBLISHED, "--out", out, "-q", "--baseline", "nope", NULL), 2);
+    assert_int_equal(run_report(PUBLISHED, "--out", out, "-q", "--reference", "/nonexistent.csv", NULL), 1);
+    assert_int_equal(run_report(PUBLISHED, "--reference-revision", "4", NULL), 2); /* needs --reference */
+    assert_int_equal(run_report(PUBLISHED, "--jobs", "0", NULL), 2);
+}
+
+/* ---- rendering ---------------------------------------------------------------------- */
+
+static void test_render_twice_identical(void **state)
+{
+    (void)state;
+    char a[256], b[256];
+    snprintf(a, sizeof(a), "%s/twice-a", tmp_root);
+    snprintf(b, sizeof(b), "%s/twice-b", tmp_root);
+    /* once in this process, once with forked workers: neither may change a byte */
+    assert_int_equal(run_report(PUBLISHED, "--out", a, "-q", "-j", "1", "--reference", REFERENCE, NULL), 0);
+    assert_int_equal(run_report(PUBLISHED, "--out", b, "-q", "-j", "3", "--reference", REFERENCE, NULL), 0);
+    size_t na, nb;
+    char *ha = tree_hashes(a, &na), *hb = tree_hashes(b, &nb);
+    assert_true(na > 50); /* 4 documents and every chart in 3 formats */
+    assert_int_equal(na, nb);
+    assert_string_equal(ha, hb);
+    /* a re-render into the same directory gives the same bytes again */
+    assert_int_equal(run_report(PUBLISHED, "--out", a, "-q", "-j", "2", "--reference", REFERENCE, NULL), 0);
+    size_t na2;
+    char *ha2 = tree_hashes(a, &na2);
+    assert_string_equal(ha, ha2);
+    free(ha);
+    free(hb);
+    free(ha2);
+
+    char path[512];
+    snprintf(path, sizeof(path), "%s/report.pdf", a);
+    char *pdf = NULL;
+    size_t len = 0;
+    assert_int_equal(util_read_file(path, &pdf, &len), 0);
+    assert_non_null(
+        memmem(pdf, len, "/CreationDate (20240403120000Z)", 31)); /* the run's date, not the clock */
+    free(pdf);
+}
+
+static void test_html_self_contained(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    snprintf(dir, sizeof(dir), "%s/html", tmp_root);
+    assert_int_equal(run_report(PUBLISHED, "--out", dir, "-q", "--format", "html", NULL), 0);
+    snprintf(path, sizeof(path), "%s/report.html", dir);
+    char *html = read_text(path);
+    assert_null(strstr(html, "<script"));
+    assert_null(strstr(html, "src=\"http"));
+    assert_null(strstr(html, "<link rel=\"stylesheet\""));
+    assert_non_null(strstr(html, "<svg"));
+    assert_non_null(strstr(html, "NA (unsupported)"));
+    /* inlined SVG ids are prefixed per figure: no id appears twice */
+    size_t n = 0, cap = 0;
+    char **ids = NULL;
+    for (const char *p = strstr(html, " id=\""); p; p = strstr(p + 1, " id=\"")) {
+        const char *end = strchr(p + 5, '"');
+        if (n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            ids = realloc(ids, cap * sizeof(*ids));
+        }
+        ids[n++] = strndup(p + 5, (size_t)(end - p - 5));
+    }
+    assert_true(n > 100);
+    qsort(ids, n, sizeof(*ids), cmp_lines);
+    for (size_t i = 1; i < n; i++)
+        if (strcmp(ids[i - 1], ids[i]) == 0)
+            fail_msg("duplicate id %s", ids[i]);
+    for (size_t i = 0; i < n; i++)
+        free(ids[i]);
+    free(ids);
+    free(html);
+    /* only what was asked for */
+    snprintf(path, sizeof(path), "%s/report.pdf", dir);
+    assert_false(util_is_file(path));
+}
+
+static void test_tricky_escaped(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    snprintf(dir, sizeof(dir), "%s/tricky", tmp_root);
+    assert_int_equal(run_report(TRICKY, "--out", dir, "-q", "--reference", REFERENCE, NULL), 0);
+
+    snprintf(path, sizeof(path), "%s/report.html", dir);
+    char *html = read_text(path);
+    assert_null(strstr(html, "<script"));
+    assert_null(strstr(html, "<img src=x"));
+    assert_non_null(strstr(html, "tricky&lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;&#39;q&#39;"));
+    assert_non_null(strstr(html, "1.26.4&quot;&lt;script&gt;alert(&#39;pkg&#39;)&lt;/script&gt;"));
+    assert_non_null(strstr(html, "The hardware differs"));
+    free(html);
+
+    snprintf(path, sizeof(path), "%s/report.md", dir);
+    char *md = read_text(path);
+    assert_non_null(strstr(md, "# Benchmark report: tricky\\<script\\>alert(\"name\")\\</script\\>'q'"));
+    assert_non_null(strstr(md, "1.26.4\"\\<script\\>alert('pkg')\\</script\\>"));
+    /* outside code blocks, no raw tag survives */
+    int in_code = 0;
+    for (char *line = strtok(md, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strncmp(line, "```", 3) == 0) {
+            in_code = !in_code;
+            continue;
+        }
+        for (const char *p = strstr(line, "<script"); !in_code && p; p = strstr(p + 1, "<script"))
+            if (p == line || p[-1] != '\\')
+                fail_msg("unescaped tag in Markdown: %s", line);
+    }
+    free(md);
+
+    snprintf(path, sizeof(path), "%s/report.xlsx", dir);
+    char *sst = zip_entry(path, "xl/sharedStrings.xml");
+    assert_non_null(sst);
+    assert_null(strstr(sst, "<script"));
+    assert_non_null(strstr(sst, "1.26.4\"&lt;script&gt;alert('pkg')&lt;/script&gt;"));
+    free(sst);
+    char *core = zip_entry(path, "docProps/core.xml");
+    assert_non_null(strstr(core, "tricky&lt;script&gt;"));
+    assert_non_null(strstr(core, "2025-11-30T12:00:00Z")); /* the run's date */
+    free(core);
+
+    snprintf(path, sizeof(path), "%s/report.pdf", dir);
+    assert_true(util_is_file(path));
+    /* the output directory name is made safe; the name itself is kept in the documents */
+    char def[512];
+    snprintf(def, sizeof(def), "%s/cwd", tmp_root);
+    assert_int_equal(util_mkdir_p(def, 0755), 0);
+    char old[4096];
+    assert_non_null(getcwd(old, sizeof(old)));
+    assert_int_equal(chdir(def), 0);
+    int rc = run_report(TRICKY, "-q", "--format", "md", NULL);
+    assert_int_equal(rc, 0);
+    assert_true(util_is_file("reports/tricky_script_alert__name____script__q_/report.md"));
+    assert_int_equal(chdir(old), 0);
+}
+
+static void test_workbook_numbers(void **state)
+{
+    (void)state;
+    char dir[256], path[512];
+    snprintf(dir, sizeof(dir), "%s/xlsx", tmp_root);
+    assert_int_equal(run_report(PUBLISHED, "--out", dir, "-q", "--format", "xlsx", NULL), 0);
+    snprintf(path, sizeof(path), "%s/report.xlsx", dir);
+    static const char *const sheets[] = {"xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml",
+                                         "xl/worksheets/sheet3.xml", "xl/worksheets/sheet4.xml",
+                                         "xl/worksheets/sheet5.xml", "xl/worksheets/sheet6.xml",
+                                         "xl/worksheets/sheet7.xml"};
+    for (size_t i = 0; i < sizeof(sheets) / sizeof(sheets[0]); i++) {
+        char *xml = zip_entry(path, sheets[i]);
+        assert_non_null(xml);
+        assert_null(strstr(xml, "<v>nan"));
+        assert_null(strstr(xml, "<v>NAN"));
+        assert_null(strstr(xml, "<v>inf"));
+        assert_null(strstr(xml, "<v>INF"));
+        assert_null(strstr(xml, "<v>-inf"));
+        free(xml);
+    }
+    char *wb = zip_entry(path, "xl/workbook.xml");
+    static const char *const names[] = {"Summary", "Speedup",     "Statistics",
+                                        "Samples", "Environment", "Method"};
+    for (size_t i = 0; i < 6; i++) {
+        char want[64];
+        snprintf(want, sizeof(want), "name=\"%s\"", names[i]);
+        assert_non_null(strstr(wb, want));
+    }
+    free(wb);
+    char *s1 = zip_entry(path, "xl/worksheets/sheet1.xml");
+    assert_non_null(strstr(s1, "<pane ")); /* frozen header */
+    assert_non_null(strstr(s1, "<autoFilter "));
+    assert_non_null(strstr(s1, "<conditionalFormatting"));
+    assert_non_null(strstr(s1, "<drawing ")); /* the native chart */
+    free(s1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_escape_html),
+        cmocka_unit_test(test_escape_md),
+        cmocka_unit_test(test_escape_other),
+        cmocka_unit_test(test_template),
+        cmocka_unit_test(test_reference_parse),
+        cmocka_unit_test(test_reference_committed),
+        cmocka_unit_test(test_format_number),
+        cmocka_unit_test(test_grid_published),
+        cmocka_unit_test(test_tables_match_rundata),
+        cmocka_unit_test(test_cli_errors),
+        cmocka_unit_test(test_render_twice_identical),
+        cmocka_unit_test(test_html_self_contained),
+        cmocka_unit_test(test_tricky_escaped),
+        cmocka_unit_test(test_workbook_numbers),
+    };
+    return cmocka_run_group_tests_name("report", tests, group_setup, group_teardown);
+}
