@@ -10,6 +10,7 @@
 #include "bundle.h"
 #include "envs.h"
 #include "error.h"
+#include "report.h"
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
@@ -45,10 +46,7 @@
 
 #define BUNDLE_CHUNK 65536
 
-/* report.c's entry point when it is linked in; NULL otherwise (unit tests
- * link every object but main.o, and a build may lack the report). */
-int report_main(int argc, char **argv) __attribute__((weak));
-
+/* The renderer: report_main() unless a test set another (or none). */
 static bundle_render_fn renderer_;
 static bool renderer_set_;
 
@@ -66,9 +64,7 @@ void bundle_reset_renderer(void)
 
 bundle_render_fn bundle_renderer(void)
 {
-    if (renderer_set_)
-        return renderer_;
-    return report_main ? report_main : NULL;
+    return renderer_set_ ? renderer_ : report_main;
 }
 
 /* ---- small file helpers --------------------------------------------------- */

@@ -30,8 +30,8 @@
  * re-renders the report from the bundled run.db, comparing it byte for byte.
  * Every problem is named by its path.
  *
- * The report renderer is report_main() when it is linked in; tests (or a
- * build without the report) can set another with bundle_set_renderer().
+ * The report renderer is report_main() (report.h); tests can set another,
+ * or none, with bundle_set_renderer().
  * Rendering runs with the working directory set to a staging directory, so
  * the renderer sees the same relative paths ("run", "report") on both sides.
  */
@@ -46,8 +46,9 @@
 /* Same contract as report_main(): argv[0] is "report"; returns an exit status. */
 typedef int (*bundle_render_fn)(int argc, char **argv);
 
-/* The renderer bundle and verify use: fn, or none at all when fn is NULL.
- * bundle_reset_renderer() restores the default (report_main when linked). */
+/* The renderer bundle and verify use: fn, or none at all when fn is NULL
+ * (a seam for tests). bundle_reset_renderer() restores the default,
+ * report_main(). */
 void bundle_set_renderer(bundle_render_fn fn);
 void bundle_reset_renderer(void);
 bundle_render_fn bundle_renderer(void);

@@ -8,6 +8,7 @@
  * are deterministic: the same runs always print the same bytes.
  */
 #include "compare.h"
+#include "compare_report.h"
 #include "error.h"
 #include "stats.h"
 #include "util.h"
@@ -20,25 +21,6 @@
 #include <string.h>
 
 #include <jansson.h>
-
-/* The report side's renderer when it is linked in (see compare.h). */
-int compare_report_render(const struct compare_result *r, const char *out_dir) __attribute__((weak));
-
-static compare_render_fn compare_renderer_;
-static bool compare_renderer_set_;
-
-void compare_set_renderer(compare_render_fn fn)
-{
-    compare_renderer_ = fn;
-    compare_renderer_set_ = true;
-}
-
-static compare_render_fn renderer_(void)
-{
-    if (compare_renderer_set_)
-        return compare_renderer_;
-    return compare_report_render ? compare_report_render : NULL;
-}
 
 /* ---- environment keys ---------------------------------------------------- */
 
@@ -889,7 +871,7 @@ void compare_result_free(struct compare_result *r)
 
 /* ---- text ---------------------------------------------------------------- */
 
-static const char *match_name_(enum compare_match m)
+const char *compare_match_name(enum compare_match m)
 {
     switch (m) {
     case COMPARE_MATCHED:
@@ -904,7 +886,7 @@ static const char *match_name_(enum compare_match m)
     return "?";
 }
 
-static void fmt_ms_(char *buf, size_t n, double ms)
+void compare_fmt_ms(char *buf, size_t n, double ms)
 {
     if (!isfinite(ms))
         snprintf(buf, n, "-");
@@ -931,13 +913,12 @@ static void fmt_side_status_(char *buf, size_t n, const struct compare_side *s)
     if (s->nreps == 0)
         snprintf(buf, n, "-");
     else if (!strcmp(s->status, "ok"))
-        fmt_ms_(buf, n, s->mean_ms);
+        compare_fmt_ms(buf, n, s->mean_ms);
     else
         snprintf(buf, n, "%s", s->status);
 }
 
-/* The verdict column: "slower", "none (error / ok)", "mismatch", ... */
-static void verdict_text_(char *buf, size_t n, const struct compare_cell *c)
+void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c)
 {
     switch (c->match) {
     case COMPARE_MISMATCH:
@@ -1082,7 +1063,7 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
             snprintf(ci, sizeof(ci), "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
         }
         fmt_p_(q, sizeof(q), c->t.p_adj);
-        verdict_text_(v, sizeof(v), c);
+        compare_verdict_text(v, sizeof(v), c);
         fprintf(out, "%-*s  %10s  %10s  %7s  %-17s  %8s  %s", idw, c->id, ma, mb, ratio, ci, q, v);
         if (c->match == COMPARE_MISMATCH)
             fprintf(out, ": %s", c->mismatch);
@@ -1270,7 +1251,7 @@ static json_t *jcell_(const struct compare_cell *c, int *err)
     set_(o, "task", jstr_(c->task), err);
     set_(o, "batch", json_integer(c->batch), err);
     set_(o, "backend", jstr_(c->backend), err);
-    set_(o, "match", jstr_(match_name_(c->match)), err);
+    set_(o, "match", jstr_(compare_match_name(c->match)), err);
     set_(o, "mismatch", jstr_(c->mismatch), err);
     set_(o, "a", jside_(&c->a, err), err);
     set_(o, "b", jside_(&c->b, err), err);
@@ -1423,11 +1404,13 @@ static const char usage_[] =
     "                    diffusers, 'nvidia-*', cuda.runtime); pins given to\n"
     "                    `benchgen run --with PKG==VER` count as intended already\n"
     "  --json            print the \"benchgen-compare/1\" JSON document instead of text\n"
-    "  --out DIR         also write compare.txt and compare.json (and, when the report\n"
-    "                    renderer is built in, the report formats) into DIR\n"
+    "  --out DIR         also write into DIR: compare.txt, compare.json, and the report\n"
+    "                    formats (compare.html, .md, .pdf, .xlsx, charts/: forest plots\n"
+    "                    of the ratios, and the trend with three or more runs)\n"
     "\n"
     "Exit status: 0 no cell got slower, 3 some cell got slower (a CI gate),\n"
-    "2 usage error, 1 a run could not be read. See docs/COMPARE.md.\n";
+    "2 usage error, 1 a run could not be read or DIR could not be written.\n"
+    "See docs/COMPARE.md.\n";
 
 static int usage_error_(const char *fmt, const char *arg)
 {
@@ -1566,11 +1549,13 @@ int compare_main(int argc, char **argv)
     if (!err && out_dir) {
         if ((err = util_mkdir_p(out_dir, 0755)) == 0 &&
             (err = write_out_(out_dir, "compare.txt", &r, compare_write_text)) == 0 &&
-            (err = write_out_(out_dir, "compare.json", &r, compare_write_json)) == 0 && renderer_())
-            err = renderer_()(&r, out_dir);
+            (err = write_out_(out_dir, "compare.json", &r, compare_write_json)) == 0)
+            err = compare_report_render(&r, out_dir);
         if (!err)
-            fprintf(stderr, "benchgen compare: wrote %s/compare.txt and compare.json%s\n", out_dir,
-                    renderer_() ? " and the report formats" : "");
+            fprintf(stderr,
+                    "benchgen compare: wrote %s/: compare.txt compare.json compare.html compare.md "
+                    "compare.pdf compare.xlsx charts/\n",
+                    out_dir);
     }
     if (err) {
         fprintf(stderr, "benchgen compare: %s\n", error_last());

@@ -141,20 +141,22 @@ int compare_exit_status(const struct compare_result *r);
 
 void compare_result_free(struct compare_result *r);
 
-/* Renders the comparison in the report's formats into out_dir (HTML,
- * Markdown, PDF, XLSX, charts: forest plot of the ratios, verdict table,
- * geometric means, environment diff, and with three or more runs the trend).
- * compare_main() calls it for --out after writing compare.txt and
- * compare.json there. The default is compare_report_render() when the report
- * side links one in (a weak reference: nothing else needs wiring); without
- * it --out holds compare.txt and compare.json only. compare_set_renderer()
- * overrides the default (NULL: none). Returns 0 or a BG_E* code. */
-typedef int (*compare_render_fn)(const struct compare_result *r, const char *out_dir);
-int compare_report_render(const struct compare_result *r, const char *out_dir);
-void compare_set_renderer(compare_render_fn fn);
+/* The verdict column of the text output, for the other formats to say the
+ * same: "slower", "none (ok / error)", "mismatch", "only in baseline". */
+void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c);
 
-/* `benchgen compare ...`; argv[0] is "compare". Returns the exit status:
- * 0 no cell slower, 3 some cell slower, 2 usage error, 1 a run unreadable. */
+/* The JSON's "match": "matched", "mismatch", "only_baseline", "only_run". */
+const char *compare_match_name(enum compare_match m);
+
+/* A mean ms/step as the text output prints it: 2 decimals from 100 ms, 3 from
+ * 1 ms, else 4 significant digits; "-" for NAN. */
+void compare_fmt_ms(char *buf, size_t n, double ms);
+
+/* `benchgen compare ...`; argv[0] is "compare". With --out DIR it writes
+ * compare.txt and compare.json there, then the report formats
+ * (compare_report_render(), compare_report.h). Returns the exit status:
+ * 0 no cell slower, 3 some cell slower, 2 usage error, 1 a run unreadable or
+ * the output could not be written. */
 int compare_main(int argc, char **argv);
 
 #endif /* BENCHGEN_COMPARE_H */

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int html_table(struct strbuf *sb, const struct table *t)
+int doc_html_table(struct strbuf *sb, const struct table *t)
 {
     int err = 0;
     if (t->ncols == 0 || t->nrows == 0)
@@ -72,12 +72,12 @@ static int html_built_table(struct strbuf *sb, const struct rctx *x, enum table_
     struct table t;
     int err = tables_build(x, kind, &t);
     if (err == 0)
-        err = html_table(sb, &t);
+        err = doc_html_table(sb, &t);
     table_free(&t);
     return err;
 }
 
-static int html_paragraphs(struct strbuf *sb, char **paras, size_t n)
+int doc_html_paragraphs(struct strbuf *sb, char **paras, size_t n)
 {
     int err = 0, in_list = 0;
     for (size_t i = 0; i < n && err == 0; i++) {
@@ -103,15 +103,10 @@ static int html_paragraphs(struct strbuf *sb, char **paras, size_t n)
  * would be defined once per chart; the table below keeps the first
  * definition of each distinct outline (shared id "g<N>") and points later
  * charts at it, which makes a large report's HTML about 40% smaller. */
-struct glyphs {
-    struct glyph_def {
-        const char *body; /* "<path .../>" inside the symbol, in a figure's SVG (borrowed) */
-        size_t len;
-        uint64_t hash;
-    } * defs;
-    size_t n, cap;
-    size_t *slots; /* open addressing: index + 1, 0 = empty */
-    size_t nslots;
+struct doc_html_glyph {
+    const char *body; /* "<path .../>" inside the symbol, in a figure's SVG (borrowed) */
+    size_t len;
+    uint64_t hash;
 };
 
 static uint64_t fnv1a(const char *s, size_t n)
@@ -123,7 +118,7 @@ static uint64_t fnv1a(const char *s, size_t n)
 }
 
 /* Shared index of a glyph outline, adding it when new (*fresh = 1). -1 on ENOMEM. */
-static long glyphs_intern(struct glyphs *g, const char *body, size_t len, int *fresh)
+static long glyphs_intern(struct doc_html_glyphs *g, const char *body, size_t len, int *fresh)
 {
     if (g->n * 2 >= g->nslots) {
         size_t ns = g->nslots ? g->nslots * 2 : 1024;
@@ -143,7 +138,7 @@ static long glyphs_intern(struct glyphs *g, const char *body, size_t len, int *f
     uint64_t h = fnv1a(body, len);
     size_t k = (size_t)(h & (g->nslots - 1));
     for (; g->slots[k]; k = (k + 1) & (g->nslots - 1)) {
-        const struct glyph_def *d = &g->defs[g->slots[k] - 1];
+        const struct doc_html_glyph *d = &g->defs[g->slots[k] - 1];
         if (d->hash == h && d->len == len && memcmp(d->body, body, len) == 0) {
             *fresh = 0;
             return (long)(g->slots[k] - 1);
@@ -151,22 +146,23 @@ static long glyphs_intern(struct glyphs *g, const char *body, size_t len, int *f
     }
     if (g->n == g->cap) {
         size_t cap = g->cap ? g->cap * 2 : 512;
-        struct glyph_def *nd = realloc(g->defs, cap * sizeof(*nd));
+        struct doc_html_glyph *nd = realloc(g->defs, cap * sizeof(*nd));
         if (!nd)
             return -1;
         g->defs = nd;
         g->cap = cap;
     }
-    g->defs[g->n] = (struct glyph_def){body, len, h};
+    g->defs[g->n] = (struct doc_html_glyph){body, len, h};
     g->slots[k] = g->n + 1;
     *fresh = 1;
     return (long)g->n++;
 }
 
-static void glyphs_free(struct glyphs *g)
+void doc_html_glyphs_free(struct doc_html_glyphs *g)
 {
     free(g->defs);
     free(g->slots);
+    memset(g, 0, sizeof(*g));
 }
 
 /* A figure's local glyph ids ("glyph<font>-<index>") and their shared index. */
@@ -202,7 +198,7 @@ static size_t parse_glyph_id(const char *p, long *font, long *index)
 
 /* Appends svg without its XML declaration: glyph symbols shared across the
  * document, every other id prefixed with "f<k>-" so figures cannot clash. */
-static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct glyphs *g)
+static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_html_glyphs *g)
 {
     const char *p = svg;
     struct glyph_map map = {0};
@@ -286,26 +282,29 @@ static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct glyph
     return err ? err : strbuf_puts(sb, run);
 }
 
-static int html_figures(struct strbuf *sb, const struct rctx *x, int section, struct glyphs *g)
+int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g)
+{
+    int err = strbuf_printf(sb, "<figure id=\"fig-%s\">\n", f->name);
+    if (err == 0 && f->svg)
+        err = inline_svg(sb, f->svg, k, g);
+    err = err ? err : strbuf_puts(sb, "<figcaption><b>");
+    err = err ? err : escape_html(sb, f->title);
+    err = err ? err : strbuf_puts(sb, ".</b> ");
+    err = err ? err : escape_html(sb, f->caption);
+    err = err ? err
+              : strbuf_printf(sb,
+                              " <a href=\"charts/%s.png\">PNG</a> <a href=\"charts/%s.svg\">SVG</a> "
+                              "<a href=\"charts/%s.pdf\">PDF</a></figcaption>\n</figure>\n",
+                              f->name, f->name, f->name);
+    return err;
+}
+
+static int html_figures(struct strbuf *sb, const struct rctx *x, int section, struct doc_html_glyphs *g)
 {
     int err = 0;
-    for (size_t i = 0; i < x->nfigs && err == 0; i++) {
-        const struct figure *f = &x->figs[i];
-        if (f->section != section)
-            continue;
-        err = strbuf_printf(sb, "<figure id=\"fig-%s\">\n", f->name);
-        if (err == 0 && f->svg)
-            err = inline_svg(sb, f->svg, i, g);
-        err = err ? err : strbuf_puts(sb, "<figcaption><b>");
-        err = err ? err : escape_html(sb, f->title);
-        err = err ? err : strbuf_puts(sb, ".</b> ");
-        err = err ? err : escape_html(sb, f->caption);
-        err = err ? err
-                  : strbuf_printf(sb,
-                                  " <a href=\"charts/%s.png\">PNG</a> <a href=\"charts/%s.svg\">SVG</a> "
-                                  "<a href=\"charts/%s.pdf\">PDF</a></figcaption>\n</figure>\n",
-                                  f->name, f->name, f->name);
-    }
+    for (size_t i = 0; i < x->nfigs && err == 0; i++)
+        if (x->figs[i].section == section)
+            err = doc_html_figure(sb, &x->figs[i], i, g);
     return err;
 }
 
@@ -365,7 +364,7 @@ int doc_html_write(const struct rctx *x, const char *path)
 {
     struct kvlist vars = {0};
     struct strbuf sb = {0}, out = {0};
-    struct glyphs glyphs = {0};
+    struct doc_html_glyphs glyphs = {0};
     char *tmpl = NULL, *css = NULL, *title = NULL;
     int err = 0;
     if ((err = template_load(&tmpl, "report.html")) < 0 || (err = template_load(&css, "report.css")) < 0)
@@ -413,9 +412,9 @@ int doc_html_write(const struct rctx *x, const char *path)
         goto done;
     SECTION("statistics", html_built_table(&sb, x, TABLE_STATISTICS));
     SECTION("charts_cells", html_figures(&sb, x, FIG_CELLS, &glyphs));
-    SECTION("method", html_paragraphs(&sb, x->method, x->nmethod));
+    SECTION("method", doc_html_paragraphs(&sb, x->method, x->nmethod));
     strbuf_append(&sb, "", 0);
-    if ((err = html_paragraphs(&sb, x->fairness, x->nfairness)) < 0 ||
+    if ((err = doc_html_paragraphs(&sb, x->fairness, x->nfairness)) < 0 ||
         (err = strbuf_puts(&sb, "<h3>Facts recorded per backend</h3>\n")) < 0 ||
         (err = html_built_table(&sb, x, TABLE_FACTS)) < 0 || (err = put(&vars, "fairness", &sb)) < 0)
         goto done;
@@ -434,7 +433,7 @@ done:
     kvlist_free(&vars);
     strbuf_free(&sb);
     strbuf_free(&out);
-    glyphs_free(&glyphs);
+    doc_html_glyphs_free(&glyphs);
     free(tmpl);
     free(css);
     free(title);

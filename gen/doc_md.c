@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int md_table(struct strbuf *sb, const struct table *t)
+int doc_md_table(struct strbuf *sb, const struct table *t)
 {
     int err = 0;
     if (t->ncols == 0 || t->nrows == 0)
@@ -51,12 +51,12 @@ static int md_built_table(struct strbuf *sb, const struct rctx *x, enum table_ki
     struct table t;
     int err = tables_build(x, kind, &t);
     if (err == 0)
-        err = md_table(sb, &t);
+        err = doc_md_table(sb, &t);
     table_free(&t);
     return err;
 }
 
-static int md_paragraphs(struct strbuf *sb, char **paras, size_t n)
+int doc_md_paragraphs(struct strbuf *sb, char **paras, size_t n)
 {
     int err = 0;
     for (size_t i = 0; i < n && err == 0; i++) {
@@ -68,6 +68,14 @@ static int md_paragraphs(struct strbuf *sb, char **paras, size_t n)
         err = err ? err : strbuf_puts(sb, bullet && next_bullet ? "\n" : "\n\n");
     }
     return err;
+}
+
+int doc_md_figure(struct strbuf *sb, const struct figure *f, const char *charts_rel)
+{
+    int err = strbuf_puts(sb, "![");
+    err = err ? err : escape_md(sb, f->title);
+    /* figure names are file-name safe (escape_filename) */
+    return err ? err : strbuf_printf(sb, "](%s/%s.png)\n\n", charts_rel, f->name);
 }
 
 static int md_figures(struct strbuf *sb, const struct rctx *x, int section, const char *charts_rel)
@@ -82,10 +90,7 @@ static int md_figures(struct strbuf *sb, const struct rctx *x, int section, cons
             err = err ? err : escape_md(sb, f->title);
             err = err ? err : strbuf_puts(sb, "\n\n");
         }
-        err = err ? err : strbuf_puts(sb, "![");
-        err = err ? err : escape_md(sb, f->title);
-        /* figure names are file-name safe (escape_filename) */
-        err = err ? err : strbuf_printf(sb, "](%s/%s.png)\n\n", charts_rel, f->name);
+        err = err ? err : doc_md_figure(sb, f, charts_rel);
     }
     return err;
 }
@@ -200,9 +205,9 @@ int doc_md_write(const struct rctx *x, const char *path, const char *charts_rel)
     }
     SECTION("statistics", md_built_table(&sb, x, TABLE_STATISTICS));
     SECTION("cell_charts", md_figures(&sb, x, FIG_CELLS, charts_rel));
-    SECTION("method", md_paragraphs(&sb, x->method, x->nmethod));
+    SECTION("method", doc_md_paragraphs(&sb, x->method, x->nmethod));
     strbuf_append(&sb, "", 0);
-    if ((err = md_paragraphs(&sb, x->fairness, x->nfairness)) < 0 ||
+    if ((err = doc_md_paragraphs(&sb, x->fairness, x->nfairness)) < 0 ||
         (err = strbuf_puts(&sb, "Facts recorded per backend:\n\n")) < 0 ||
         (err = md_built_table(&sb, x, TABLE_FACTS)) < 0 || (err = put(&vars, "fairness", &sb)) < 0)
         goto done;

@@ -25,14 +25,14 @@
 #define BODY_W (PAGE_W - 2 * MARGIN)
 #define BOTTOM (PAGE_H - MARGIN - FOOTER_H)
 
-struct pdf {
+struct doc_pdf {
     cairo_surface_t *s;
     cairo_t *cr;
     struct chart c;
     double y;
     int page;
     char footer[400];
-    struct strbuf *out;
+    struct strbuf out;
 };
 
 static cairo_status_t write_strbuf(void *closure, const unsigned char *data, unsigned int length)
@@ -41,7 +41,7 @@ static cairo_status_t write_strbuf(void *closure, const unsigned char *data, uns
                                                                    : CAIRO_STATUS_NO_MEMORY;
 }
 
-static void draw_footer(struct pdf *p)
+static void draw_footer(struct doc_pdf *p)
 {
     char buf[480];
     snprintf(buf, sizeof(buf), "page %d", p->page);
@@ -55,7 +55,7 @@ static void draw_footer(struct pdf *p)
     chart_text(&p->c, CHART_FONT_REGULAR, 7.5, PAGE_W - MARGIN, PAGE_H - MARGIN - 4, 1, 0, 0, 0, buf);
 }
 
-static void new_page(struct pdf *p)
+static void new_page(struct doc_pdf *p)
 {
     draw_footer(p);
     cairo_show_page(p->cr);
@@ -63,13 +63,13 @@ static void new_page(struct pdf *p)
     p->y = MARGIN;
 }
 
-static void need(struct pdf *p, double h)
+static void need(struct doc_pdf *p, double h)
 {
     if (p->y + h > BOTTOM && p->y > MARGIN + 1)
         new_page(p);
 }
 
-static void heading(struct pdf *p, const char *text, int level)
+void doc_pdf_heading(struct doc_pdf *p, const char *text, int level)
 {
     double size = level == 1 ? 20 : level == 2 ? 15 : 11.5;
     double before = level == 1 ? 0 : level == 2 ? 14 : 8;
@@ -97,8 +97,8 @@ static void heading(struct pdf *p, const char *text, int level)
     }
 }
 
-static void paragraph(struct pdf *p, const char *text, enum chart_font f, double size, unsigned color,
-                      int bullet)
+void doc_pdf_paragraph(struct doc_pdf *p, const char *text, enum chart_font f, double size, unsigned color,
+                       int bullet)
 {
     double indent = bullet ? 12 : 0, h;
     chart_text_size(&p->c, f, size, BODY_W - indent, CHART_WRAP, text, NULL, &h);
@@ -110,11 +110,11 @@ static void paragraph(struct pdf *p, const char *text, enum chart_font f, double
     p->y += h + size * 0.45;
 }
 
-static void paragraphs(struct pdf *p, char **paras, size_t n)
+void doc_pdf_paragraphs(struct doc_pdf *p, char **paras, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         int bullet = strncmp(paras[i], "- ", 2) == 0;
-        paragraph(p, paras[i] + (bullet ? 2 : 0), CHART_FONT_REGULAR, 9, CHART_INK, bullet);
+        doc_pdf_paragraph(p, paras[i] + (bullet ? 2 : 0), CHART_FONT_REGULAR, 9, CHART_INK, bullet);
     }
 }
 
@@ -134,7 +134,7 @@ static enum chart_font cell_font(unsigned flags, int head)
  * once per cell) exceeds its column, then that cell's wrapped height. Laying
  * out text is the table's main cost, so single-line cells are never measured
  * twice. */
-static double row_height(struct pdf *p, const struct table *t, const double *cw, const double *nat,
+static double row_height(struct doc_pdf *p, const struct table *t, const double *cw, const double *nat,
                          double line_h, double size, size_t r, int head)
 {
     double h = line_h;
@@ -151,8 +151,8 @@ static double row_height(struct pdf *p, const struct table *t, const double *cw,
     return h + 2 * CELL_PAD;
 }
 
-static void draw_row(struct pdf *p, const struct table *t, const double *cw, const double *nat, double size,
-                     size_t r, int head, double h)
+static void draw_row(struct doc_pdf *p, const struct table *t, const double *cw, const double *nat,
+                     double size, size_t r, int head, double h)
 {
     double x = MARGIN;
     for (size_t c = 0; c < t->ncols; c++) {
@@ -189,14 +189,14 @@ static void draw_row(struct pdf *p, const struct table *t, const double *cw, con
     p->y += h;
 }
 
-static void table(struct pdf *p, const struct table *t, double size)
+void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
 {
     if (t->ncols == 0 || t->nrows == 0) {
-        paragraph(p, "None.", CHART_FONT_ITALIC, 9, CHART_MUTED, 0);
+        doc_pdf_paragraph(p, "None.", CHART_FONT_ITALIC, 9, CHART_MUTED, 0);
         return;
     }
     if (t->caption)
-        paragraph(p, t->caption, CHART_FONT_REGULAR, 8.5, CHART_MUTED, 0);
+        doc_pdf_paragraph(p, t->caption, CHART_FONT_REGULAR, 8.5, CHART_MUTED, 0);
     double *cw = calloc(t->ncols, sizeof(double));
     double *nat_head = calloc(t->ncols, sizeof(double));
     double *nat = calloc(t->ncols * (t->nrows + 1), sizeof(double)); /* per cell, then per-column max */
@@ -251,19 +251,19 @@ done:
     free(nat_head);
 }
 
-static int built_table(struct pdf *p, const struct rctx *x, enum table_kind kind, double size)
+static int built_table(struct doc_pdf *p, const struct rctx *x, enum table_kind kind, double size)
 {
     struct table t;
     int err = tables_build(x, kind, &t);
     if (err == 0)
-        table(p, &t, size);
+        doc_pdf_table(p, &t, size);
     table_free(&t);
     return err;
 }
 
 /* ---- figures and code ----------------------------------------------------------- */
 
-static int figure(struct pdf *p, const struct figure *f)
+int doc_pdf_figure(struct doc_pdf *p, const struct figure *f)
 {
     double avail_h = BOTTOM - MARGIN - 24;
     double scale = fmin(BODY_W / f->w, avail_h / f->h);
@@ -279,23 +279,23 @@ static int figure(struct pdf *p, const struct figure *f)
     p->y += h + 4;
     char cap[1024];
     snprintf(cap, sizeof(cap), "%s. %s", f->title, f->caption);
-    paragraph(p, cap, CHART_FONT_ITALIC, 8, CHART_MUTED, 0);
+    doc_pdf_paragraph(p, cap, CHART_FONT_ITALIC, 8, CHART_MUTED, 0);
     p->y += 6;
     return err;
 }
 
-static int figures(struct pdf *p, const struct rctx *x, int section)
+static int figures(struct doc_pdf *p, const struct rctx *x, int section)
 {
     for (size_t i = 0; i < x->nfigs; i++)
         if (x->figs[i].section == section) {
-            int err = figure(p, &x->figs[i]);
+            int err = doc_pdf_figure(p, &x->figs[i]);
             if (err < 0)
                 return err;
         }
     return 0;
 }
 
-static void code(struct pdf *p, const char *text)
+void doc_pdf_code(struct doc_pdf *p, const char *text)
 {
     const char *s = text ? text : "";
     double size = 7.5, lh = size * 1.35;
@@ -321,7 +321,7 @@ static void code(struct pdf *p, const char *text)
     p->y += 8;
 }
 
-static void warnings(struct pdf *p, const struct rctx *x)
+static void warnings(struct doc_pdf *p, const struct rctx *x)
 {
     size_t n = 0;
     for (size_t i = 0; i < x->rd->ncells; i++) {
@@ -331,33 +331,33 @@ static void warnings(struct pdf *p, const struct rctx *x)
         if (!w[0] || !c->status || strcmp(c->status, "ok"))
             continue;
         if (n++ == 0)
-            heading(p, "Warnings", 3);
+            doc_pdf_heading(p, "Warnings", 3);
         snprintf(line, sizeof(line), "%s: %s", c->key, w);
-        paragraph(p, line, CHART_FONT_REGULAR, 8.5, CHART_WARN, 1);
+        doc_pdf_paragraph(p, line, CHART_FONT_REGULAR, 8.5, CHART_WARN, 1);
     }
     size_t nf = rctx_nfailures(x);
     if (nf) {
         char line[128];
         snprintf(line, sizeof(line), "%zu cell%s did not produce a number: see Failures.", nf,
                  nf == 1 ? "" : "s");
-        paragraph(p, line, CHART_FONT_REGULAR, 8.5, CHART_WARN, 0);
+        doc_pdf_paragraph(p, line, CHART_FONT_REGULAR, 8.5, CHART_WARN, 0);
     }
 }
 
-static int body(struct pdf *p, const struct rctx *x)
+static int body(struct doc_pdf *p, const struct rctx *x)
 {
     int err = 0;
     char title[600];
     snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
-    heading(p, title, 1);
+    doc_pdf_heading(p, title, 1);
     if (x->rd->description[0])
-        paragraph(p, x->rd->description, CHART_FONT_REGULAR, 10, CHART_MUTED, 0);
+        doc_pdf_paragraph(p, x->rd->description, CHART_FONT_REGULAR, 10, CHART_MUTED, 0);
     if ((err = built_table(p, x, TABLE_META, 8)) < 0)
         return err;
     warnings(p, x);
 
-    heading(p, "Summary", 2);
-    paragraph(
+    doc_pdf_heading(p, "Summary", 2);
+    doc_pdf_paragraph(
         p,
         "Mean ms/step of the timed steps (the published metric); lower is better. Outlined and bold: the "
         "row's fastest cell; shading: ratio to the row's best. NA: no number, with the reason.",
@@ -365,87 +365,114 @@ static int body(struct pdf *p, const struct rctx *x)
     if ((err = built_table(p, x, TABLE_SUMMARY, 7.5)) < 0 || (err = built_table(p, x, TABLE_DETAIL, 7)) < 0 ||
         (err = figures(p, x, FIG_SUMMARY)) < 0)
         return err;
-    heading(p, "Speedup", 2);
+    doc_pdf_heading(p, "Speedup", 2);
     if ((err = built_table(p, x, TABLE_SPEEDUP, 7.5)) < 0 || (err = figures(p, x, FIG_SPEEDUP)) < 0)
         return err;
-    heading(p, "Relative to each row's best", 2);
+    doc_pdf_heading(p, "Relative to each row's best", 2);
     if ((err = figures(p, x, FIG_HEATMAP)) < 0)
         return err;
     if (x->ref) {
-        heading(p, "Measured vs published", 2);
+        doc_pdf_heading(p, "Measured vs published", 2);
         if (x->hardware_note[0])
-            paragraph(p, x->hardware_note, CHART_FONT_BOLD, 9, CHART_WARN, 0);
+            doc_pdf_paragraph(p, x->hardware_note, CHART_FONT_BOLD, 9, CHART_WARN, 0);
         if ((err = built_table(p, x, TABLE_REFERENCE, 6.5)) < 0 || (err = figures(p, x, FIG_REFERENCE)) < 0)
             return err;
     }
-    heading(p, "Statistics per cell", 2);
+    doc_pdf_heading(p, "Statistics per cell", 2);
     if ((err = built_table(p, x, TABLE_STATISTICS, 6)) < 0)
         return err;
-    heading(p, "Step times per cell", 2);
+    doc_pdf_heading(p, "Step times per cell", 2);
     if ((err = figures(p, x, FIG_CELLS)) < 0)
         return err;
-    heading(p, "Method", 2);
-    paragraphs(p, x->method, x->nmethod);
-    heading(p, "Fairness notes", 2);
-    paragraphs(p, x->fairness, x->nfairness);
-    heading(p, "Facts recorded per backend", 3);
+    doc_pdf_heading(p, "Method", 2);
+    doc_pdf_paragraphs(p, x->method, x->nmethod);
+    doc_pdf_heading(p, "Fairness notes", 2);
+    doc_pdf_paragraphs(p, x->fairness, x->nfairness);
+    doc_pdf_heading(p, "Facts recorded per backend", 3);
     if ((err = built_table(p, x, TABLE_FACTS, 7.5)) < 0)
         return err;
-    heading(p, "Environment", 2);
-    heading(p, "Machine and run", 3);
+    doc_pdf_heading(p, "Environment", 2);
+    doc_pdf_heading(p, "Machine and run", 3);
     if ((err = built_table(p, x, TABLE_RUN_ENV, 7.5)) < 0)
         return err;
-    heading(p, "Python environments", 3);
+    doc_pdf_heading(p, "Python environments", 3);
     if ((err = built_table(p, x, TABLE_PY_ENV, 7)) < 0)
         return err;
-    heading(p, "Failures", 2);
+    doc_pdf_heading(p, "Failures", 2);
     if ((err = built_table(p, x, TABLE_FAILURES, 7.5)) < 0)
         return err;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
         if ((c->status && strcmp(c->status, "ok") == 0) || !c->detail || !strchr(c->detail, '\n'))
             continue;
-        heading(p, c->key, 3);
-        code(p, c->detail);
+        doc_pdf_heading(p, c->key, 3);
+        doc_pdf_code(p, c->detail);
     }
-    heading(p, "Spec", 2);
-    code(p, x->rd->spec_text);
+    doc_pdf_heading(p, "Spec", 2);
+    doc_pdf_code(p, x->rd->spec_text);
     return 0;
+}
+
+int doc_pdf_open(struct doc_pdf **out, const char *title, const char *subject, const char *date,
+                 const char *footer)
+{
+    struct doc_pdf *p = calloc(1, sizeof(*p));
+    *out = NULL;
+    if (!p)
+        return error_set(BG_ENOMEM, "out of memory");
+    p->y = MARGIN;
+    p->page = 1;
+    p->s = cairo_pdf_surface_create_for_stream(write_strbuf, &p->out, PAGE_W, PAGE_H);
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_TITLE, title);
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_AUTHOR, "benchgen");
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_CREATOR, "benchgen " BENCHGEN_VERSION);
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_SUBJECT, subject);
+    /* the run's date, never the clock: the same run gives the same bytes */
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_CREATE_DATE, date);
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_MOD_DATE, date);
+    p->cr = cairo_create(p->s);
+    snprintf(p->footer, sizeof(p->footer), "%s", footer);
+    int err = chart_init(&p->c, p->cr);
+    if (err < 0) {
+        cairo_destroy(p->cr);
+        cairo_surface_destroy(p->s);
+        strbuf_free(&p->out);
+        free(p);
+        return err;
+    }
+    *out = p;
+    return 0;
+}
+
+int doc_pdf_close(struct doc_pdf *p, const char *path)
+{
+    int err = 0;
+    draw_footer(p);
+    cairo_show_page(p->cr);
+    chart_fini(&p->c);
+    cairo_destroy(p->cr);
+    cairo_surface_finish(p->s);
+    if (cairo_surface_status(p->s) != CAIRO_STATUS_SUCCESS)
+        err = error_set(BG_EIO, "cannot draw %s: %s", path ? path : "a PDF",
+                        cairo_status_to_string(cairo_surface_status(p->s)));
+    cairo_surface_destroy(p->s);
+    if (err == 0 && path)
+        err = chart_write_file(path, p->out.buf, p->out.len);
+    strbuf_free(&p->out);
+    free(p);
+    return err;
 }
 
 int doc_pdf_write(const struct rctx *x, const char *path)
 {
-    struct strbuf buf = {0};
-    struct pdf p = {.y = MARGIN, .page = 1, .out = &buf};
-    int err = 0;
-    p.s = cairo_pdf_surface_create_for_stream(write_strbuf, &buf, PAGE_W, PAGE_H);
-    char title[600];
+    struct doc_pdf *p;
+    char title[600], footer[400];
     snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
-    cairo_pdf_surface_set_metadata(p.s, CAIRO_PDF_METADATA_TITLE, title);
-    cairo_pdf_surface_set_metadata(p.s, CAIRO_PDF_METADATA_AUTHOR, "benchgen");
-    cairo_pdf_surface_set_metadata(p.s, CAIRO_PDF_METADATA_CREATOR, "benchgen " BENCHGEN_VERSION);
-    cairo_pdf_surface_set_metadata(p.s, CAIRO_PDF_METADATA_SUBJECT, "ms/step benchmark results");
-    /* the run's date, never the clock: the same run gives the same bytes */
-    cairo_pdf_surface_set_metadata(p.s, CAIRO_PDF_METADATA_CREATE_DATE, x->pdf_date);
-    cairo_pdf_surface_set_metadata(p.s, CAIRO_PDF_METADATA_MOD_DATE, x->pdf_date);
-    p.cr = cairo_create(p.s);
-    snprintf(p.footer, sizeof(p.footer), "%s \xC2\xB7 %s \xC2\xB7 benchgen report", x->rd->name,
-             x->created_text);
-    if ((err = chart_init(&p.c, p.cr)) < 0)
-        goto done;
-    err = body(&p, x);
-    draw_footer(&p);
-    cairo_show_page(p.cr);
-    chart_fini(&p.c);
-done:
-    cairo_destroy(p.cr);
-    cairo_surface_finish(p.s);
-    if (err == 0 && cairo_surface_status(p.s) != CAIRO_STATUS_SUCCESS)
-        err =
-            error_set(BG_EIO, "cannot draw %s: %s", path, cairo_status_to_string(cairo_surface_status(p.s)));
-    cairo_surface_destroy(p.s);
-    if (err == 0)
-        err = chart_write_file(path, buf.buf, buf.len);
-    strbuf_free(&buf);
-    return err;
+    snprintf(footer, sizeof(footer), "%s \xC2\xB7 %s \xC2\xB7 benchgen report", x->rd->name, x->created_text);
+    int err = doc_pdf_open(&p, title, "ms/step benchmark results", x->pdf_date, footer);
+    if (err < 0)
+        return err;
+    err = body(p, x);
+    int cerr = doc_pdf_close(p, err ? NULL : path);
+    return err ? err : cerr;
 }

@@ -14,12 +14,15 @@
 #include "scatter.h"
 #include "series.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIG_W 760.0
 #define MS_FIG_W 1000.0 /* three panels a row */
@@ -37,13 +40,7 @@
 
 /* ---- arena ---------------------------------------------------------------- */
 
-struct arena {
-    void **p;
-    size_t n, cap;
-    int failed;
-};
-
-static void *arena_alloc(struct arena *a, size_t size)
+void *figure_arena_alloc(struct figure_arena *a, size_t size)
 {
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 16;
@@ -64,14 +61,13 @@ static void *arena_alloc(struct arena *a, size_t size)
     return m;
 }
 
-static char *arena_printf(struct arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static char *arena_printf(struct arena *a, const char *fmt, ...)
+char *figure_arena_printf(struct figure_arena *a, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *s = n >= 0 ? arena_alloc(a, (size_t)n + 1) : NULL;
+    char *s = n >= 0 ? figure_arena_alloc(a, (size_t)n + 1) : NULL;
     if (s) {
         va_start(ap, fmt);
         vsnprintf(s, (size_t)n + 1, fmt, ap);
@@ -80,9 +76,9 @@ static char *arena_printf(struct arena *a, const char *fmt, ...)
     return s;
 }
 
-static void arena_free(void *data)
+void figure_arena_free(void *data)
 {
-    struct arena *a = data; /* every figure's data struct starts with its arena */
+    struct figure_arena *a = data; /* every figure's data struct starts with its arena */
     if (!a)
         return;
     for (size_t i = a->n; i-- > 0;)
@@ -92,30 +88,22 @@ static void arena_free(void *data)
     free(a);
 }
 
-/* A data struct of `size` bytes whose first member is a struct arena. */
-static void *arena_new(size_t size)
-{
-    struct arena *a = calloc(1, size);
-    return a;
-}
+void *figure_arena_new(size_t size) { return calloc(1, size); }
 
 /* ---- figure list ---------------------------------------------------------- */
 
-static int add_figure(struct rctx *x, int section, double w, double h, chart_draw_fn draw, void *data,
-                      const char *name, const char *title, const char *caption)
+int figures_add(struct figure **figs, size_t *nfigs, int section, double w, double h, double png_scale,
+                chart_draw_fn draw, void *data, void (*free_data)(void *), const char *name,
+                const char *title, const char *caption)
 {
-    struct arena *a = data;
-    if (!data || a->failed) {
-        arena_free(data);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
-    struct figure *nf = realloc(x->figs, (x->nfigs + 1) * sizeof(*nf));
+    struct figure *nf = realloc(*figs, (*nfigs + 1) * sizeof(*nf));
     if (!nf) {
-        arena_free(data);
+        if (free_data)
+            free_data(data);
         return error_set(BG_ENOMEM, "out of memory");
     }
-    x->figs = nf;
-    struct figure *f = &x->figs[x->nfigs];
+    *figs = nf;
+    struct figure *f = &nf[*nfigs];
     memset(f, 0, sizeof(*f));
     f->name = escape_filename(name);
     f->title = strdup(title);
@@ -123,14 +111,41 @@ static int add_figure(struct rctx *x, int section, double w, double h, chart_dra
     f->section = section;
     f->w = w;
     f->h = h;
-    f->png_scale = section == FIG_CELLS ? CELLS_PNG_SCALE : FIG_PNG_SCALE;
+    f->png_scale = png_scale;
     f->draw = draw;
     f->data = data;
-    f->free_data = arena_free;
-    x->nfigs++;
+    f->free_data = free_data;
+    (*nfigs)++;
     if (!f->name || !f->title || !f->caption)
         return error_set(BG_ENOMEM, "out of memory");
     return 0;
+}
+
+void figures_free(struct figure *figs, size_t nfigs)
+{
+    for (size_t i = 0; i < nfigs; i++) {
+        struct figure *f = &figs[i];
+        free(f->name);
+        free(f->title);
+        free(f->caption);
+        free(f->svg);
+        if (f->free_data)
+            f->free_data(f->data);
+    }
+    free(figs);
+}
+
+static int add_figure(struct rctx *x, int section, double w, double h, chart_draw_fn draw, void *data,
+                      const char *name, const char *title, const char *caption)
+{
+    struct figure_arena *a = data;
+    if (!data || a->failed) {
+        figure_arena_free(data);
+        return error_set(BG_ENOMEM, "out of memory");
+    }
+    return figures_add(&x->figs, &x->nfigs, section, w, h,
+                       section == FIG_CELLS ? CELLS_PNG_SCALE : FIG_PNG_SCALE, draw, data, figure_arena_free,
+                       name, title, caption);
 }
 
 static char *chunk_name(const char *stem, size_t k, size_t nchunks)
@@ -149,7 +164,7 @@ static void chunk_suffix(char *buf, size_t n, size_t first, size_t count, size_t
 /* ---- composite: title + grid of bar panels -------------------------------- */
 
 struct panels {
-    struct arena a;
+    struct figure_arena a;
     const char *title, *subtitle;
     size_t n, cols;
     double cell_h;
@@ -180,23 +195,23 @@ static int build_ms_per_step(struct rctx *x)
     size_t nchunks = (g->nrows + PANEL_ROWS - 1) / PANEL_ROWS;
     for (size_t k = 0; k < nchunks; k++) {
         size_t first = k * PANEL_ROWS, count = g->nrows - first < PANEL_ROWS ? g->nrows - first : PANEL_ROWS;
-        struct panels *p = arena_new(sizeof(*p));
+        struct panels *p = figure_arena_new(sizeof(*p));
         if (!p)
             return error_set(BG_ENOMEM, "out of memory");
-        struct arena *a = &p->a;
+        struct figure_arena *a = &p->a;
         char suffix[64];
         chunk_suffix(suffix, sizeof(suffix), first, count, g->nrows);
-        p->title = arena_printf(a, "ms/step by backend%s", suffix);
+        p->title = figure_arena_printf(a, "ms/step by backend%s", suffix);
         p->subtitle =
             "Mean of the timed steps (the published metric), lower is better; whiskers: 95% bootstrap "
             "CI of the mean; outlined: the row's fastest.";
         p->n = count;
         p->cols = count > 2 ? 3 : count;
-        p->bars = arena_alloc(a, count * sizeof(*p->bars));
-        const char **ser = arena_alloc(a, g->ncols * sizeof(*ser));
-        unsigned *color = arena_alloc(a, g->ncols * sizeof(*color));
+        p->bars = figure_arena_alloc(a, count * sizeof(*p->bars));
+        const char **ser = figure_arena_alloc(a, g->ncols * sizeof(*ser));
+        unsigned *color = figure_arena_alloc(a, g->ncols * sizeof(*color));
         if (!p->bars || !ser || !color) {
-            arena_free(p);
+            figure_arena_free(p);
             return error_set(BG_ENOMEM, "out of memory");
         }
         for (size_t c = 0; c < g->ncols; c++) {
@@ -206,11 +221,11 @@ static int build_ms_per_step(struct rctx *x)
         double cell_h = 0;
         for (size_t i = 0; i < count && !a->failed; i++) {
             size_t r = first + i;
-            double *v = arena_alloc(a, g->ncols * sizeof(double));
-            double *lo = arena_alloc(a, g->ncols * sizeof(double));
-            double *hi = arena_alloc(a, g->ncols * sizeof(double));
-            const char **na = arena_alloc(a, g->ncols * sizeof(*na));
-            unsigned char *mark = arena_alloc(a, g->ncols);
+            double *v = figure_arena_alloc(a, g->ncols * sizeof(double));
+            double *lo = figure_arena_alloc(a, g->ncols * sizeof(double));
+            double *hi = figure_arena_alloc(a, g->ncols * sizeof(double));
+            const char **na = figure_arena_alloc(a, g->ncols * sizeof(*na));
+            unsigned char *mark = figure_arena_alloc(a, g->ncols);
             if (!v || !lo || !hi || !na || !mark)
                 break;
             for (size_t c = 0; c < g->ncols; c++) {
@@ -247,7 +262,7 @@ static int build_ms_per_step(struct rctx *x)
                       ? add_figure(x, FIG_SUMMARY, MS_FIG_W, height, panels_draw, p, name, title,
                                    "Mean ms/step of every cell, per row, with the 95% confidence interval of "
                                    "the mean; NA cells say why they have no number.")
-                      : (arena_free(p), error_set(BG_ENOMEM, "out of memory"));
+                      : (figure_arena_free(p), error_set(BG_ENOMEM, "out of memory"));
         free(name);
         if (err < 0)
             return err;
@@ -258,7 +273,7 @@ static int build_ms_per_step(struct rctx *x)
 /* ---- speedup ---------------------------------------------------------------- */
 
 struct barfig {
-    struct arena a;
+    struct figure_arena a;
     struct bars b;
 };
 
@@ -279,19 +294,19 @@ static int build_speedup(struct rctx *x)
     size_t nchunks = (g->nrows + BAR_ROWS - 1) / BAR_ROWS;
     for (size_t k = 0; k < nchunks; k++) {
         size_t first = k * BAR_ROWS, count = g->nrows - first < BAR_ROWS ? g->nrows - first : BAR_ROWS;
-        struct barfig *f = arena_new(sizeof(*f));
+        struct barfig *f = figure_arena_new(sizeof(*f));
         if (!f)
             return error_set(BG_ENOMEM, "out of memory");
-        struct arena *a = &f->a;
-        const char **cat = arena_alloc(a, count * sizeof(*cat));
-        const char **ser = arena_alloc(a, nser * sizeof(*ser));
-        unsigned *color = arena_alloc(a, nser * sizeof(*color));
-        double *v = arena_alloc(a, count * nser * sizeof(double));
-        const char **na = arena_alloc(a, count * nser * sizeof(*na));
+        struct figure_arena *a = &f->a;
+        const char **cat = figure_arena_alloc(a, count * sizeof(*cat));
+        const char **ser = figure_arena_alloc(a, nser * sizeof(*ser));
+        unsigned *color = figure_arena_alloc(a, nser * sizeof(*color));
+        double *v = figure_arena_alloc(a, count * nser * sizeof(double));
+        const char **na = figure_arena_alloc(a, count * nser * sizeof(*na));
         char suffix[64];
         chunk_suffix(suffix, sizeof(suffix), first, count, g->nrows);
         if (!cat || !ser || !color || !v || !na) {
-            arena_free(f);
+            figure_arena_free(f);
             return error_set(BG_ENOMEM, "out of memory");
         }
         size_t s = 0;
@@ -307,7 +322,7 @@ static int build_speedup(struct rctx *x)
         }
         for (size_t i = 0; i < count; i++) {
             size_t r = first + i;
-            cat[i] = arena_printf(a, "%s, b%d", g->rows[r].label, g->rows[r].batch);
+            cat[i] = figure_arena_printf(a, "%s, b%d", g->rows[r].label, g->rows[r].batch);
             const struct grid_cell *bc = grid_at(g, r, (size_t)x->baseline);
             s = 0;
             for (size_t c = 0; c < g->ncols; c++) {
@@ -316,22 +331,24 @@ static int build_speedup(struct rctx *x)
                 const struct grid_cell *gc = grid_at(g, r, c);
                 v[i * nser + s] = grid_speedup(bc->st.mean, gc->st.mean);
                 na[i * nser + s] = !gc->ok   ? gc->na
-                                   : !bc->ok ? arena_printf(a, "NA (baseline %s)", bc->status)
+                                   : !bc->ok ? figure_arena_printf(a, "NA (baseline %s)", bc->status)
                                              : NULL;
                 s++;
             }
             if (g->nkeras3 > 0) {
                 double k3 = grid_keras3_best(g, r);
                 v[i * nser + s] = grid_speedup(bc->st.mean, k3);
-                na[i * nser + s] = !bc->ok     ? arena_printf(a, "NA (baseline %s)", bc->status)
+                na[i * nser + s] = !bc->ok     ? figure_arena_printf(a, "NA (baseline %s)", bc->status)
                                    : isnan(k3) ? "NA (no Keras 3 result)"
                                                : NULL;
             }
         }
-        f->b = (struct bars){.title = arena_printf(a, "Throughput speedup over %s%s", base->display, suffix),
+        const char *bars_title =
+            figure_arena_printf(a, "Throughput speedup over %s%s", base->display, suffix);
+        f->b = (struct bars){.title = bars_title,
                              .subtitle = "(baseline ms/step / ms/step - 1) x 100%: +100% is twice as fast, "
                                          "negative is slower.",
-                             .axis_label = arena_printf(a, "speedup over %s (%%)", base->display),
+                             .axis_label = figure_arena_printf(a, "speedup over %s (%%)", base->display),
                              .ncat = count,
                              .nser = nser,
                              .cat = cat,
@@ -349,7 +366,7 @@ static int build_speedup(struct rctx *x)
         int err = name && title ? add_figure(x, FIG_SPEEDUP, FIG_W, h, barfig_draw, f, name, title,
                                              "Throughput speedup of each backend, and of the best Keras 3 "
                                              "backend, over the baseline, per row.")
-                                : (arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+                                : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
         free(stem);
         free(name);
         free(title);
@@ -372,19 +389,19 @@ static int build_keras3_figures(struct rctx *x)
         for (size_t k = 0; k < nchunks; k++) {
             size_t per = BAR_ROWS * 2, first = k * per,
                    count = g->nrows - first < per ? g->nrows - first : per;
-            struct barfig *f = arena_new(sizeof(*f));
+            struct barfig *f = figure_arena_new(sizeof(*f));
             if (!f)
                 return error_set(BG_ENOMEM, "out of memory");
-            struct arena *a = &f->a;
-            const char **cat = arena_alloc(a, count * sizeof(*cat));
-            double *v = arena_alloc(a, count * sizeof(double));
-            const char **na = arena_alloc(a, count * sizeof(*na));
-            unsigned *color = arena_alloc(a, sizeof(unsigned));
+            struct figure_arena *a = &f->a;
+            const char **cat = figure_arena_alloc(a, count * sizeof(*cat));
+            double *v = figure_arena_alloc(a, count * sizeof(double));
+            const char **na = figure_arena_alloc(a, count * sizeof(*na));
+            unsigned *color = figure_arena_alloc(a, sizeof(unsigned));
             static const char *const ser[] = {"Keras 3 (best)"};
             char suffix[64];
             chunk_suffix(suffix, sizeof(suffix), first, count, g->nrows);
             if (!cat || !v || !na || !color) {
-                arena_free(f);
+                figure_arena_free(f);
                 return error_set(BG_ENOMEM, "out of memory");
             }
             color[0] = 0xD62728;
@@ -392,12 +409,12 @@ static int build_keras3_figures(struct rctx *x)
                 size_t r = first + i;
                 const struct grid_cell *gc = grid_at(g, r, c);
                 double k3 = grid_keras3_best(g, r);
-                cat[i] = arena_printf(a, "%s, b%d", g->rows[r].label, g->rows[r].batch);
+                cat[i] = figure_arena_printf(a, "%s, b%d", g->rows[r].label, g->rows[r].batch);
                 v[i] = grid_speedup(gc->st.mean, k3);
                 na[i] = !gc->ok ? gc->na : isnan(k3) ? "NA (no Keras 3 result)" : NULL;
             }
             f->b = (struct bars){
-                .title = arena_printf(a, "Keras 3 speedup over %s%s", g->cols[c].display, suffix),
+                .title = figure_arena_printf(a, "Keras 3 speedup over %s%s", g->cols[c].display, suffix),
                 .subtitle = "Throughput increase of the best Keras 3 backend per row, as in the keras.io "
                             "figures: (ms/step of the reference / ms/step of Keras 3 (best) - 1) x 100%.",
                 .axis_label = "throughput speedup (%)",
@@ -419,7 +436,7 @@ static int build_keras3_figures(struct rctx *x)
                                 x, FIG_SPEEDUP, FIG_W, bars_height(&f->b, FIG_W), barfig_draw, f, name, title,
                                 "Speedup of the fastest Keras 3 backend of each row over this backend, "
                                 "the quantity the published figures plot.")
-                          : (arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+                          : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
             free(stem);
             free(name);
             free(title);
@@ -433,7 +450,7 @@ static int build_keras3_figures(struct rctx *x)
 /* ---- heatmap ---------------------------------------------------------------- */
 
 struct heatfig {
-    struct arena a;
+    struct figure_arena a;
     struct heatmap h;
 };
 
@@ -449,27 +466,27 @@ static int build_heatmap(struct rctx *x)
     const char **cols = NULL;
     for (size_t k = 0; k < nchunks; k++) {
         size_t first = k * HEAT_ROWS, count = g->nrows - first < HEAT_ROWS ? g->nrows - first : HEAT_ROWS;
-        struct heatfig *f = arena_new(sizeof(*f));
+        struct heatfig *f = figure_arena_new(sizeof(*f));
         if (!f)
             return error_set(BG_ENOMEM, "out of memory");
-        struct arena *a = &f->a;
+        struct figure_arena *a = &f->a;
         size_t n = count * g->ncols;
-        const char **rows = arena_alloc(a, count * sizeof(*rows));
-        double *ratio = arena_alloc(a, n * sizeof(double));
-        const char **text = arena_alloc(a, n * sizeof(*text));
-        const char **na = arena_alloc(a, n * sizeof(*na));
-        cols = arena_alloc(a, g->ncols * sizeof(*cols));
+        const char **rows = figure_arena_alloc(a, count * sizeof(*rows));
+        double *ratio = figure_arena_alloc(a, n * sizeof(double));
+        const char **text = figure_arena_alloc(a, n * sizeof(*text));
+        const char **na = figure_arena_alloc(a, n * sizeof(*na));
+        cols = figure_arena_alloc(a, g->ncols * sizeof(*cols));
         char suffix[64];
         chunk_suffix(suffix, sizeof(suffix), first, count, g->nrows);
         if (!rows || !ratio || !text || !na || !cols) {
-            arena_free(f);
+            figure_arena_free(f);
             return error_set(BG_ENOMEM, "out of memory");
         }
         for (size_t c = 0; c < g->ncols; c++)
             cols[c] = g->cols[c].display;
         for (size_t i = 0; i < count; i++) {
             size_t r = first + i;
-            rows[i] = arena_printf(a, "%s, b%d", g->rows[r].label, g->rows[r].batch);
+            rows[i] = figure_arena_printf(a, "%s, b%d", g->rows[r].label, g->rows[r].batch);
             int best = g->rows[r].best_col;
             for (size_t c = 0; c < g->ncols; c++) {
                 const struct grid_cell *gc = grid_at(g, r, c);
@@ -477,12 +494,13 @@ static int build_heatmap(struct rctx *x)
                 ratio[j] = gc->ok && best >= 0 ? gc->st.mean / grid_at(g, r, (size_t)best)->st.mean : NAN;
                 char ms[64];
                 rctx_fmt_ms(gc->st.mean, ms, sizeof(ms));
-                text[j] = gc->ok ? arena_printf(a, "%s ms", ms) : NULL;
+                text[j] = gc->ok ? figure_arena_printf(a, "%s ms", ms) : NULL;
                 na[j] = gc->ok ? NULL : gc->na;
             }
         }
+        const char *heat_title = figure_arena_printf(a, "The matrix relative to each row's best%s", suffix);
         f->h =
-            (struct heatmap){.title = arena_printf(a, "The matrix relative to each row's best%s", suffix),
+            (struct heatmap){.title = heat_title,
                              .subtitle = "Mean ms/step and its ratio to the fastest cell of the row (1.00x).",
                              .nrows = count,
                              .ncols = g->ncols,
@@ -497,7 +515,7 @@ static int build_heatmap(struct rctx *x)
         int err =
             name ? add_figure(x, FIG_HEATMAP, FIG_W, heatmap_height(&f->h, FIG_W), heatfig_draw, f, name,
                               title, "Every cell's mean ms/step as a multiple of its row's fastest cell.")
-                 : (arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+                 : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
         free(name);
         if (err < 0)
             return err;
@@ -515,7 +533,7 @@ struct cells_item {
 };
 
 struct cellsfig {
-    struct arena a;
+    struct figure_arena a;
     const char *title, *subtitle;
     size_t n;
     struct cells_item *items;
@@ -557,9 +575,9 @@ static int cellsfig_draw(struct chart *c, struct chart_rect r, const void *data)
     return 0;
 }
 
-static double *ns_to_ms(struct arena *a, const int64_t *ns, size_t n)
+static double *ns_to_ms(struct figure_arena *a, const int64_t *ns, size_t n)
 {
-    double *ms = arena_alloc(a, (n ? n : 1) * sizeof(double));
+    double *ms = figure_arena_alloc(a, (n ? n : 1) * sizeof(double));
     for (size_t i = 0; ms && i < n; i++)
         ms[i] = (double)ns[i] / 1e6;
     return ms;
@@ -569,16 +587,16 @@ static int build_cells(struct rctx *x)
 {
     const struct grid *g = x->g;
     for (size_t r = 0; r < g->nrows; r++) {
-        struct cellsfig *f = arena_new(sizeof(*f));
+        struct cellsfig *f = figure_arena_new(sizeof(*f));
         if (!f)
             return error_set(BG_ENOMEM, "out of memory");
-        struct arena *a = &f->a;
+        struct figure_arena *a = &f->a;
         f->title = g->rows[r].title;
         f->subtitle =
             "Left: distribution of the timed steps (mean, median, p5/p95, shaded 95% CI of the mean). "
             "Right: every step in order, warm-up (orange) first; its first call includes compilation.";
         f->n = g->ncols;
-        f->items = arena_alloc(a, g->ncols * sizeof(*f->items));
+        f->items = figure_arena_alloc(a, g->ncols * sizeof(*f->items));
         double h = HEAD_H + 8;
         for (size_t c = 0; f->items && c < g->ncols; c++) {
             const struct grid_cell *gc = grid_at(g, r, c);
@@ -589,7 +607,7 @@ static int build_cells(struct rctx *x)
                 const char *detail = gc->cell && gc->cell->detail ? gc->cell->detail : "";
                 char first_line[160];
                 snprintf(first_line, sizeof(first_line), "%.*s", (int)strcspn(detail, "\n"), detail);
-                it->na = arena_printf(a, "%s%s%s", gc->na, first_line[0] ? ": " : "", first_line);
+                it->na = figure_arena_printf(a, "%s%s%s", gc->na, first_line[0] ? ": " : "", first_line);
                 h += CELL_NA_H;
                 continue;
             }
@@ -609,20 +627,21 @@ static int build_cells(struct rctx *x)
             rctx_fmt_ms(gc->st.mean, mean, sizeof(mean));
             chart_format_number(gc->st.cv * 100, 1, cv, sizeof(cv));
             const struct stats *st = &gc->st;
-            it->d = (struct distribution){.title = arena_printf(a, "%s: %s ms/step", it->label, mean),
-                                          .ms = ns_to_ms(a, cell->timed_ns, cell->ntimed),
-                                          .n = cell->ntimed,
-                                          .mean = st->mean,
-                                          .median = st->median,
-                                          .p5 = st->p5,
-                                          .p95 = st->p95,
-                                          .ci_lo = st->ci_lo,
-                                          .ci_hi = st->ci_hi,
-                                          .color = g->cols[c].color,
-                                          .note = arena_printf(a, "n = %zu%s, CV %s%%, %zu outlier%s", st->n,
-                                                               gc->nok > 1 ? " (pooled repeats)" : "", cv,
-                                                               st->outliers, st->outliers == 1 ? "" : "s"),
-                                          .warning = warn[0] ? arena_printf(a, "%s", warn) : NULL};
+            it->d = (struct distribution){
+                .title = figure_arena_printf(a, "%s: %s ms/step", it->label, mean),
+                .ms = ns_to_ms(a, cell->timed_ns, cell->ntimed),
+                .n = cell->ntimed,
+                .mean = st->mean,
+                .median = st->median,
+                .p5 = st->p5,
+                .p95 = st->p95,
+                .ci_lo = st->ci_lo,
+                .ci_hi = st->ci_hi,
+                .color = g->cols[c].color,
+                .note = figure_arena_printf(a, "n = %zu%s, CV %s%%, %zu outlier%s", st->n,
+                                            gc->nok > 1 ? " (pooled repeats)" : "", cv, st->outliers,
+                                            st->outliers == 1 ? "" : "s"),
+                .warning = warn[0] ? figure_arena_printf(a, "%s", warn) : NULL};
             it->s = (struct series){.title = NULL,
                                     .warmup = ns_to_ms(a, cell->warmup_ns, cell->nwarmup),
                                     .nwarmup = cell->nwarmup,
@@ -638,7 +657,7 @@ static int build_cells(struct rctx *x)
                       ? add_figure(x, FIG_CELLS, FIG_W, h, cellsfig_draw, f, name, title,
                                    "Each backend's step-time distribution and step-time series for this row, "
                                    "showing warm-up and compile time.")
-                      : (arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+                      : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
         free(name);
         free(title);
         if (err < 0)
@@ -650,7 +669,7 @@ static int build_cells(struct rctx *x)
 /* ---- reference ------------------------------------------------------------ */
 
 struct scatterfig {
-    struct arena a;
+    struct figure_arena a;
     struct scatter s;
 };
 
@@ -664,17 +683,18 @@ static int build_reference(struct rctx *x)
     const struct grid *g = x->g;
     if (!x->ref)
         return 0;
-    struct scatterfig *f = arena_new(sizeof(*f));
+    struct scatterfig *f = figure_arena_new(sizeof(*f));
     if (!f)
         return error_set(BG_ENOMEM, "out of memory");
-    struct arena *a = &f->a;
+    struct figure_arena *a = &f->a;
     size_t n = g->nrows * g->ncols;
-    double *mx = arena_alloc(a, (n + 1) * sizeof(double)), *py = arena_alloc(a, (n + 1) * sizeof(double));
-    size_t *grp = arena_alloc(a, (n + 1) * sizeof(size_t));
-    const char **labels = arena_alloc(a, (g->ncols + 1) * sizeof(char *));
-    unsigned *colors = arena_alloc(a, (g->ncols + 1) * sizeof(unsigned));
+    double *mx = figure_arena_alloc(a, (n + 1) * sizeof(double));
+    double *py = figure_arena_alloc(a, (n + 1) * sizeof(double));
+    size_t *grp = figure_arena_alloc(a, (n + 1) * sizeof(size_t));
+    const char **labels = figure_arena_alloc(a, (g->ncols + 1) * sizeof(char *));
+    unsigned *colors = figure_arena_alloc(a, (g->ncols + 1) * sizeof(unsigned));
     if (!mx || !py || !grp || !labels || !colors) {
-        arena_free(f);
+        figure_arena_free(f);
         return error_set(BG_ENOMEM, "out of memory");
     }
     size_t k = 0;
@@ -694,8 +714,8 @@ static int build_reference(struct rctx *x)
         }
     const struct ref_row *first = reference_first(x->ref, x->ref_revision);
     f->s = (struct scatter){
-        .title = arena_printf(a, "Measured vs published (revision %d%s%s)", x->ref_revision,
-                              first && first->date[0] ? ", " : "", first ? first->date : ""),
+        .title = figure_arena_printf(a, "Measured vs published (revision %d%s%s)", x->ref_revision,
+                                     first && first->date[0] ? ", " : "", first ? first->date : ""),
         .subtitle = x->hardware_note && x->hardware_note[0] ? x->hardware_note
                                                             : "Same hardware as the published numbers.",
         .x_label = "published ms/step",
@@ -712,7 +732,7 @@ static int build_reference(struct rctx *x)
         name ? add_figure(x, FIG_REFERENCE, FIG_W, 520, scatterfig_draw, f, name, "Measured vs published",
                           "Each cell's measured mean against the published value; the diagonal is equal "
                           "speed, dashed lines are 2x either way.")
-             : (arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+             : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
     free(name);
     return err;
 }
@@ -729,15 +749,15 @@ int figures_build(struct rctx *x)
     return 0;
 }
 
-int figures_render(struct rctx *x, const char *charts_dir, unsigned formats, int keep_svg, size_t shard,
-                   size_t nshards)
+int figures_render_list(struct figure *figs, size_t nfigs, const char *pdf_date, int quiet,
+                        const char *charts_dir, unsigned formats, int keep_svg, size_t shard, size_t nshards)
 {
-    struct chart_render_opts o = {.png_scale = FIG_PNG_SCALE, .pdf_date = x->pdf_date, .pdf_title = NULL};
-    size_t step = x->nfigs >= 40 ? x->nfigs / 10 : 0, done = 0;
+    struct chart_render_opts o = {.png_scale = FIG_PNG_SCALE, .pdf_date = pdf_date, .pdf_title = NULL};
+    size_t step = nfigs >= 40 ? nfigs / 10 : 0, done = 0;
     if (nshards == 0)
         nshards = 1;
-    for (size_t i = shard; i < x->nfigs; i += nshards) {
-        struct figure *f = &x->figs[i];
+    for (size_t i = shard; i < nfigs; i += nshards) {
+        struct figure *f = &figs[i];
         char path[PATH_MAX];
         snprintf(path, sizeof(path), "%s/%s", charts_dir ? charts_dir : ".", f->name);
         o.pdf_title = f->title;
@@ -748,23 +768,66 @@ int figures_render(struct rctx *x, const char *charts_dir, unsigned formats, int
         if (err < 0)
             return error_prefix(err, "chart %s", f->name);
         done += nshards;
-        if (step && shard == 0 && !x->quiet && done / step != (done - nshards) / step && done < x->nfigs)
-            fprintf(stderr, "report: charts %zu/%zu\n", done, x->nfigs);
+        if (step && shard == 0 && !quiet && done / step != (done - nshards) / step && done < nfigs)
+            fprintf(stderr, "report: charts %zu/%zu\n", done, nfigs);
+    }
+    return 0;
+}
+
+int figures_render(struct rctx *x, const char *charts_dir, unsigned formats, int keep_svg, size_t shard,
+                   size_t nshards)
+{
+    return figures_render_list(x->figs, x->nfigs, x->pdf_date, x->quiet, charts_dir, formats, keep_svg, shard,
+                               nshards);
+}
+
+int figures_load_svg_list(struct figure *figs, size_t nfigs, const char *charts_dir)
+{
+    for (size_t i = 0; i < nfigs; i++) {
+        char path[PATH_MAX];
+        size_t len;
+        snprintf(path, sizeof(path), "%s/%s.svg", charts_dir, figs[i].name);
+        free(figs[i].svg);
+        figs[i].svg = NULL;
+        int err = util_read_file(path, &figs[i].svg, &len);
+        if (err < 0)
+            return err;
     }
     return 0;
 }
 
 int figures_load_svg(struct rctx *x, const char *charts_dir)
 {
-    for (size_t i = 0; i < x->nfigs; i++) {
-        char path[PATH_MAX];
-        size_t len;
-        snprintf(path, sizeof(path), "%s/%s.svg", charts_dir, x->figs[i].name);
-        free(x->figs[i].svg);
-        x->figs[i].svg = NULL;
-        int err = util_read_file(path, &x->figs[i].svg, &len);
-        if (err < 0)
-            return err;
+    return figures_load_svg_list(x->figs, x->nfigs, charts_dir);
+}
+
+static int has_prefix(const char *name, const char *const *prefixes)
+{
+    for (size_t i = 0; prefixes && prefixes[i]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return !prefixes;
+}
+
+int figures_clean_dir(const char *dir, const char *const *prefixes)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return errno == ENOENT ? 0 : error_set(BG_EIO, "cannot read %s: %s", dir, strerror(errno));
+    struct dirent *e;
+    int err = 0;
+    while ((e = readdir(d)) != NULL) {
+        const char *dot = strrchr(e->d_name, '.');
+        if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg") && strcmp(dot, ".pdf")) ||
+            !has_prefix(e->d_name, prefixes))
+            continue;
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        if (unlink(path) != 0 && errno != ENOENT) {
+            err = error_set(BG_EIO, "cannot remove %s: %s", path, strerror(errno));
+            break;
+        }
     }
-    return 0;
+    closedir(d);
+    return err;
 }

@@ -4,6 +4,7 @@
 #include "rctx.h"
 #include "catalog.h"
 #include "error.h"
+#include "figures.h"
 #include "template.h"
 
 #include <math.h>
@@ -311,21 +312,19 @@ static int resolve_reference(struct rctx *x, const char *path, int revision)
 
 /* ---- init / free -------------------------------------------------------- */
 
-static int parse_created(struct rctx *x)
+void rctx_created(const char *created_utc, time_t *created, char pdf_date[32], char text[40])
 {
     struct tm tm = {0};
-    const char *s = x->rd->created_utc;
-    if (s && strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
-        x->created = timegm(&tm);
-        snprintf(x->pdf_date, sizeof(x->pdf_date), "%s", s);
+    if (created_utc && strptime(created_utc, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+        *created = timegm(&tm);
+        snprintf(pdf_date, 32, "%s", created_utc);
     } else {
         /* no date in the run: a fixed one, never the clock, so bytes stay reproducible */
-        x->created = 1;
-        snprintf(x->pdf_date, sizeof(x->pdf_date), "1970-01-01T00:00:01Z");
+        *created = 1;
+        snprintf(pdf_date, 32, "1970-01-01T00:00:01Z");
     }
-    gmtime_r(&x->created, &tm);
-    strftime(x->created_text, sizeof(x->created_text), "%Y-%m-%d %H:%M UTC", &tm);
-    return 0;
+    gmtime_r(created, &tm);
+    strftime(text, 40, "%Y-%m-%d %H:%M UTC", &tm);
 }
 
 int rctx_init(struct rctx *x, const struct rundata *rd, const char *baseline, const char *ref_path,
@@ -336,7 +335,7 @@ int rctx_init(struct rctx *x, const struct rundata *rd, const char *baseline, co
     x->rd = rd;
     x->ref_revision = -1;
     x->baseline = -1;
-    parse_created(x);
+    rctx_created(x->rd->created_utc, &x->created, x->pdf_date, x->created_text);
     if ((err = grid_build(&x->g, rd)) < 0)
         goto done;
     if (baseline) {
@@ -378,16 +377,7 @@ void rctx_free(struct rctx *x)
 {
     if (!x)
         return;
-    for (size_t i = 0; i < x->nfigs; i++) {
-        struct figure *f = &x->figs[i];
-        free(f->name);
-        free(f->title);
-        free(f->caption);
-        free(f->svg);
-        if (f->free_data)
-            f->free_data(f->data);
-    }
-    free(x->figs);
+    figures_free(x->figs, x->nfigs);
     free_strv(x->method, x->nmethod);
     free_strv(x->fairness, x->nfairness);
     free_strv(x->fact_names, x->nfacts);

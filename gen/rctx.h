@@ -40,7 +40,7 @@ struct figure {
     char *svg; /* normalised SVG text for inline HTML; NULL until rendered */
 };
 
-enum { FIG_SUMMARY, FIG_SPEEDUP, FIG_HEATMAP, FIG_CELLS, FIG_REFERENCE };
+enum { FIG_SUMMARY, FIG_SPEEDUP, FIG_HEATMAP, FIG_CELLS, FIG_REFERENCE, FIG_FOREST, FIG_TREND };
 
 struct rctx {
     const struct rundata *rd;
@@ -83,6 +83,12 @@ struct rctx {
 int rctx_init(struct rctx *x, const struct rundata *rd, const char *baseline, const char *ref_path,
               int ref_revision);
 void rctx_free(struct rctx *x);
+
+/* The dates a document carries, from a run's created_utc ("2024-04-03T12:00:00Z"),
+ * never from the clock: *created (for the workbook), pdf_date (PDF metadata)
+ * and text ("2024-04-03 12:00 UTC"). A missing or malformed date gives a fixed
+ * one (1970-01-01T00:00:01Z), so bytes stay reproducible. */
+void rctx_created(const char *created_utc, time_t *created, char pdf_date[32], char text[40]);
 
 /* "1,306.85"; "NA" for NAN. */
 void rctx_fmt_ms(double ms, char *buf, size_t n);

@@ -20,7 +20,6 @@
 #include "util.h"
 #include "workbook.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -169,30 +168,6 @@ static int parse_args(int argc, char **argv, struct report_opts *o, int *help)
     if (o->revision >= 0 && !o->reference)
         return error_set(BG_EUSAGE, "--reference-revision needs --reference");
     return 0;
-}
-
-/* Removes chart files a previous render left, so the folder holds exactly
- * this render's charts (a run with fewer rows makes fewer chunks). */
-static int clean_charts(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return errno == ENOENT ? 0 : error_set(BG_EIO, "cannot read %s: %s", dir, strerror(errno));
-    struct dirent *e;
-    int err = 0;
-    while ((e = readdir(d)) != NULL) {
-        const char *dot = strrchr(e->d_name, '.');
-        if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg") && strcmp(dot, ".pdf")))
-            continue;
-        char path[PATH_MAX + 256];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (unlink(path) != 0 && errno != ENOENT) {
-            err = error_set(BG_EIO, "cannot remove %s: %s", path, strerror(errno));
-            break;
-        }
-    }
-    closedir(d);
-    return err;
 }
 
 static void progress(const struct report_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -355,7 +330,8 @@ static int render(const struct report_opts *o, char *out_dir, size_t out_cap)
         chart_files = CHART_PNG | CHART_SVG | CHART_PDF;
     if (o->formats & RCTX_MD)
         chart_files |= CHART_PNG; /* the Markdown links PNGs */
-    if (chart_files && ((err = util_mkdir_p(charts, 0755)) < 0 || (err = clean_charts(charts)) < 0))
+    if (chart_files &&
+        ((err = util_mkdir_p(charts, 0755)) < 0 || (err = figures_clean_dir(charts, NULL)) < 0))
         goto done;
     if ((err = figures_build(&x)) < 0)
         goto done;

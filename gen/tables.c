@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int t_init(struct table *t, size_t ncols)
+int table_init(struct table *t, size_t ncols)
 {
     memset(t, 0, sizeof(*t));
     t->ncols = ncols;
@@ -22,14 +22,13 @@ static int t_init(struct table *t, size_t ncols)
     return 0;
 }
 
-static int t_head(struct table *t, size_t c, const char *text, int numeric)
+int table_head(struct table *t, size_t c, const char *text, int numeric)
 {
     t->numeric[c] = (unsigned char)numeric;
     return (t->head[c] = strdup(text)) ? 0 : error_set(BG_ENOMEM, "out of memory");
 }
 
-/* Appends an empty row; returns its index or a negative code. */
-static long t_row(struct table *t)
+long table_row(struct table *t)
 {
     struct tcell *nc = realloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(*nc));
     if (!nc)
@@ -40,9 +39,7 @@ static long t_row(struct table *t)
     return (long)t->nrows++;
 }
 
-static int t_set(struct table *t, long r, size_t c, unsigned flags, double num, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
-static int t_set(struct table *t, long r, size_t c, unsigned flags, double num, const char *fmt, ...)
+int table_set(struct table *t, long r, size_t c, unsigned flags, double num, const char *fmt, ...)
 {
     struct tcell *cell = &t->cells[(size_t)r * t->ncols + c];
     va_list ap;
@@ -61,8 +58,7 @@ static int t_set(struct table *t, long r, size_t c, unsigned flags, double num, 
     return 0;
 }
 
-/* Cells never set (a row shorter than the header) read as "". */
-static int t_finish(struct table *t)
+int table_finish(struct table *t)
 {
     for (size_t i = 0; i < t->nrows * t->ncols; i++)
         if (!t->cells[i].text && !(t->cells[i].text = strdup("")))
@@ -87,33 +83,33 @@ void table_free(struct table *t)
 
 static int row_heads(struct table *t, const struct grid *g, long r, size_t row)
 {
-    int err = t_set(t, r, 0, 0, NAN, "%s", g->rows[row].label);
-    return err ? err : t_set(t, r, 1, 0, g->rows[row].batch, "%d", g->rows[row].batch);
+    int err = table_set(t, r, 0, 0, NAN, "%s", g->rows[row].label);
+    return err ? err : table_set(t, r, 1, 0, g->rows[row].batch, "%d", g->rows[row].batch);
 }
 
 static int build_summary(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
     int k3 = g->nkeras3 > 0, err;
-    if ((err = t_init(t, 2 + g->ncols + (size_t)k3)) < 0 || (err = t_head(t, 0, "Model (task)", 0)) < 0 ||
-        (err = t_head(t, 1, "Batch", 1)) < 0)
+    if ((err = table_init(t, 2 + g->ncols + (size_t)k3)) < 0 ||
+        (err = table_head(t, 0, "Model (task)", 0)) < 0 || (err = table_head(t, 1, "Batch", 1)) < 0)
         return err;
     for (size_t c = 0; c < g->ncols; c++)
-        if ((err = t_head(t, 2 + c, g->cols[c].display, 1)) < 0)
+        if ((err = table_head(t, 2 + c, g->cols[c].display, 1)) < 0)
             return err;
-    if (k3 && (err = t_head(t, 2 + g->ncols, "Keras 3 (best)", 1)) < 0)
+    if (k3 && (err = table_head(t, 2 + g->ncols, "Keras 3 (best)", 1)) < 0)
         return err;
     for (size_t row = 0; row < g->nrows; row++) {
-        long r = t_row(t);
+        long r = table_row(t);
         if (r < 0 || (err = row_heads(t, g, r, row)) < 0)
             return r < 0 ? (int)r : err;
         for (size_t c = 0; c < g->ncols; c++) {
             const struct grid_cell *gc = grid_at(g, row, c);
             char ms[64];
             rctx_fmt_ms(gc->st.mean, ms, sizeof(ms));
-            err = gc->ok ? t_set(t, r, 2 + c, (int)c == g->rows[row].best_col ? TC_BOLD | TC_HEAT : TC_HEAT,
-                                 gc->st.mean, "%s", ms)
-                         : t_set(t, r, 2 + c, TC_NA, NAN, "%s", gc->na);
+            unsigned flags = (int)c == g->rows[row].best_col ? TC_BOLD | TC_HEAT : TC_HEAT;
+            err = gc->ok ? table_set(t, r, 2 + c, flags, gc->st.mean, "%s", ms)
+                         : table_set(t, r, 2 + c, TC_NA, NAN, "%s", gc->na);
             if (err < 0)
                 return err;
             if (gc->ok) /* colour by the ratio to the row's best, as the heatmap */
@@ -125,8 +121,8 @@ static int build_summary(const struct rctx *x, struct table *t)
             char ms[64];
             rctx_fmt_ms(best, ms, sizeof(ms));
             int is_best = g->rows[row].k3_col >= 0 && g->rows[row].k3_col == g->rows[row].best_col;
-            err = isfinite(best) ? t_set(t, r, 2 + g->ncols, is_best ? TC_BOLD : 0, best, "%s", ms)
-                                 : t_set(t, r, 2 + g->ncols, TC_NA, NAN, "NA (no Keras 3 result)");
+            err = isfinite(best) ? table_set(t, r, 2 + g->ncols, is_best ? TC_BOLD : 0, best, "%s", ms)
+                                 : table_set(t, r, 2 + g->ncols, TC_NA, NAN, "NA (no Keras 3 result)");
             if (err < 0)
                 return err;
         }
@@ -138,15 +134,15 @@ static int build_detail(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
     int err;
-    if ((err = t_init(t, 2 + g->ncols)) < 0 || (err = t_head(t, 0, "Model (task)", 0)) < 0 ||
-        (err = t_head(t, 1, "Batch", 1)) < 0)
+    if ((err = table_init(t, 2 + g->ncols)) < 0 || (err = table_head(t, 0, "Model (task)", 0)) < 0 ||
+        (err = table_head(t, 1, "Batch", 1)) < 0)
         return err;
     t->caption = strdup("Median ms/step, and the 95% bootstrap confidence interval of the mean in brackets.");
     for (size_t c = 0; c < g->ncols; c++)
-        if ((err = t_head(t, 2 + c, g->cols[c].display, 1)) < 0)
+        if ((err = table_head(t, 2 + c, g->cols[c].display, 1)) < 0)
             return err;
     for (size_t row = 0; row < g->nrows; row++) {
-        long r = t_row(t);
+        long r = table_row(t);
         if (r < 0 || (err = row_heads(t, g, r, row)) < 0)
             return r < 0 ? (int)r : err;
         for (size_t c = 0; c < g->ncols; c++) {
@@ -155,8 +151,8 @@ static int build_detail(const struct rctx *x, struct table *t)
             rctx_fmt_ms(gc->st.median, med, sizeof(med));
             rctx_fmt_ms(gc->st.ci_lo, lo, sizeof(lo));
             rctx_fmt_ms(gc->st.ci_hi, hi, sizeof(hi));
-            err = gc->ok ? t_set(t, r, 2 + c, 0, gc->st.median, "%s [%s, %s]", med, lo, hi)
-                         : t_set(t, r, 2 + c, TC_NA, NAN, "%s", gc->na);
+            err = gc->ok ? table_set(t, r, 2 + c, 0, gc->st.median, "%s [%s, %s]", med, lo, hi)
+                         : table_set(t, r, 2 + c, TC_NA, NAN, "%s", gc->na);
             if (err < 0)
                 return err;
         }
@@ -169,10 +165,10 @@ static int build_speedup(const struct rctx *x, struct table *t)
     const struct grid *g = x->g;
     int k3 = g->nkeras3 > 0, err;
     if (x->baseline < 0)
-        return t_init(t, 0);
+        return table_init(t, 0);
     size_t n = 2 + g->ncols - 1 + (size_t)k3;
-    if ((err = t_init(t, n)) < 0 || (err = t_head(t, 0, "Model (task)", 0)) < 0 ||
-        (err = t_head(t, 1, "Batch", 1)) < 0)
+    if ((err = table_init(t, n)) < 0 || (err = table_head(t, 0, "Model (task)", 0)) < 0 ||
+        (err = table_head(t, 1, "Batch", 1)) < 0)
         return err;
     const struct grid_col *base = &g->cols[x->baseline];
     t->caption = util_printf("Throughput speedup over %s: (baseline ms/step / ms/step - 1) x 100%%. "
@@ -180,12 +176,12 @@ static int build_speedup(const struct rctx *x, struct table *t)
                              base->display);
     size_t k = 2;
     for (size_t c = 0; c < g->ncols; c++)
-        if ((int)c != x->baseline && (err = t_head(t, k++, g->cols[c].display, 1)) < 0)
+        if ((int)c != x->baseline && (err = table_head(t, k++, g->cols[c].display, 1)) < 0)
             return err;
-    if (k3 && (err = t_head(t, k, "Keras 3 (best)", 1)) < 0)
+    if (k3 && (err = table_head(t, k, "Keras 3 (best)", 1)) < 0)
         return err;
     for (size_t row = 0; row < g->nrows; row++) {
-        long r = t_row(t);
+        long r = table_row(t);
         if (r < 0 || (err = row_heads(t, g, r, row)) < 0)
             return r < 0 ? (int)r : err;
         const struct grid_cell *bc = grid_at(g, row, (size_t)x->baseline);
@@ -198,13 +194,13 @@ static int build_speedup(const struct rctx *x, struct table *t)
             char txt[64];
             rctx_fmt_pct(pct, txt, sizeof(txt));
             if (isfinite(pct))
-                err = t_set(t, r, k, 0, pct, "%s", txt);
+                err = table_set(t, r, k, 0, pct, "%s", txt);
             else if (c < g->ncols && !grid_at(g, row, c)->ok)
-                err = t_set(t, r, k, TC_NA, NAN, "%s", grid_at(g, row, c)->na);
+                err = table_set(t, r, k, TC_NA, NAN, "%s", grid_at(g, row, c)->na);
             else if (!bc->ok)
-                err = t_set(t, r, k, TC_NA, NAN, "NA (baseline %s)", bc->status);
+                err = table_set(t, r, k, TC_NA, NAN, "NA (baseline %s)", bc->status);
             else
-                err = t_set(t, r, k, TC_NA, NAN, "NA (no Keras 3 result)");
+                err = table_set(t, r, k, TC_NA, NAN, "NA (no Keras 3 result)");
             if (err < 0)
                 return err;
             k++;
@@ -218,15 +214,15 @@ static int build_reference(const struct rctx *x, struct table *t)
     const struct grid *g = x->g;
     int err;
     if (!x->ref)
-        return t_init(t, 0);
+        return table_init(t, 0);
     int k3 = g->nkeras3 > 0;
-    if ((err = t_init(t, 2 + g->ncols + (size_t)k3)) < 0 || (err = t_head(t, 0, "Model (task)", 0)) < 0 ||
-        (err = t_head(t, 1, "Batch", 1)) < 0)
+    if ((err = table_init(t, 2 + g->ncols + (size_t)k3)) < 0 ||
+        (err = table_head(t, 0, "Model (task)", 0)) < 0 || (err = table_head(t, 1, "Batch", 1)) < 0)
         return err;
     for (size_t c = 0; c < g->ncols; c++)
-        if ((err = t_head(t, 2 + c, g->cols[c].display, 1)) < 0)
+        if ((err = table_head(t, 2 + c, g->cols[c].display, 1)) < 0)
             return err;
-    if (k3 && (err = t_head(t, 2 + g->ncols, "Keras 3 (best)", 1)) < 0)
+    if (k3 && (err = table_head(t, 2 + g->ncols, "Keras 3 (best)", 1)) < 0)
         return err;
     const struct ref_row *first = reference_first(x->ref, x->ref_revision);
     t->caption =
@@ -234,7 +230,7 @@ static int build_reference(const struct rctx *x, struct table *t)
                     x->ref_revision, first && first->date[0] ? " of " : "", first ? first->date : "",
                     first && first->source[0] ? ", " : "", first ? first->source : "");
     for (size_t row = 0; row < g->nrows; row++) {
-        long r = t_row(t);
+        long r = table_row(t);
         if (r < 0 || (err = row_heads(t, g, r, row)) < 0)
             return r < 0 ? (int)r : err;
         for (size_t c = 0; c <= g->ncols; c++) {
@@ -251,9 +247,9 @@ static int build_reference(const struct rctx *x, struct table *t)
             double q = p && isfinite(p->ms) && p->ms > 0 && isfinite(ms) ? ms / p->ms : NAN;
             chart_format_number(q, 2, ratio, sizeof(ratio));
             if (isfinite(q))
-                err = t_set(t, r, 2 + c, 0, q, "%s / %s (%s\xC3\x97)", m, pub, ratio);
+                err = table_set(t, r, 2 + c, 0, q, "%s / %s (%s\xC3\x97)", m, pub, ratio);
             else
-                err = t_set(t, r, 2 + c, TC_NA, NAN, "%s / %s", m, pub);
+                err = table_set(t, r, 2 + c, TC_NA, NAN, "%s / %s", m, pub);
             if (err < 0)
                 return err;
         }
@@ -272,18 +268,18 @@ static int build_statistics(const struct rctx *x, struct table *t)
     static const unsigned char numeric[] = {0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
     size_t n = sizeof(head) / sizeof(head[0]);
     int err;
-    if ((err = t_init(t, n)) < 0)
+    if ((err = table_init(t, n)) < 0)
         return err;
     t->caption =
         strdup("Every cell of the run, ms. Mean is the published metric; CV = standard deviation / mean.");
     for (size_t c = 0; c < n; c++)
-        if ((err = t_head(t, c, head[c], numeric[c])) < 0)
+        if ((err = table_head(t, c, head[c], numeric[c])) < 0)
             return err;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *cell = &x->rd->cells[i];
         const struct stats *st = &cell->st;
         int ok = cell->status && strcmp(cell->status, "ok") == 0 && st->n > 0;
-        long r = t_row(t);
+        long r = table_row(t);
         if (r < 0)
             return (int)r;
         int row = -1;
@@ -300,15 +296,15 @@ static int build_statistics(const struct rctx *x, struct table *t)
         for (size_t k = 0; k < cell->nwarmup; k++)
             wsum += (double)cell->warmup_ns[k] / 1e6;
         const char *status = cell->status ? cell->status : "not run";
-        if ((err = t_set(t, r, 0, 0, NAN, "%s", row >= 0 ? x->g->rows[row].label : cell->model)) < 0 ||
-            (err = t_set(t, r, 1, 0, cell->batch, "%d", cell->batch)) < 0 ||
-            (err = t_set(t, r, 2, 0, NAN, "%s", rctx_backend_display(cell->backend))) < 0 ||
-            (err = t_set(t, r, 3, 0, cell->repeat, "%d", cell->repeat)) < 0 ||
-            (err = t_set(t, r, 4, ok ? 0 : TC_NA, NAN, "%s", status)) < 0)
+        if ((err = table_set(t, r, 0, 0, NAN, "%s", row >= 0 ? x->g->rows[row].label : cell->model)) < 0 ||
+            (err = table_set(t, r, 1, 0, cell->batch, "%d", cell->batch)) < 0 ||
+            (err = table_set(t, r, 2, 0, NAN, "%s", rctx_backend_display(cell->backend))) < 0 ||
+            (err = table_set(t, r, 3, 0, cell->repeat, "%d", cell->repeat)) < 0 ||
+            (err = table_set(t, r, 4, ok ? 0 : TC_NA, NAN, "%s", status)) < 0)
             return err;
         if (!ok) {
             for (size_t c = 5; c < n - 1; c++)
-                if ((err = t_set(t, r, c, TC_NA, NAN, "%s", c == 5 ? "0" : "NA")) < 0)
+                if ((err = table_set(t, r, c, TC_NA, NAN, "%s", c == 5 ? "0" : "NA")) < 0)
                     return err;
             continue;
         }
@@ -317,19 +313,20 @@ static int build_statistics(const struct rctx *x, struct table *t)
         rctx_fmt_ms(st->ci_hi, hi, sizeof(hi));
         chart_format_number(st->cv * 100, 1, cv, sizeof(cv));
         rctx_fmt_ms(compile, comp, sizeof(comp));
-        rctx_fmt_ms(cell->nwarmup ? wsum : NAN, wu, sizeof(wu));
-        if ((err = t_set(t, r, 5, 0, (double)st->n, "%zu", st->n)) < 0 ||
-            (err = t_set(t, r, 6, 0, st->mean, "%s", v[0])) < 0 ||
-            (err = t_set(t, r, 7, 0, st->median, "%s", v[1])) < 0 ||
-            (err = t_set(t, r, 8, 0, st->p5, "%s", v[2])) < 0 ||
-            (err = t_set(t, r, 9, 0, st->p95, "%s", v[3])) < 0 ||
-            (err = t_set(t, r, 10, 0, st->stdev, "%s", v[4])) < 0 ||
-            (err = t_set(t, r, 11, 0, NAN, "%s - %s", lo, hi)) < 0 ||
-            (err = t_set(t, r, 12, st->cv > STATS_NOISY_CV ? TC_WARN : 0, st->cv, "%s%%", cv)) < 0 ||
-            (err = t_set(t, r, 13, 0, (double)st->outliers, "%zu", st->outliers)) < 0 ||
-            (err = t_set(t, r, 14, cell->nwarmup ? 0 : TC_NA, compile, "%s", comp)) < 0 ||
-            (err = t_set(t, r, 15, cell->nwarmup ? 0 : TC_NA, cell->nwarmup ? wsum : NAN, "%s", wu)) < 0 ||
-            (err = t_set(t, r, 16, warn[0] ? TC_WARN : 0, NAN, "%s", warn)) < 0)
+        double wsum_ms = cell->nwarmup ? wsum : NAN;
+        rctx_fmt_ms(wsum_ms, wu, sizeof(wu));
+        if ((err = table_set(t, r, 5, 0, (double)st->n, "%zu", st->n)) < 0 ||
+            (err = table_set(t, r, 6, 0, st->mean, "%s", v[0])) < 0 ||
+            (err = table_set(t, r, 7, 0, st->median, "%s", v[1])) < 0 ||
+            (err = table_set(t, r, 8, 0, st->p5, "%s", v[2])) < 0 ||
+            (err = table_set(t, r, 9, 0, st->p95, "%s", v[3])) < 0 ||
+            (err = table_set(t, r, 10, 0, st->stdev, "%s", v[4])) < 0 ||
+            (err = table_set(t, r, 11, 0, NAN, "%s - %s", lo, hi)) < 0 ||
+            (err = table_set(t, r, 12, st->cv > STATS_NOISY_CV ? TC_WARN : 0, st->cv, "%s%%", cv)) < 0 ||
+            (err = table_set(t, r, 13, 0, (double)st->outliers, "%zu", st->outliers)) < 0 ||
+            (err = table_set(t, r, 14, cell->nwarmup ? 0 : TC_NA, compile, "%s", comp)) < 0 ||
+            (err = table_set(t, r, 15, cell->nwarmup ? 0 : TC_NA, wsum_ms, "%s", wu)) < 0 ||
+            (err = table_set(t, r, 16, warn[0] ? TC_WARN : 0, NAN, "%s", warn)) < 0)
             return err;
     }
     return t->caption ? 0 : error_set(BG_ENOMEM, "out of memory");
@@ -339,18 +336,18 @@ static int build_facts(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
     int err;
-    if ((err = t_init(t, 1 + g->ncols)) < 0 || (err = t_head(t, 0, "Fact", 0)) < 0)
+    if ((err = table_init(t, 1 + g->ncols)) < 0 || (err = table_head(t, 0, "Fact", 0)) < 0)
         return err;
     for (size_t c = 0; c < g->ncols; c++)
-        if ((err = t_head(t, 1 + c, g->cols[c].display, 0)) < 0)
+        if ((err = table_head(t, 1 + c, g->cols[c].display, 0)) < 0)
             return err;
     for (size_t f = 0; f < x->nfacts; f++) {
-        long r = t_row(t);
-        if (r < 0 || (err = t_set(t, r, 0, TC_MONO, NAN, "%s", x->fact_names[f])) < 0)
+        long r = table_row(t);
+        if (r < 0 || (err = table_set(t, r, 0, TC_MONO, NAN, "%s", x->fact_names[f])) < 0)
             return r < 0 ? (int)r : err;
         for (size_t c = 0; c < g->ncols; c++) {
             const char *v = x->fact_values[f * g->ncols + c];
-            if ((err = t_set(t, r, 1 + c, v[0] ? 0 : TC_NA, NAN, "%s", v[0] ? v : "-")) < 0)
+            if ((err = table_set(t, r, 1 + c, v[0] ? 0 : TC_NA, NAN, "%s", v[0] ? v : "-")) < 0)
                 return err;
         }
     }
@@ -360,13 +357,13 @@ static int build_facts(const struct rctx *x, struct table *t)
 static int build_kv(struct table *t, const struct kvlist *kv)
 {
     int err;
-    if ((err = t_init(t, 2)) < 0 || (err = t_head(t, 0, "Key", 0)) < 0 ||
-        (err = t_head(t, 1, "Value", 0)) < 0)
+    if ((err = table_init(t, 2)) < 0 || (err = table_head(t, 0, "Key", 0)) < 0 ||
+        (err = table_head(t, 1, "Value", 0)) < 0)
         return err;
     for (size_t i = 0; i < kv->n; i++) {
-        long r = t_row(t);
-        if (r < 0 || (err = t_set(t, r, 0, TC_MONO, NAN, "%s", kv->items[i].key)) < 0 ||
-            (err = t_set(t, r, 1, 0, NAN, "%s", kv->items[i].value ? kv->items[i].value : "")) < 0)
+        long r = table_row(t);
+        if (r < 0 || (err = table_set(t, r, 0, TC_MONO, NAN, "%s", kv->items[i].key)) < 0 ||
+            (err = table_set(t, r, 1, 0, NAN, "%s", kv->items[i].value ? kv->items[i].value : "")) < 0)
             return r < 0 ? (int)r : err;
     }
     return 0;
@@ -375,19 +372,19 @@ static int build_kv(struct table *t, const struct kvlist *kv)
 static int build_py_env(const struct rctx *x, struct table *t)
 {
     int err;
-    if ((err = t_init(t, 1 + x->nenvs)) < 0 || (err = t_head(t, 0, "Key", 0)) < 0)
+    if ((err = table_init(t, 1 + x->nenvs)) < 0 || (err = table_head(t, 0, "Key", 0)) < 0)
         return err;
     t->caption = strdup("Versions and settings recorded by the first cell of each Python environment.");
     for (size_t e = 0; e < x->nenvs; e++)
-        if ((err = t_head(t, 1 + e, x->env_names[e], 0)) < 0)
+        if ((err = table_head(t, 1 + e, x->env_names[e], 0)) < 0)
             return err;
     for (size_t k = 0; k < x->nenv_keys; k++) {
-        long r = t_row(t);
-        if (r < 0 || (err = t_set(t, r, 0, TC_MONO, NAN, "%s", x->env_keys[k])) < 0)
+        long r = table_row(t);
+        if (r < 0 || (err = table_set(t, r, 0, TC_MONO, NAN, "%s", x->env_keys[k])) < 0)
             return r < 0 ? (int)r : err;
         for (size_t e = 0; e < x->nenvs; e++) {
             const char *v = x->env_values[k * x->nenvs + e];
-            if ((err = t_set(t, r, 1 + e, v ? TC_MONO : TC_NA, NAN, "%s", v ? v : "-")) < 0)
+            if ((err = table_set(t, r, 1 + e, v ? TC_MONO : TC_NA, NAN, "%s", v ? v : "-")) < 0)
                 return err;
         }
     }
@@ -397,9 +394,9 @@ static int build_py_env(const struct rctx *x, struct table *t)
 static int build_failures(const struct rctx *x, struct table *t)
 {
     int err;
-    if ((err = t_init(t, 3)) < 0 || (err = t_head(t, 0, "Cell", 0)) < 0 ||
-        (err = t_head(t, 1, "Status", 0)) < 0 ||
-        (err = t_head(t, 2, "Detail (first line; the full text is in the cell's log)", 0)) < 0)
+    if ((err = table_init(t, 3)) < 0 || (err = table_head(t, 0, "Cell", 0)) < 0 ||
+        (err = table_head(t, 1, "Status", 0)) < 0 ||
+        (err = table_head(t, 2, "Detail (first line; the full text is in the cell's log)", 0)) < 0)
         return err;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
@@ -416,10 +413,10 @@ static int build_failures(const struct rctx *x, struct table *t)
         size_t len = strcspn(line, "\n");
         if (len > 300)
             len = 300;
-        long r = t_row(t);
-        if (r < 0 || (err = t_set(t, r, 0, TC_MONO, NAN, "%s", c->key)) < 0 ||
-            (err = t_set(t, r, 1, TC_NA, NAN, "%s", c->status ? c->status : "not run")) < 0 ||
-            (err = t_set(t, r, 2, 0, NAN, "%.*s", (int)len, line)) < 0)
+        long r = table_row(t);
+        if (r < 0 || (err = table_set(t, r, 0, TC_MONO, NAN, "%s", c->key)) < 0 ||
+            (err = table_set(t, r, 1, TC_NA, NAN, "%s", c->status ? c->status : "not run")) < 0 ||
+            (err = table_set(t, r, 2, 0, NAN, "%.*s", (int)len, line)) < 0)
             return r < 0 ? (int)r : err;
     }
     return 0;
@@ -462,21 +459,21 @@ static int build_meta(const struct rctx *x, struct table *t)
         {"Speedup baseline", baseline},
         {"Reference", ref},
     };
-    if ((err = t_init(t, 2)) < 0 || (err = t_head(t, 0, "Field", 0)) < 0 ||
-        (err = t_head(t, 1, "Value", 0)) < 0)
+    if ((err = table_init(t, 2)) < 0 || (err = table_head(t, 0, "Field", 0)) < 0 ||
+        (err = table_head(t, 1, "Value", 0)) < 0)
         return err;
     for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-        long r = t_row(t);
-        if (r < 0 || (err = t_set(t, r, 0, 0, NAN, "%s", fields[i][0])) < 0)
+        long r = table_row(t);
+        if (r < 0 || (err = table_set(t, r, 0, 0, NAN, "%s", fields[i][0])) < 0)
             return r < 0 ? (int)r : err;
         if (i == 7)
-            err = t_set(t, r, 1, 0, NAN, "%s / %s, seed %llu", rd->size, rd->precision,
-                        (unsigned long long)rd->seed);
+            err = table_set(t, r, 1, 0, NAN, "%s / %s, seed %llu", rd->size, rd->precision,
+                            (unsigned long long)rd->seed);
         else if (i == 9)
-            err = t_set(t, r, 1, TC_MONO, NAN, "%s, commit %s%s", rd->benchgen_version, rd->git_commit,
-                        rd->git_dirty ? " (uncommitted changes)" : "");
+            err = table_set(t, r, 1, TC_MONO, NAN, "%s, commit %s%s", rd->benchgen_version, rd->git_commit,
+                            rd->git_dirty ? " (uncommitted changes)" : "");
         else
-            err = t_set(t, r, 1, i == 6 ? TC_MONO : 0, NAN, "%s", fields[i][1] ? fields[i][1] : "");
+            err = table_set(t, r, 1, i == 6 ? TC_MONO : 0, NAN, "%s", fields[i][1] ? fields[i][1] : "");
         if (err < 0)
             return err;
     }
@@ -499,7 +496,7 @@ int tables_build(const struct rctx *x, enum table_kind kind, struct table *t)
     default: err = build_meta(x, t); break;
     }
     if (err == 0)
-        err = t_finish(t);
+        err = table_finish(t);
     if (err < 0)
         table_free(t);
     return err;

@@ -57,6 +57,20 @@ enum table_kind {
 int tables_build(const struct rctx *x, enum table_kind kind, struct table *t);
 void table_free(struct table *t);
 
+/* Building a table of one's own (the comparison report's tables use these):
+ * table_init() gives ncols columns and no rows (ncols may be 0: an empty
+ * table); table_head() names column c (numeric: right-aligned); table_row()
+ * appends an empty row and returns its index or a negative code; table_set()
+ * sets a cell's flags, value (NAN for text) and printf text; table_finish()
+ * turns cells never set into "". Each returns 0 or BG_ENOMEM; after a
+ * failure, table_free() releases what was built. */
+int table_init(struct table *t, size_t ncols);
+int table_head(struct table *t, size_t c, const char *text, int numeric);
+long table_row(struct table *t);
+int table_set(struct table *t, long r, size_t c, unsigned flags, double num, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+int table_finish(struct table *t);
+
 static inline const struct tcell *table_at(const struct table *t, size_t r, size_t c)
 {
     return &t->cells[r * t->ncols + c];

@@ -5,7 +5,7 @@
  * Environment, Method, Published (with --reference), and a hidden ChartData
  * sheet: Excel plots a text cell as zero, so the native charts read numbers
  * (blanks for NA) from there while the visible sheets say "NA (error)".
- * Every string goes through escape_xlsx; every number through put_num, which
+ * Every string goes through escape_xlsx; every number through workbook_put_num, which
  * refuses NaN and Inf (libxlsxwriter would write them as invalid XML numbers).
  */
 #include "workbook.h"
@@ -18,21 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <xlsxwriter.h>
-
 #define CHART_MAX_ROWS 30
-
-struct wb {
-    lxw_workbook *wb;
-    const struct rctx *x;
-    lxw_format *title, *subtitle, *head, *text, *wrap, *mono, *na, *num, *best, *int0, *pct, *pct_plain,
-        *warn, *bold;
-    int err;
-};
 
 /* ---- cells ---------------------------------------------------------------- */
 
-static void put_str(struct wb *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s, lxw_format *f)
+void workbook_put_str(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
+                      lxw_format *f)
 {
     if (w->err)
         return;
@@ -48,12 +39,13 @@ static void put_str(struct wb *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, c
 }
 
 /* A number, or "NA" text when it is not finite: never NaN/Inf in the file. */
-static void put_num(struct wb *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v, lxw_format *f)
+void workbook_put_num(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
+                      lxw_format *f)
 {
     if (w->err)
         return;
     if (!isfinite(v)) {
-        put_str(w, ws, r, c, "NA", w->na);
+        workbook_put_str(w, ws, r, c, "NA", w->na);
         return;
     }
     lxw_error le = worksheet_write_number(ws, r, c, v, f);
@@ -62,16 +54,16 @@ static void put_num(struct wb *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, d
 }
 
 /* A number when finite, else an empty cell (for optional statistics and chart data). */
-static void put_num_or_blank(struct wb *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
-                             lxw_format *f)
+void workbook_put_num_or_blank(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
+                               lxw_format *f)
 {
     if (isfinite(v))
-        put_num(w, ws, r, c, v, f);
+        workbook_put_num(w, ws, r, c, v, f);
     else if (!w->err)
         worksheet_write_blank(ws, r, c, f);
 }
 
-static lxw_worksheet *add_sheet(struct wb *w, const char *name)
+lxw_worksheet *workbook_sheet(struct workbook *w, const char *name)
 {
     lxw_worksheet *ws = w->err ? NULL : workbook_add_worksheet(w->wb, name);
     if (!ws && !w->err)
@@ -79,7 +71,7 @@ static lxw_worksheet *add_sheet(struct wb *w, const char *name)
     return ws;
 }
 
-static void make_formats(struct wb *w)
+static void make_formats(struct workbook *w)
 {
     lxw_workbook *wb = w->wb;
     w->title = workbook_add_format(wb);
@@ -126,30 +118,31 @@ static void make_formats(struct wb *w)
 
 /* ---- Summary -------------------------------------------------------------- */
 
-static lxw_row_t write_grid_block(struct wb *w, lxw_worksheet *ws, lxw_row_t r0, const struct table *t,
+static lxw_row_t write_grid_block(struct workbook *w, lxw_worksheet *ws, lxw_row_t r0, const struct table *t,
                                   int summary)
 {
     for (size_t c = 0; c < t->ncols; c++)
-        put_str(w, ws, r0, (lxw_col_t)c, t->head[c], w->head);
+        workbook_put_str(w, ws, r0, (lxw_col_t)c, t->head[c], w->head);
     for (size_t r = 0; r < t->nrows; r++)
         for (size_t c = 0; c < t->ncols; c++) {
             const struct tcell *cell = table_at(t, r, c);
             lxw_row_t row = r0 + 1 + (lxw_row_t)r;
             if (c == 0)
-                put_str(w, ws, row, 0, cell->text, w->text);
+                workbook_put_str(w, ws, row, 0, cell->text, w->text);
             else if (c == 1)
-                put_num(w, ws, row, 1, cell->num, w->int0);
+                workbook_put_num(w, ws, row, 1, cell->num, w->int0);
             else if (cell->flags & TC_NA || !isfinite(cell->num))
-                put_str(w, ws, row, (lxw_col_t)c, cell->text, w->na);
+                workbook_put_str(w, ws, row, (lxw_col_t)c, cell->text, w->na);
             else if (summary)
-                put_num(w, ws, row, (lxw_col_t)c, cell->num, (cell->flags & TC_BOLD) ? w->best : w->num);
+                workbook_put_num(w, ws, row, (lxw_col_t)c, cell->num,
+                                 (cell->flags & TC_BOLD) ? w->best : w->num);
             else
-                put_str(w, ws, row, (lxw_col_t)c, cell->text, w->text);
+                workbook_put_str(w, ws, row, (lxw_col_t)c, cell->text, w->text);
         }
     return r0 + 1 + (lxw_row_t)t->nrows;
 }
 
-static void chart_from_data(struct wb *w, lxw_worksheet *ws, lxw_row_t at_row, lxw_col_t at_col,
+static void chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_row, lxw_col_t at_col,
                             const char *title, const char *axis, lxw_row_t data_r0, size_t nrows,
                             lxw_col_t data_c0, size_t nser, const char *const *names, const unsigned *colors,
                             int percent)
@@ -186,7 +179,7 @@ static void chart_from_data(struct wb *w, lxw_worksheet *ws, lxw_row_t at_row, l
     worksheet_insert_chart_opt(ws, at_row, at_col, ch, &opt);
 }
 
-static int sheet_summary(struct wb *w, lxw_worksheet *ws, lxw_worksheet *data)
+static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *data)
 {
     const struct rctx *x = w->x;
     const struct grid *g = x->g;
@@ -196,8 +189,8 @@ static int sheet_summary(struct wb *w, lxw_worksheet *ws, lxw_worksheet *data)
         return err;
     char title[512];
     snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
-    put_str(w, ws, 0, 0, title, w->title);
-    put_str(
+    workbook_put_str(w, ws, 0, 0, title, w->title);
+    workbook_put_str(
         w, ws, 1, 0,
         "Mean ms/step of the timed steps (the published metric), lower is better. Bold and boxed: the row's "
         "fastest cell. Colour: ratio to the row's best. NA: no number, with the status in brackets.",
@@ -222,21 +215,21 @@ static int sheet_summary(struct wb *w, lxw_worksheet *ws, lxw_worksheet *data)
     /* median and confidence interval below the table, as text (one cell, two numbers) */
     if ((err = tables_build(x, TABLE_DETAIL, &d)) < 0)
         goto done;
-    put_str(w, ws, end + 1, 0, d.caption, w->subtitle);
+    workbook_put_str(w, ws, end + 1, 0, d.caption, w->subtitle);
     lxw_row_t end2 = write_grid_block(w, ws, end + 2, &d, 0);
 
     /* chart data: row labels, then ms/step per backend (blank for NA) */
-    put_str(w, data, 0, 0, "Row", w->head);
+    workbook_put_str(w, data, 0, 0, "Row", w->head);
     for (size_t c = 0; c < g->ncols; c++)
-        put_str(w, data, 0, (lxw_col_t)(1 + c), g->cols[c].display, w->head);
+        workbook_put_str(w, data, 0, (lxw_col_t)(1 + c), g->cols[c].display, w->head);
     for (size_t r = 0; r < g->nrows; r++) {
         char lab[256];
         snprintf(lab, sizeof(lab), "%s, b%d", g->rows[r].label, g->rows[r].batch);
-        put_str(w, data, (lxw_row_t)(1 + r), 0, lab, NULL);
+        workbook_put_str(w, data, (lxw_row_t)(1 + r), 0, lab, NULL);
         for (size_t c = 0; c < g->ncols; c++) {
             const struct grid_cell *gc = grid_at(g, r, c);
-            put_num_or_blank(w, data, (lxw_row_t)(1 + r), (lxw_col_t)(1 + c), gc->ok ? gc->st.mean : NAN,
-                             w->num);
+            workbook_put_num_or_blank(w, data, (lxw_row_t)(1 + r), (lxw_col_t)(1 + c),
+                                      gc->ok ? gc->st.mean : NAN, w->num);
         }
     }
     const char **names = calloc(g->ncols + 1, sizeof(*names));
@@ -263,7 +256,7 @@ done:
 
 /* ---- Speedup ----------------------------------------------------------------- */
 
-static int sheet_speedup(struct wb *w, lxw_worksheet *ws, lxw_worksheet *data)
+static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *data)
 {
     const struct rctx *x = w->x;
     const struct grid *g = x->g;
@@ -272,34 +265,35 @@ static int sheet_speedup(struct wb *w, lxw_worksheet *ws, lxw_worksheet *data)
     if (err < 0)
         return err;
     if (t.ncols == 0) {
-        put_str(w, ws, 0, 0, "No baseline: the run has no backend to compare against.", w->subtitle);
+        workbook_put_str(w, ws, 0, 0, "No baseline: the run has no backend to compare against.", w->subtitle);
         goto done;
     }
-    put_str(w, ws, 0, 0, t.caption, w->title);
-    put_str(w, ws, 1, 0,
-            "Values are fractions formatted as percent (0.5 = +50%). Keras 3 (best) is the fastest Keras 3 "
-            "backend "
-            "of the row.",
-            w->subtitle);
+    workbook_put_str(w, ws, 0, 0, t.caption, w->title);
+    workbook_put_str(
+        w, ws, 1, 0,
+        "Values are fractions formatted as percent (0.5 = +50%). Keras 3 (best) is the fastest Keras 3 "
+        "backend "
+        "of the row.",
+        w->subtitle);
     lxw_row_t hr = 3;
     for (size_t c = 0; c < t.ncols; c++)
-        put_str(w, ws, hr, (lxw_col_t)c, t.head[c], w->head);
+        workbook_put_str(w, ws, hr, (lxw_col_t)c, t.head[c], w->head);
     /* chart data sits right of the summary data on ChartData */
     lxw_col_t dc = (lxw_col_t)(g->ncols + 2);
     for (size_t c = 2; c < t.ncols; c++)
-        put_str(w, data, 0, dc + (lxw_col_t)(c - 2), t.head[c], w->head);
+        workbook_put_str(w, data, 0, dc + (lxw_col_t)(c - 2), t.head[c], w->head);
     for (size_t r = 0; r < t.nrows; r++) {
         lxw_row_t row = hr + 1 + (lxw_row_t)r;
-        put_str(w, ws, row, 0, table_at(&t, r, 0)->text, w->text);
-        put_num(w, ws, row, 1, table_at(&t, r, 1)->num, w->int0);
+        workbook_put_str(w, ws, row, 0, table_at(&t, r, 0)->text, w->text);
+        workbook_put_num(w, ws, row, 1, table_at(&t, r, 1)->num, w->int0);
         for (size_t c = 2; c < t.ncols; c++) {
             const struct tcell *cell = table_at(&t, r, c);
             if (isfinite(cell->num))
-                put_num(w, ws, row, (lxw_col_t)c, cell->num / 100.0, w->pct);
+                workbook_put_num(w, ws, row, (lxw_col_t)c, cell->num / 100.0, w->pct);
             else
-                put_str(w, ws, row, (lxw_col_t)c, cell->text, w->na);
-            put_num_or_blank(w, data, (lxw_row_t)(1 + r), dc + (lxw_col_t)(c - 2),
-                             isfinite(cell->num) ? cell->num / 100.0 : NAN, w->pct);
+                workbook_put_str(w, ws, row, (lxw_col_t)c, cell->text, w->na);
+            workbook_put_num_or_blank(w, data, (lxw_row_t)(1 + r), dc + (lxw_col_t)(c - 2),
+                                      isfinite(cell->num) ? cell->num / 100.0 : NAN, w->pct);
         }
     }
     lxw_row_t end = hr + 1 + (lxw_row_t)t.nrows;
@@ -346,7 +340,7 @@ done:
 
 /* ---- Statistics ------------------------------------------------------------- */
 
-static int sheet_statistics(struct wb *w, lxw_worksheet *ws)
+static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
 {
     const struct rundata *rd = w->x->rd;
     static const char *const head[] = {"Cell",
@@ -379,43 +373,43 @@ static int sheet_statistics(struct wb *w, lxw_worksheet *ws)
                                        "Detail"};
     size_t nh = sizeof(head) / sizeof(head[0]);
     for (size_t c = 0; c < nh; c++)
-        put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
+        workbook_put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
     for (size_t i = 0; i < rd->ncells && !w->err; i++) {
         const struct rd_cell *c = &rd->cells[i];
         const struct stats *st = &c->st;
         lxw_row_t r = (lxw_row_t)(i + 1);
         int ok = c->status && strcmp(c->status, "ok") == 0 && st->n > 0;
-        put_str(w, ws, r, 0, c->key, w->mono);
-        put_str(w, ws, r, 1, c->model, NULL);
-        put_str(w, ws, r, 2, c->task, NULL);
-        put_num(w, ws, r, 3, c->batch, w->int0);
-        put_str(w, ws, r, 4, c->backend, NULL);
-        put_num(w, ws, r, 5, c->repeat, w->int0);
-        put_str(w, ws, r, 6, c->status ? c->status : "not run", ok ? NULL : w->na);
-        put_num(w, ws, r, 7, (double)st->n, w->int0);
+        workbook_put_str(w, ws, r, 0, c->key, w->mono);
+        workbook_put_str(w, ws, r, 1, c->model, NULL);
+        workbook_put_str(w, ws, r, 2, c->task, NULL);
+        workbook_put_num(w, ws, r, 3, c->batch, w->int0);
+        workbook_put_str(w, ws, r, 4, c->backend, NULL);
+        workbook_put_num(w, ws, r, 5, c->repeat, w->int0);
+        workbook_put_str(w, ws, r, 6, c->status ? c->status : "not run", ok ? NULL : w->na);
+        workbook_put_num(w, ws, r, 7, (double)st->n, w->int0);
         double v[] = {st->mean, st->median, st->p5, st->p95, st->stdev, st->ci_lo, st->ci_hi};
         for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
-            put_num_or_blank(w, ws, r, (lxw_col_t)(8 + k), ok ? v[k] : NAN, w->num);
-        put_num_or_blank(w, ws, r, 15, ok ? st->cv : NAN, w->pct_plain);
-        put_num_or_blank(w, ws, r, 16, ok ? st->min : NAN, w->num);
-        put_num_or_blank(w, ws, r, 17, ok ? st->max : NAN, w->num);
-        put_num_or_blank(w, ws, r, 18, ok ? (double)st->outliers : NAN, w->int0);
-        put_str(w, ws, r, 19, ok ? (st->first_is_outlier ? "yes" : "no") : "", NULL);
-        put_num(w, ws, r, 20, (double)c->nwarmup, w->int0);
+            workbook_put_num_or_blank(w, ws, r, (lxw_col_t)(8 + k), ok ? v[k] : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 15, ok ? st->cv : NAN, w->pct_plain);
+        workbook_put_num_or_blank(w, ws, r, 16, ok ? st->min : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 17, ok ? st->max : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 18, ok ? (double)st->outliers : NAN, w->int0);
+        workbook_put_str(w, ws, r, 19, ok ? (st->first_is_outlier ? "yes" : "no") : "", NULL);
+        workbook_put_num(w, ws, r, 20, (double)c->nwarmup, w->int0);
         double wsum = 0;
         for (size_t k = 0; k < c->nwarmup; k++)
             wsum += (double)c->warmup_ns[k] / 1e6;
-        put_num_or_blank(w, ws, r, 21, c->nwarmup ? (double)c->warmup_ns[0] / 1e6 : NAN, w->num);
-        put_num_or_blank(w, ws, r, 22, c->nwarmup ? wsum : NAN, w->num);
-        put_num_or_blank(w, ws, r, 23, c->status ? (double)c->peak_rss / 1048576.0 : NAN, w->num);
-        put_num_or_blank(w, ws, r, 24, c->status ? c->wall_s : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 21, c->nwarmup ? (double)c->warmup_ns[0] / 1e6 : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 22, c->nwarmup ? wsum : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 23, c->status ? (double)c->peak_rss / 1048576.0 : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 24, c->status ? c->wall_s : NAN, w->num);
         char warn[200];
         grid_warnings(st, warn, sizeof(warn));
-        put_str(w, ws, r, 25, ok ? warn : "", w->warn);
+        workbook_put_str(w, ws, r, 25, ok ? warn : "", w->warn);
         char *phases = rctx_phases(c);
-        put_str(w, ws, r, 26, phases ? phases : "", NULL);
+        workbook_put_str(w, ws, r, 26, phases ? phases : "", NULL);
         free(phases);
-        put_str(w, ws, r, 27, c->detail ? c->detail : "", NULL);
+        workbook_put_str(w, ws, r, 27, c->detail ? c->detail : "", NULL);
     }
     lxw_row_t last = (lxw_row_t)rd->ncells;
     worksheet_set_column(ws, 0, 0, 36, NULL);
@@ -440,7 +434,7 @@ static int sheet_statistics(struct wb *w, lxw_worksheet *ws)
 
 /* ---- Samples ------------------------------------------------------------------ */
 
-static int sheet_samples(struct wb *w, lxw_worksheet *ws)
+static int sheet_samples(struct workbook *w, lxw_worksheet *ws)
 {
     const struct rundata *rd = w->x->rd;
     /* a long table: one row per step. Model, task and batch are in the cell
@@ -449,7 +443,7 @@ static int sheet_samples(struct wb *w, lxw_worksheet *ws)
     static const char *const head[] = {"Cell", "Backend", "Phase", "Step", "ms", "ns"};
     size_t nh = sizeof(head) / sizeof(head[0]);
     for (size_t c = 0; c < nh; c++)
-        put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
+        workbook_put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
     lxw_row_t r = 1;
     for (size_t i = 0; i < rd->ncells && !w->err; i++) {
         const struct rd_cell *c = &rd->cells[i];
@@ -488,28 +482,28 @@ static int sheet_samples(struct wb *w, lxw_worksheet *ws)
 
 /* ---- Environment -------------------------------------------------------------- */
 
-static int sheet_environment(struct wb *w, lxw_worksheet *ws)
+static int sheet_environment(struct workbook *w, lxw_worksheet *ws)
 {
     const struct rundata *rd = w->x->rd;
     static const char *const head[] = {"Scope", "Kind", "Key", "Value"};
     for (size_t c = 0; c < 4; c++)
-        put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
+        workbook_put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
     lxw_row_t r = 1;
     for (size_t k = 0; k < rd->env.n; k++, r++) {
-        put_str(w, ws, r, 0, "run", NULL);
-        put_str(w, ws, r, 1, "environment", NULL);
-        put_str(w, ws, r, 2, rd->env.items[k].key, w->mono);
-        put_str(w, ws, r, 3, rd->env.items[k].value, NULL);
+        workbook_put_str(w, ws, r, 0, "run", NULL);
+        workbook_put_str(w, ws, r, 1, "environment", NULL);
+        workbook_put_str(w, ws, r, 2, rd->env.items[k].key, w->mono);
+        workbook_put_str(w, ws, r, 3, rd->env.items[k].value, NULL);
     }
     for (size_t i = 0; i < rd->ncells && !w->err; i++) {
         const struct rd_cell *c = &rd->cells[i];
         const struct kvlist *lists[2] = {&c->environment, &c->facts};
         for (int l = 0; l < 2; l++)
             for (size_t k = 0; k < lists[l]->n; k++, r++) {
-                put_str(w, ws, r, 0, c->key, w->mono);
-                put_str(w, ws, r, 1, l ? "fact" : "environment", NULL);
-                put_str(w, ws, r, 2, lists[l]->items[k].key, w->mono);
-                put_str(w, ws, r, 3, lists[l]->items[k].value, NULL);
+                workbook_put_str(w, ws, r, 0, c->key, w->mono);
+                workbook_put_str(w, ws, r, 1, l ? "fact" : "environment", NULL);
+                workbook_put_str(w, ws, r, 2, lists[l]->items[k].key, w->mono);
+                workbook_put_str(w, ws, r, 3, lists[l]->items[k].value, NULL);
             }
     }
     worksheet_set_column(ws, 0, 0, 36, NULL);
@@ -524,12 +518,12 @@ static int sheet_environment(struct wb *w, lxw_worksheet *ws)
 
 /* ---- Method --------------------------------------------------------------------- */
 
-static lxw_row_t put_paragraphs(struct wb *w, lxw_worksheet *ws, lxw_row_t r, char **paras, size_t n)
+lxw_row_t workbook_put_paragraphs(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, char **paras, size_t n)
 {
     for (size_t i = 0; i < n; i++, r++) {
         int bullet = strncmp(paras[i], "- ", 2) == 0;
         char *line = bullet ? util_printf("\xE2\x80\xA2 %s", paras[i] + 2) : strdup(paras[i]);
-        put_str(w, ws, r, 0, line ? line : "", w->wrap);
+        workbook_put_str(w, ws, r, 0, line ? line : "", w->wrap);
         /* rows do not grow to wrapped text by themselves: about 110 characters a line at this width */
         size_t len = line ? strlen(line) : 0;
         worksheet_set_row(ws, r, 15.0 * (double)(len / 110 + 1), NULL);
@@ -538,22 +532,22 @@ static lxw_row_t put_paragraphs(struct wb *w, lxw_worksheet *ws, lxw_row_t r, ch
     return r;
 }
 
-static lxw_row_t put_table(struct wb *w, lxw_worksheet *ws, lxw_row_t r, const struct table *t)
+lxw_row_t workbook_put_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, const struct table *t)
 {
     for (size_t c = 0; c < t->ncols; c++)
-        put_str(w, ws, r, (lxw_col_t)c, t->head[c], w->head);
+        workbook_put_str(w, ws, r, (lxw_col_t)c, t->head[c], w->head);
     for (size_t i = 0; i < t->nrows; i++)
         for (size_t c = 0; c < t->ncols; c++) {
             const struct tcell *cell = table_at(t, i, c);
-            put_str(w, ws, r + 1 + (lxw_row_t)i, (lxw_col_t)c, cell->text,
-                    (cell->flags & TC_NA)     ? w->na
-                    : (cell->flags & TC_MONO) ? w->mono
-                                              : w->text);
+            workbook_put_str(w, ws, r + 1 + (lxw_row_t)i, (lxw_col_t)c, cell->text,
+                             (cell->flags & TC_NA)     ? w->na
+                             : (cell->flags & TC_MONO) ? w->mono
+                                                       : w->text);
         }
     return r + 1 + (lxw_row_t)t->nrows;
 }
 
-static int sheet_method(struct wb *w, lxw_worksheet *ws)
+static int sheet_method(struct workbook *w, lxw_worksheet *ws)
 {
     const struct rctx *x = w->x;
     struct table meta = {0}, facts = {0};
@@ -562,22 +556,22 @@ static int sheet_method(struct wb *w, lxw_worksheet *ws)
         goto done;
     worksheet_set_column(ws, 0, 0, 110, NULL);
     worksheet_set_column(ws, 1, 12, 24, NULL);
-    put_str(w, ws, 0, 0, "Run", w->title);
-    lxw_row_t r = put_table(w, ws, 1, &meta) + 1;
-    put_str(w, ws, r++, 0, "Method", w->title);
-    r = put_paragraphs(w, ws, r, x->method, x->nmethod) + 1;
-    put_str(w, ws, r++, 0, "Fairness notes", w->title);
-    r = put_paragraphs(w, ws, r, x->fairness, x->nfairness) + 1;
-    put_str(w, ws, r++, 0, "Facts recorded per backend", w->bold);
-    r = put_table(w, ws, r, &facts) + 1;
+    workbook_put_str(w, ws, 0, 0, "Run", w->title);
+    lxw_row_t r = workbook_put_table(w, ws, 1, &meta) + 1;
+    workbook_put_str(w, ws, r++, 0, "Method", w->title);
+    r = workbook_put_paragraphs(w, ws, r, x->method, x->nmethod) + 1;
+    workbook_put_str(w, ws, r++, 0, "Fairness notes", w->title);
+    r = workbook_put_paragraphs(w, ws, r, x->fairness, x->nfairness) + 1;
+    workbook_put_str(w, ws, r++, 0, "Facts recorded per backend", w->bold);
+    r = workbook_put_table(w, ws, r, &facts) + 1;
     if (x->ref && x->hardware_note[0])
-        put_str(w, ws, r++, 0, x->hardware_note, w->warn);
-    put_str(w, ws, r++, 0, "Spec", w->title);
+        workbook_put_str(w, ws, r++, 0, x->hardware_note, w->warn);
+    workbook_put_str(w, ws, r++, 0, "Spec", w->title);
     const char *p = x->rd->spec_text;
     while (p && *p && !w->err) {
         size_t len = strcspn(p, "\n");
         char *line = strndup(p, len);
-        put_str(w, ws, r++, 0, line ? line : "", w->mono);
+        workbook_put_str(w, ws, r++, 0, line ? line : "", w->mono);
         free(line);
         p += len + (p[len] == '\n');
     }
@@ -590,7 +584,7 @@ done:
 
 /* ---- Published (with --reference) ------------------------------------------------ */
 
-static int sheet_published(struct wb *w, lxw_worksheet *ws)
+static int sheet_published(struct workbook *w, lxw_worksheet *ws)
 {
     const struct rctx *x = w->x;
     const struct grid *g = x->g;
@@ -598,38 +592,39 @@ static int sheet_published(struct wb *w, lxw_worksheet *ws)
     char title[512];
     snprintf(title, sizeof(title), "Measured vs published, revision %d%s%s", x->ref_revision,
              first && first->date[0] ? " of " : "", first ? first->date : "");
-    put_str(w, ws, 0, 0, title, w->title);
-    put_str(w, ws, 1, 0, x->hardware_note[0] ? x->hardware_note : "Same hardware as the published numbers.",
-            x->hardware_note[0] ? w->warn : w->subtitle);
-    put_str(w, ws, 2, 0, first ? first->source : "", w->subtitle);
+    workbook_put_str(w, ws, 0, 0, title, w->title);
+    workbook_put_str(w, ws, 1, 0,
+                     x->hardware_note[0] ? x->hardware_note : "Same hardware as the published numbers.",
+                     x->hardware_note[0] ? w->warn : w->subtitle);
+    workbook_put_str(w, ws, 2, 0, first ? first->source : "", w->subtitle);
     static const char *const head[] = {"Model (task)",         "Batch",        "Backend",
                                        "Measured ms",          "Published ms", "Published as",
                                        "Measured / published", "Note"};
     lxw_row_t hr = 4, r = hr + 1;
     for (size_t c = 0; c < 8; c++)
-        put_str(w, ws, hr, (lxw_col_t)c, head[c], w->head);
+        workbook_put_str(w, ws, hr, (lxw_col_t)c, head[c], w->head);
     for (size_t row = 0; row < g->nrows; row++)
         for (size_t c = 0; c < g->ncols; c++, r++) {
             const struct grid_cell *gc = grid_at(g, row, c);
             const struct ref_row *p = rctx_published(x, row, c);
-            put_str(w, ws, r, 0, g->rows[row].label, NULL);
-            put_num(w, ws, r, 1, g->rows[row].batch, w->int0);
-            put_str(w, ws, r, 2, g->cols[c].display, NULL);
+            workbook_put_str(w, ws, r, 0, g->rows[row].label, NULL);
+            workbook_put_num(w, ws, r, 1, g->rows[row].batch, w->int0);
+            workbook_put_str(w, ws, r, 2, g->cols[c].display, NULL);
             if (gc->ok)
-                put_num(w, ws, r, 3, gc->st.mean, w->num);
+                workbook_put_num(w, ws, r, 3, gc->st.mean, w->num);
             else
-                put_str(w, ws, r, 3, gc->na, w->na);
+                workbook_put_str(w, ws, r, 3, gc->na, w->na);
             if (p && isfinite(p->ms))
-                put_num(w, ws, r, 4, p->ms, w->num);
+                workbook_put_num(w, ws, r, 4, p->ms, w->num);
             else
-                put_str(w, ws, r, 4, p ? "NA" : "not published", w->na);
-            put_str(w, ws, r, 5, p ? p->published : "", NULL);
+                workbook_put_str(w, ws, r, 4, p ? "NA" : "not published", w->na);
+            workbook_put_str(w, ws, r, 5, p ? p->published : "", NULL);
             double q = gc->ok && p && isfinite(p->ms) && p->ms > 0 ? gc->st.mean / p->ms : NAN;
             if (isfinite(q))
-                put_num(w, ws, r, 6, q, w->num);
+                workbook_put_num(w, ws, r, 6, q, w->num);
             else
-                put_str(w, ws, r, 6, "NA", w->na);
-            put_str(w, ws, r, 7, p ? p->note : "", NULL);
+                workbook_put_str(w, ws, r, 6, "NA", w->na);
+            workbook_put_str(w, ws, r, 7, p ? p->note : "", NULL);
         }
     worksheet_set_column(ws, 0, 0, 30, NULL);
     worksheet_set_column(ws, 1, 6, 14, NULL);
@@ -641,32 +636,74 @@ static int sheet_published(struct wb *w, lxw_worksheet *ws)
 
 /* ---- the workbook ------------------------------------------------------------------ */
 
+int workbook_begin(struct workbook *w, const char *path, const char *title, const char *subject,
+                   const char *comments, time_t created)
+{
+    memset(w, 0, sizeof(*w));
+    w->tmp = util_printf("%s.tmp", path);
+    w->etitle = escape_xlsx(title);
+    w->ecomments = escape_xlsx(comments);
+    w->esubject = escape_xlsx(subject);
+    if (!w->tmp || !w->etitle || !w->ecomments || !w->esubject) {
+        workbook_finish(w, NULL, 0);
+        return error_set(BG_ENOMEM, "out of memory");
+    }
+    lxw_workbook_options opt = {.constant_memory = LXW_FALSE, .tmpdir = NULL, .use_zip64 = LXW_FALSE};
+    w->wb = workbook_new_opt(w->tmp, &opt);
+    if (!w->wb) {
+        int err = error_set(BG_EIO, "cannot create %s", w->tmp);
+        workbook_finish(w, NULL, err);
+        return err;
+    }
+    /* created != 0: libxlsxwriter would otherwise stamp the current time */
+    lxw_doc_properties props = {.title = w->etitle,
+                                .author = "benchgen",
+                                .comments = w->ecomments,
+                                .subject = w->esubject,
+                                .created = created};
+    workbook_set_properties(w->wb, &props);
+    make_formats(w);
+    return 0;
+}
+
+int workbook_finish(struct workbook *w, const char *path, int err)
+{
+    if (err == 0)
+        err = w->err;
+    if (w->wb) {
+        lxw_error le = workbook_close(w->wb); /* frees everything, even after an error */
+        if (err == 0 && le != LXW_NO_ERROR)
+            err = error_set(BG_EIO, "cannot write %s: %s", path ? path : w->tmp, lxw_strerror(le));
+        if (err == 0 && path && rename(w->tmp, path) != 0)
+            err = error_set(BG_EIO, "cannot rename %s to %s", w->tmp, path);
+        if (err < 0 || !path)
+            remove(w->tmp);
+    }
+    free(w->tmp);
+    free(w->etitle);
+    free(w->ecomments);
+    free(w->esubject);
+    memset(w, 0, sizeof(*w));
+    return err;
+}
+
 int workbook_write(const struct rctx *x, const char *path)
 {
-    struct wb w = {.x = x};
-    char tmp[4200];
-    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-    lxw_workbook_options opt = {.constant_memory = LXW_FALSE, .tmpdir = NULL, .use_zip64 = LXW_FALSE};
-    w.wb = workbook_new_opt(tmp, &opt);
-    if (!w.wb)
-        return error_set(BG_EIO, "cannot create %s", tmp);
+    struct workbook w;
     char *title = util_printf("Benchmark report: %s", x->rd->name);
-    char *etitle = escape_xlsx(title ? title : "");
-    char *ecomment = escape_xlsx(x->rd->description);
-    /* created != 0: libxlsxwriter would otherwise stamp the current time */
-    lxw_doc_properties props = {.title = etitle,
-                                .author = "benchgen",
-                                .comments = ecomment,
-                                .subject = "ms/step benchmark results",
-                                .created = x->created};
-    workbook_set_properties(w.wb, &props);
-    make_formats(&w);
-    lxw_worksheet *summary = add_sheet(&w, "Summary"), *speedup = add_sheet(&w, "Speedup"),
-                  *stats = add_sheet(&w, "Statistics"), *samples = add_sheet(&w, "Samples"),
-                  *env = add_sheet(&w, "Environment"), *method = add_sheet(&w, "Method");
-    lxw_worksheet *published = x->ref ? add_sheet(&w, "Published") : NULL;
-    lxw_worksheet *data = add_sheet(&w, "ChartData");
-    int err = w.err;
+    int err =
+        title ? workbook_begin(&w, path, title, "ms/step benchmark results", x->rd->description, x->created)
+              : error_set(BG_ENOMEM, "out of memory");
+    free(title);
+    if (err < 0)
+        return err;
+    w.x = x;
+    lxw_worksheet *summary = workbook_sheet(&w, "Summary"), *speedup = workbook_sheet(&w, "Speedup"),
+                  *stats = workbook_sheet(&w, "Statistics"), *samples = workbook_sheet(&w, "Samples"),
+                  *env = workbook_sheet(&w, "Environment"), *method = workbook_sheet(&w, "Method");
+    lxw_worksheet *published = x->ref ? workbook_sheet(&w, "Published") : NULL;
+    lxw_worksheet *data = workbook_sheet(&w, "ChartData");
+    err = w.err;
     if (err == 0)
         worksheet_hide(data);
     if (err == 0)
@@ -683,15 +720,5 @@ int workbook_write(const struct rctx *x, const char *path)
         err = sheet_method(&w, method);
     if (err == 0 && published)
         err = sheet_published(&w, published);
-    lxw_error le = workbook_close(w.wb); /* frees everything, even after an error */
-    free(title);
-    free(etitle);
-    free(ecomment);
-    if (err == 0 && le != LXW_NO_ERROR)
-        err = error_set(BG_EIO, "cannot write %s: %s", path, lxw_strerror(le));
-    if (err == 0 && rename(tmp, path) != 0)
-        err = error_set(BG_EIO, "cannot rename %s to %s", tmp, path);
-    if (err < 0)
-        remove(tmp);
-    return err;
+    return workbook_finish(&w, path, err);
 }
