@@ -59,6 +59,7 @@ import importlib.metadata
 import importlib.util
 import os
 import platform
+import re
 import sys
 import types
 
@@ -150,7 +151,8 @@ class Cell:
         for dist in importlib.metadata.distributions():
             name = dist.metadata.get("Name")
             if name:
-                env[f"pkg.{name.lower()}"] = dist.version
+                # PEP 503: huggingface_hub and huggingface-hub are one package.
+                env["pkg." + re.sub(r"[-_.]+", "-", name).lower()] = dist.version
         for var in RECORDED_ENV:
             if var in os.environ:
                 env[f"env.{var}"] = os.environ[var]

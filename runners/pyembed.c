@@ -18,6 +18,16 @@ int pyembed_register_builtin(const char *name, void *(*init)(void))
 
 int pyembed_start(const char *venv_python, const char *runners_dir)
 {
+    /* UTF-8 mode: the worker inherits whatever locale the user has (often C,
+     * i.e. ASCII), and frameworks that read their own sources with open()'s
+     * default encoding (torch.compile in torch 2.2) must not depend on it. */
+    PyPreConfig pre;
+    PyPreConfig_InitIsolatedConfig(&pre);
+    pre.utf8_mode = 1;
+    PyStatus ps = Py_PreInitialize(&pre);
+    if (PyStatus_Exception(ps))
+        return error_set(BG_EPYTHON, "cannot pre-initialise Python: %s", ps.err_msg ? ps.err_msg : "unknown error");
+
     PyConfig cfg;
     PyConfig_InitIsolatedConfig(&cfg);
     cfg.use_hash_seed = 1;

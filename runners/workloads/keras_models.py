@@ -363,9 +363,18 @@ def setup(cell, data):
             gen_kwargs = {}
             if "stop_token_ids" in inspect.signature(lm.generate).parameters:
                 gen_kwargs["stop_token_ids"] = None
+            # keras-nlp 0.8 on the torch backend runs generate uncompiled and
+            # hands the NumPy token ids straight to the embedding layer, which
+            # Keras 3.0's Layer.__call__ casts to the compute dtype: bfloat16
+            # ids are rounded (999 -> 1000: out of range). The compiled TF and
+            # JAX paths trace them as int32. So there the step converts them
+            # to backend tensors first, as the compiled paths effectively do.
+            as_tensors = backend == "torch" and _keras_hub() is None
 
             def step():
-                out = lm.generate(inputs, **gen_kwargs)
+                x = ({k: keras.ops.convert_to_tensor(v) for k, v in inputs.items()} if as_tensors
+                     else inputs)
+                out = lm.generate(x, **gen_kwargs)
                 st["tokens"] = list(np.asarray(out["token_ids"]).shape)
         st["model"] = lm
 

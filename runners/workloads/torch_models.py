@@ -56,6 +56,35 @@ def _compiled(cell):
     return os.environ.get("BENCHGEN_TORCH_COMPILE") == "1"
 
 
+def _utf8_locale_for_dynamo():
+    """Lets an older dynamo read UTF-8 sources; returns what it changed, or None.
+
+    torch 2.2's dynamo reads Python sources with a plain open(), in the locale
+    encoding (fixed later with tokenize.open). The embedded worker runs in the
+    C locale, whose encoding is ASCII, and transformers' sources hold UTF-8
+    (emoji), so compiling any frame that inlines them fails with "'ascii'
+    codec can't decode" (pytorch#124960). Switching LC_CTYPE to C.UTF-8 gives
+    the worker what a `python` started under a UTF-8 locale has. Only done
+    where that dynamo is installed, so today's stack runs exactly as before.
+    """
+    import codecs
+    import inspect
+    import locale
+    if codecs.lookup(locale.getpreferredencoding(False)).name == "utf-8":
+        return None
+    try:
+        from torch._dynamo import funcname_cache
+        if "tokenize.open" in inspect.getsource(funcname_cache._add_file):
+            return None
+    except (ImportError, AttributeError, OSError, TypeError):
+        return None
+    try:
+        locale.setlocale(locale.LC_CTYPE, "C.UTF-8")
+    except locale.Error:
+        return None
+    return "LC_CTYPE=C.UTF-8 (this torch's dynamo reads sources in the locale encoding)"
+
+
 def _dtype(torch, precision):
     """(parameter dtype, autocast dtype or None) for the spec's precision."""
     if precision == "bfloat16":
@@ -196,6 +225,7 @@ def setup(cell, data):
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     pdtype, autocast = _dtype(torch, cell.precision)
     compiled = _compiled(cell)
+    locale_fix = _utf8_locale_for_dynamo() if compiled else None
     torch.manual_seed(cell.seed)  # weights only; inputs come from C
     transformers.logging.set_verbosity_error()
 
@@ -226,7 +256,7 @@ def setup(cell, data):
 
     st = _state
     st.clear()
-    st.update(device=device, compiled=compiled, pdtype=pdtype, autocast=autocast)
+    st.update(device=device, compiled=compiled, pdtype=pdtype, autocast=autocast, locale_fix=locale_fix)
     step = None
 
     if cell.model == "bert":
@@ -443,6 +473,8 @@ def facts(cell):
         out["compile.graph_breaks"] = breaks
         out["compile.took_effect"] = graphs > 0
         out["compile.cudagraphs"] = bool(device is not None and device.type == "cuda")
+        if st.get("locale_fix"):
+            out["compile.locale"] = st["locale_fix"]
     else:
         out["compile"] = "none (eager)"
         out["compile.took_effect"] = False
