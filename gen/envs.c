@@ -23,7 +23,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
 #include <signal.h>
@@ -214,20 +213,6 @@ done:
     return err;
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    int r = (flag == FTW_DP) ? rmdir(path) : unlink(path);
-    return r < 0 && errno != ENOENT ? -1 : 0;
-}
-
-static int rm_rf(const char *dir)
-{
-    if (nftw(dir, rm_entry, 32, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
-        return error_set(BG_EIO, "cannot remove %s: %s", dir, strerror(errno));
-    return 0;
-}
 
 /* ---- names, paths and hashes ---------------------------------------------- */
 
@@ -640,7 +625,7 @@ static int sync_one(const struct env_info *e, bool *base_checked)
     }
     if (util_is_dir(e->dir)) {
         printf("env %s: removing %s left by an earlier sync (%s)\n", e->name, e->dir, e->state);
-        if ((err = rm_rf(e->dir)) < 0)
+        if ((err = util_rm_rf(e->dir)) < 0)
             goto failed;
     }
     printf("env %s: creating %s (Python %s, lock %s)\n", e->name, e->dir, envs_linked_python_version(),

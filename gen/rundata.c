@@ -243,7 +243,7 @@ int rundata_load(struct rundata **out, const char *run_dir)
 
     *out = NULL;
     if ((err = store_open(&s, run_dir, true)) < 0)
-        goto done;
+        return err; /* its message already names the directory */
     sqlite3 *db = store_db(s);
     rd = calloc(1, sizeof(*rd));
     if (!rd || !(rd->dir = strdup(run_dir))) {

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -321,6 +322,21 @@ int util_mkdir_p(const char *path, unsigned mode)
         return error_set(BG_EIO, "mkdir %s: %s", buf, strerror(errno));
     if (!util_is_dir(buf))
         return error_set(BG_EIO, "%s exists and is not a directory", buf);
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    int r = (flag == FTW_DP) ? rmdir(path) : unlink(path);
+    return r < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int util_rm_rf(const char *path)
+{
+    if (nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
+        return error_set(BG_EIO, "cannot remove %s: %s", path, strerror(errno));
     return 0;
 }
 

@@ -60,6 +60,9 @@ int util_read_file(const char *path, char **out, size_t *len);
 /* Writes via a temporary file, fsync and rename, so readers never see half a file. */
 int util_write_file_atomic(const char *path, const void *data, size_t len);
 int util_mkdir_p(const char *path, unsigned mode);
+/* Removes path and everything below it, never following symlinks; a missing
+ * path is not an error. */
+int util_rm_rf(const char *path);
 bool util_is_dir(const char *path);
 bool util_is_file(const char *path);
 /* Absolute, normalised path (realpath); the file must exist. */

@@ -136,7 +136,9 @@ class Cell:
     def facts(self):
         fn = getattr(self.module, "facts", None)
         out = {"warmup_steps": self.cell.warmup, "timed_steps": self.cell.steps,
-               "timer": "C CLOCK_MONOTONIC around each step() call"}
+               "timer": "C CLOCK_MONOTONIC around each step() call",
+               "compile_cache": "empty at the start of this cell (per-cell TORCHINDUCTOR_CACHE_DIR, "
+                                "TRITON_CACHE_DIR, CUDA_CACHE_PATH, JAX_COMPILATION_CACHE_DIR, TMPDIR)"}
         if fn:
             out.update({str(k): v for k, v in (fn(self.cell) or {}).items()})
         return out

@@ -67,7 +67,27 @@ static const char *signal_text(int sig)
     return s ? s : "?";
 }
 
-static _Noreturn void child(const struct worker_job *job, int wfd, int64_t t0)
+/* Compilers that keep caches across processes (TorchInductor, Triton, the
+ * CUDA JIT, JAX's persistent cache) are pointed at the cell's own empty
+ * directory, so every cell pays, and reports, its full compile time whatever
+ * ran on the machine before. TMPDIR follows, so nothing a cell leaves behind
+ * outlives it. */
+static void isolate_caches(const char *scratch)
+{
+    static const char *const vars[][2] = {{"TORCHINDUCTOR_CACHE_DIR", "inductor"},
+                                          {"TRITON_CACHE_DIR", "triton"},
+                                          {"CUDA_CACHE_PATH", "cuda"},
+                                          {"JAX_COMPILATION_CACHE_DIR", "jax"},
+                                          {"TMPDIR", "tmp"}};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        char *dir = util_printf("%s/%s", scratch, vars[i][1]);
+        if (dir && util_mkdir_p(dir, 0700) == 0)
+            setenv(vars[i][0], dir, 1);
+        free(dir);
+    }
+}
+
+static _Noreturn void child(const struct worker_job *job, int wfd, int64_t t0, const char *scratch)
 {
     setpgid(0, 0);
     /* A SIGKILLed parent must not leave a worker running on its own. */
@@ -91,6 +111,8 @@ static _Noreturn void child(const struct worker_job *job, int wfd, int64_t t0)
         close(log);
     }
     fcntl(wfd, F_SETFD, FD_CLOEXEC); /* not inherited by anything Python execs */
+    if (scratch)
+        isolate_caches(scratch);
     cell_main(job, wfd, t0);
 }
 
@@ -146,21 +168,34 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
                worker_tick_fn tick, void *tick_arg)
 {
     const struct cell *c = job->cell;
+    const char *tmp = getenv("TMPDIR");
+    char *scratch = util_printf("%s/benchgen-cell-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!scratch || !mkdtemp(scratch)) {
+        int e = errno;
+        free(scratch);
+        return error_set(BG_EIO, "cannot create the cell's scratch directory: %s", strerror(e));
+    }
     int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0)
+    if (pipe2(fds, O_CLOEXEC) < 0) {
+        util_rm_rf(scratch);
+        free(scratch);
         return error_set(BG_EIO, "pipe: %s", strerror(errno));
+    }
     fflush(NULL); /* or the child inherits and re-prints our buffered output */
     out->started = time(NULL);
     int64_t t0 = util_now_ns();
     pid_t pid = fork();
     if (pid < 0) {
+        int e = errno;
         close(fds[0]);
         close(fds[1]);
-        return error_set(BG_EIO, "fork: %s", strerror(errno));
+        util_rm_rf(scratch);
+        free(scratch);
+        return error_set(BG_EIO, "fork: %s", strerror(e));
     }
     if (pid == 0) {
         close(fds[0]);
-        child(job, fds[1], t0);
+        child(job, fds[1], t0, scratch);
     }
     setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
     close(fds[1]);
@@ -220,5 +255,7 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
     out->wall_s = (double)(util_now_ns() - t0) / 1e9;
     judge(out, c, &cr, wstatus, killed_for);
     channel_reader_free(&cr);
+    util_rm_rf(scratch);
+    free(scratch);
     return 0;
 }

@@ -7,8 +7,9 @@ set -u
 
 SPEC=tests/specs/pipeline.yaml
 RUN=$TMP/run1
+mkdir -p "$TMP/scratch"
 
-"$BENCHGEN" run "$SPEC" --out "$RUN" >"$TMP/run1.out" 2>"$TMP/run1.err"
+TMPDIR=$TMP/scratch "$BENCHGEN" run "$SPEC" --out "$RUN" >"$TMP/run1.out" 2>"$TMP/run1.err"
 rc=$?
 check "run with failing cells exits 1" test "$rc" -eq 1
 "$BENCHGEN" show "$RUN" --json >"$TMP/run1.json"
@@ -47,6 +48,12 @@ check "run environment captured" test "$(jget "$J" '"cpu.model" in d["run"]["env
 check "workload sees C inputs (shape, range, const)" test \
   "$(jget "$J" '[ (c["facts"]["ids.shape"], c["facts"]["ids.max_below_1000"], c["facts"]["mask.all_ones"], c["facts"]["img.dtype"]) for c in d["cells"] if c["key"]=="echo/predict/b2/numpy"][0]')" \
   = "('2x16', 'True', 'True', 'float32')"
+scratch=$(jget "$J" '[c["facts"]["tmpdir"] for c in d["cells"] if c["key"]=="echo/predict/b2/numpy"][0]')
+case "$scratch" in "$TMP/scratch/benchgen-cell-"*) ok "cell ran with its own scratch TMPDIR" ;;
+  *) not_ok "cell ran with its own scratch TMPDIR (got $scratch)" ;; esac
+check "compile caches point into the cell's scratch" test \
+  "$(jget "$J" '[c["facts"]["inductor_cache"] for c in d["cells"] if c["key"]=="echo/predict/b2/numpy"][0]')" = "${scratch%/tmp}/inductor"
+check "scratch directories removed after every cell (even failed ones)" test -z "$(ls -A "$TMP/scratch")"
 check "workload markers recorded" \
   test "$(jget "$J" '"echo_setup" in [c for c in d["cells"] if c["key"]=="echo/predict/b2/numpy"][0]["markers"]')" = True
 check "traceback in the cell log" grep -q "deliberate failure" "$RUN/logs/raises_predict_b1_numpy.log"

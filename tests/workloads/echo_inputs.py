@@ -1,6 +1,7 @@
 """Records facts about its inputs so tests can check the C-side synthetic data:
 the dtype/shape the workload sees and a checksum of the bytes."""
 import hashlib
+import os
 
 import _benchgen
 
@@ -15,6 +16,11 @@ def inputs(cell):
 
 def setup(cell, data):
     _benchgen.mark("echo_setup")
+    # The worker gives each cell its own scratch TMPDIR (and compile caches).
+    _benchgen.fact("tmpdir", os.environ.get("TMPDIR", ""))
+    _benchgen.fact("inductor_cache", os.environ.get("TORCHINDUCTOR_CACHE_DIR", ""))
+    with open(os.path.join(os.environ["TMPDIR"], "left-behind"), "w") as f:
+        f.write("a cell's scratch files must not outlive it")
     _benchgen.fact("ids.shape", "x".join(map(str, data["ids"].shape)))
     _benchgen.fact("ids.max_below_1000", bool(data["ids"].max() < 1000))
     _benchgen.fact("mask.all_ones", bool((data["mask"] == 1).all()))
