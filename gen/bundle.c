@@ -14,12 +14,12 @@
 #include "rundata.h"
 #include "store.h"
 #include "util.h"
+#include "version.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -34,15 +34,6 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#ifndef BENCHGEN_VERSION
-#define BENCHGEN_VERSION "0.0.0"
-#endif
-#ifndef BENCHGEN_GIT_COMMIT
-#define BENCHGEN_GIT_COMMIT "unknown"
-#endif
-#ifndef BENCHGEN_GIT_DIRTY
-#define BENCHGEN_GIT_DIRTY 0
-#endif
 
 #define BUNDLE_CHUNK 65536
 
@@ -157,20 +148,6 @@ static int walk_(const char *root, const char *rel, struct pathlist_ *files, str
     closedir(d);
     free(dir);
     return err;
-}
-
-static int rm_entry_(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path) == 0 || errno == ENOENT ? 0 : -1;
-}
-
-static void rm_rf_(const char *path)
-{
-    if (path && path[0])
-        nftw(path, rm_entry_, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static int write_file_(const char *path, const void *data, size_t len)
@@ -833,7 +810,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
                 fn ? ", report included" : "", digest);
 done:
     if (stage)
-        rm_rf_(stage);
+        util_rm_rf(stage);
     json_decref(manifest);
     json_decref(flist);
     json_decref(envs);
@@ -1361,7 +1338,7 @@ done:
     kvlist_free(&sums);
     pathlist_free_(&files);
     if (tmp)
-        rm_rf_(tmp);
+        util_rm_rf(tmp);
     free(tmp);
     free(xdir);
     free(root);

@@ -16,6 +16,7 @@
 #include "store.h"
 #include "sysinfo.h"
 #include "util.h"
+#include "version.h"
 
 #include <getopt.h>
 #include <sqlite3.h>
@@ -24,12 +25,6 @@
 #include <string.h>
 #include <time.h>
 
-#ifndef BENCHGEN_VERSION
-#define BENCHGEN_VERSION "0.0.0"
-#endif
-#ifndef BENCHGEN_GIT_COMMIT
-#define BENCHGEN_GIT_COMMIT "unknown"
-#endif
 
 static const char usage_main[] =
     "usage: benchgen COMMAND [ARGS]\n"

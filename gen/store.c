@@ -11,6 +11,7 @@
 #include "store.h"
 #include "catalog.h"
 #include "error.h"
+#include "version.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -20,15 +21,6 @@
 
 #include <sqlite3.h>
 
-#ifndef BENCHGEN_VERSION
-#define BENCHGEN_VERSION "0.0.0"
-#endif
-#ifndef BENCHGEN_GIT_COMMIT
-#define BENCHGEN_GIT_COMMIT "unknown"
-#endif
-#ifndef BENCHGEN_GIT_DIRTY
-#define BENCHGEN_GIT_DIRTY 0
-#endif
 
 /* A writer waits this long for another connection's lock (a `show` of a live
  * run holds a read snapshot; WAL readers never block the writer, but a

@@ -10,6 +10,7 @@
 #include "envs.h"
 #include "error.h"
 #include "gpu.h"
+#include "version.h"
 
 #include <ctype.h>
 #include <sched.h>
@@ -19,15 +20,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#ifndef BENCHGEN_VERSION
-#define BENCHGEN_VERSION "0.0.0"
-#endif
-#ifndef BENCHGEN_GIT_COMMIT
-#define BENCHGEN_GIT_COMMIT "unknown"
-#endif
-#ifndef BENCHGEN_GIT_DIRTY
-#define BENCHGEN_GIT_DIRTY 0
-#endif
 
 /* Flags that select different kernels in oneDNN, XLA, PyTorch and NumPy's
  * BLAS, so they change speed and sometimes rounding. */
