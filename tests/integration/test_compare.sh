@@ -139,48 +139,7 @@ if need chromium; then
     "file://$(cd "$A" && pwd)/compare.html" >/dev/null 2>"$TMP/shot.err"
   check "Chromium takes a screenshot" test -s "$TMP/shot.png"
   # the forest plot draws its geometric means in blue and the slower / faster cells in their colours
-  python3 - "$TMP/shot.png" >"$TMP/shot.out" 2>&1 <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n"
-pos, idat = 8, b""
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-    body = data[pos + 8:pos + 8 + n]
-    if kind == b"IHDR":
-        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-        bpp = {2: 3, 6: 4}[ctype]
-    elif kind == b"IDAT":
-        idat += body
-    pos += 12 + n
-raw = zlib.decompress(idat)
-stride = w * bpp
-prev = bytearray(stride)
-counts = {}
-palette = {"geomean blue": (0, 114, 178), "slower": (213, 94, 0), "faster": (0, 158, 115)}
-for y in range(h):
-    f = raw[y * (stride + 1)]
-    line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b = prev[i]
-        c = prev[i - bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    for x in range(0, stride, bpp):
-        px = tuple(line[x:x + 3])
-        for name, rgb in palette.items():
-            if all(abs(px[k] - rgb[k]) <= 8 for k in range(3)):
-                counts[name] = counts.get(name, 0) + 1
-    prev = line
-print("palette pixels:", counts)
-sys.exit(0 if all(counts.get(k, 0) >= 40 for k in palette) else 1)
-PY
+  python3 "$(dirname "$0")/png_palette.py" "$TMP/shot.png" 40 "geomean blue=0,114,178" "slower=213,94,0" "faster=0,158,115" >"$TMP/shot.out" 2>&1
   rc=$?
   sed 's/^/# /' "$TMP/shot.out"
   check "the screenshot shows the forest plot (verdict and geomean colours)" test "$rc" -eq 0
