@@ -60,55 +60,11 @@ bundle_render_fn bundle_renderer(void)
 
 /* ---- small file helpers --------------------------------------------------- */
 
-struct pathlist_ {
-    char **v;
-    size_t n, cap;
-};
-
-static int pathlist_add_(struct pathlist_ *l, const char *s)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 32;
-        char **grown = realloc(l->v, cap * sizeof(*grown));
-        if (!grown)
-            return error_set(BG_ENOMEM, "out of memory");
-        l->v = grown;
-        l->cap = cap;
-    }
-    if (!(l->v[l->n] = strdup(s)))
-        return error_set(BG_ENOMEM, "out of memory");
-    l->n++;
-    return 0;
-}
-
-static int cmp_str_(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void pathlist_sort_(struct pathlist_ *l)
-{
-    if (l->n > 1)
-        qsort(l->v, l->n, sizeof(*l->v), cmp_str_);
-}
-
-static bool pathlist_has_(const struct pathlist_ *l, const char *s)
-{
-    return l->n && bsearch(&s, l->v, l->n, sizeof(*l->v), cmp_str_) != NULL;
-}
-
-static void pathlist_free_(struct pathlist_ *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i]);
-    free(l->v);
-    memset(l, 0, sizeof(*l));
-}
 
 /* Regular files (and, when dirs is not NULL, directories as "rel/") under
  * root/rel, as paths relative to root. Symbolic links and other special
  * files are left out: a bundle holds plain files only. */
-static int walk_(const char *root, const char *rel, struct pathlist_ *files, struct pathlist_ *dirs)
+static int walk_(const char *root, const char *rel, struct strlist *files, struct strlist *dirs)
 {
     char *dir = rel[0] ? util_printf("%s/%s", root, rel) : strdup(root);
     if (!dir)
@@ -134,13 +90,13 @@ static int walk_(const char *root, const char *rel, struct pathlist_ *files, str
         } else if (S_ISDIR(st.st_mode)) {
             if (dirs) {
                 char *slash = util_printf("%s/", r);
-                err = slash ? pathlist_add_(dirs, slash) : error_set(BG_ENOMEM, "out of memory");
+                err = slash ? strlist_add(dirs, slash) : error_set(BG_ENOMEM, "out of memory");
                 free(slash);
             }
             if (!err)
                 err = walk_(root, r, files, dirs);
         } else if (S_ISREG(st.st_mode)) {
-            err = pathlist_add_(files, r);
+            err = strlist_add(files, r);
         }
         free(r);
         free(full);
@@ -376,12 +332,12 @@ static void sanitise_(const char *s, char *out, size_t n)
  * recorded) for every environment the run used; their manifest entries. */
 static int bundle_envs_(const struct rundata *rd, const char *root, json_t *list, int quiet)
 {
-    struct pathlist_ names = {0};
+    struct strlist names = {0};
     int err = 0;
     for (size_t i = 0; i < rd->ncells && !err; i++)
-        if (rd->cells[i].env[0] && !pathlist_has_(&names, rd->cells[i].env)) {
-            err = pathlist_add_(&names, rd->cells[i].env);
-            pathlist_sort_(&names);
+        if (rd->cells[i].env[0] && !strlist_has_sorted(&names, rd->cells[i].env)) {
+            err = strlist_add(&names, rd->cells[i].env);
+            strlist_sort(&names, false);
         }
     if (!err && names.n && (err = mkparents_(root, "envs/x")) < 0)
         goto done;
@@ -469,7 +425,7 @@ static int bundle_envs_(const struct rundata *rd, const char *root, json_t *list
         push_(list, o, &err);
     }
 done:
-    pathlist_free_(&names);
+    strlist_free(&names);
     return err;
 }
 
@@ -505,7 +461,7 @@ static json_t *run_json_(const struct rundata *rd, int *err)
 /* Writes the staged tree under stage/top into a deterministic tar.gz. */
 static int write_tar_(const char *stage, const char *top, time_t mtime, const char *out_path)
 {
-    struct pathlist_ files = {0}, dirs = {0}, all = {0};
+    struct strlist files = {0}, dirs = {0}, all = {0};
     struct archive *a = NULL;
     struct archive_entry *e = NULL;
     char *root = util_printf("%s/%s", stage, top), *tmp = util_printf("%s.tmp.XXXXXX", out_path);
@@ -519,19 +475,19 @@ static int write_tar_(const char *stage, const char *top, time_t mtime, const ch
         goto done;
     /* one sorted list: "top/", "top/envs/", "top/envs/x.txt", ... */
     char *topdir = util_printf("%s/", top);
-    err = topdir ? pathlist_add_(&all, topdir) : error_set(BG_ENOMEM, "out of memory");
+    err = topdir ? strlist_add(&all, topdir) : error_set(BG_ENOMEM, "out of memory");
     free(topdir);
     for (int pass = 0; pass < 2 && !err; pass++) {
-        const struct pathlist_ *l = pass ? &files : &dirs;
+        const struct strlist *l = pass ? &files : &dirs;
         for (size_t i = 0; i < l->n && !err; i++) {
             char *p = util_printf("%s/%s", top, l->v[i]);
-            err = p ? pathlist_add_(&all, p) : error_set(BG_ENOMEM, "out of memory");
+            err = p ? strlist_add(&all, p) : error_set(BG_ENOMEM, "out of memory");
             free(p);
         }
     }
     if (err)
         goto done;
-    pathlist_sort_(&all);
+    strlist_sort(&all, false);
 
     if ((fd = mkstemp(tmp)) < 0) {
         err = error_set(BG_EIO, "cannot create %s: %s", tmp, strerror(errno));
@@ -606,9 +562,9 @@ done:
         close(fd);
     if (err && tmp && fd >= 0)
         unlink(tmp);
-    pathlist_free_(&files);
-    pathlist_free_(&dirs);
-    pathlist_free_(&all);
+    strlist_free(&files);
+    strlist_free(&dirs);
+    strlist_free(&all);
     free(root);
     free(tmp);
     free(buf);
@@ -619,7 +575,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
 {
     struct bundle_options o = opt ? *opt : (struct bundle_options){0};
     struct rundata *rd = NULL;
-    struct pathlist_ files = {0}, logs = {0};
+    struct strlist files = {0}, logs = {0};
     struct strbuf sums = {0};
     json_t *manifest = NULL, *flist = NULL, *envs = NULL;
     char *stage = NULL, *root = NULL, *path = NULL, *text = NULL;
@@ -711,7 +667,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     /* manifest: every file so far, then SHA256SUMS over everything */
     if ((err = walk_(root, "", &files, NULL)) < 0)
         goto done;
-    pathlist_sort_(&files);
+    strlist_sort(&files, false);
     size_t nreport = 0;
     for (size_t i = 0; i < files.n && !err; i++) {
         char hex[65];
@@ -784,9 +740,9 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
         goto done;
     }
     if ((err = write_file_(path, text, strlen(text))) < 0 ||
-        (err = pathlist_add_(&files, "MANIFEST.json")) < 0)
+        (err = strlist_add(&files, "MANIFEST.json")) < 0)
         goto done;
-    pathlist_sort_(&files);
+    strlist_sort(&files, false);
     for (size_t i = 0; i < files.n && !err; i++) {
         char hex[65];
         char *full = util_printf("%s/%s", root, files.v[i]);
@@ -814,8 +770,8 @@ done:
     json_decref(manifest);
     json_decref(flist);
     json_decref(envs);
-    pathlist_free_(&files);
-    pathlist_free_(&logs);
+    strlist_free(&files);
+    strlist_free(&logs);
     strbuf_free(&sums);
     free(stage);
     free(root);
@@ -885,7 +841,7 @@ static bool safe_path_(const char *p)
 
 /* Extracts every entry under dir; top gets the bundle's top directory; the
  * files (relative to it) go to files. Damage is a problem, not an error. */
-static int extract_(const char *path, const char *dir, char top[256], struct pathlist_ *files,
+static int extract_(const char *path, const char *dir, char top[256], struct strlist *files,
                     struct verify_ *v)
 {
     struct archive *a = archive_read_new();
@@ -956,7 +912,7 @@ static int extract_(const char *path, const char *dir, char top[256], struct pat
                     err = error_set(BG_EIO, "cannot extract %s: %s", rel, strerror(errno));
                     break;
                 }
-                err = pathlist_add_(files, rel);
+                err = strlist_add(files, rel);
             }
         }
         free(full);
@@ -967,7 +923,7 @@ static int extract_(const char *path, const char *dir, char top[256], struct pat
         problem_(v, "DAMAGED", last ? last : path, "the archive cannot be read %s: %s",
                  last ? "after this entry" : "at all", archive_error_string(a));
 stop:
-    pathlist_sort_(files);
+    strlist_sort(files, false);
 done:
     if (a)
         archive_read_free(a);
@@ -1112,7 +1068,7 @@ static int check_manifest_(const char *root, const struct kvlist *sums, json_t *
     json_t *files = json_object_get(m, "files");
     size_t i, listed = 0;
     json_t *f;
-    struct pathlist_ seen = {0};
+    struct strlist seen = {0};
     int err = 0;
     json_array_foreach(files, i, f)
     {
@@ -1124,7 +1080,7 @@ static int check_manifest_(const char *root, const struct kvlist *sums, json_t *
             continue;
         }
         listed++;
-        if ((err = pathlist_add_(&seen, path)) < 0)
+        if ((err = strlist_add(&seen, path)) < 0)
             break;
         const char *want = kvlist_get(sums, path);
         if (!want) {
@@ -1140,11 +1096,11 @@ static int check_manifest_(const char *root, const struct kvlist *sums, json_t *
                      (long long)json_integer_value(size));
         free(full);
     }
-    pathlist_sort_(&seen);
+    strlist_sort(&seen, false);
     for (size_t k = 0; !err && k < sums->n; k++)
-        if (strcmp(sums->items[k].key, "MANIFEST.json") != 0 && !pathlist_has_(&seen, sums->items[k].key))
+        if (strcmp(sums->items[k].key, "MANIFEST.json") != 0 && !strlist_has_sorted(&seen, sums->items[k].key))
             problem_(v, "MANIFEST", sums->items[k].key, "in SHA256SUMS but not in MANIFEST.json");
-    pathlist_free_(&seen);
+    strlist_free(&seen);
     if (err) {
         json_decref(m);
         return err;
@@ -1174,7 +1130,7 @@ static int check_report_(const char *tmp, const char *root, json_t *manifest, st
         problem_(v, "MANIFEST", "MANIFEST.json", "report.baseline '%s' is not a backend name", baseline);
         return 0;
     }
-    struct pathlist_ logs = {0}, have = {0}, got = {0};
+    struct strlist logs = {0}, have = {0}, got = {0};
     char *work = util_printf("%s/render", tmp), *src = NULL, *a = NULL, *b = NULL;
     int err = 0;
     if (!work) {
@@ -1216,14 +1172,14 @@ static int check_report_(const char *tmp, const char *root, json_t *manifest, st
         goto done;
     if (util_is_dir(b) && (err = walk_(b, "", &got, NULL)) < 0)
         goto done;
-    pathlist_sort_(&have);
-    pathlist_sort_(&got);
+    strlist_sort(&have, false);
+    strlist_sort(&got, false);
     size_t same = 0, bad = v->problems;
     for (size_t i = 0; i < have.n && !err; i++) {
         char *x = util_printf("%s/%s", a, have.v[i]), *y = util_printf("%s/%s", b, have.v[i]);
         if (!x || !y)
             err = error_set(BG_ENOMEM, "out of memory");
-        else if (!pathlist_has_(&got, have.v[i]))
+        else if (!strlist_has_sorted(&got, have.v[i]))
             problem_(v, "REPORT", x + strlen(root) + 1, "in the bundle, but re-rendering did not produce it");
         else if (!same_bytes_(x, y))
             problem_(v, "DIFFERS", x + strlen(root) + 1, "the re-rendered file differs from the bundled one");
@@ -1233,7 +1189,7 @@ static int check_report_(const char *tmp, const char *root, json_t *manifest, st
         free(y);
     }
     for (size_t i = 0; i < got.n && !err; i++) {
-        if (pathlist_has_(&have, got.v[i]))
+        if (strlist_has_sorted(&have, got.v[i]))
             continue;
         char *rel = util_printf("report/%s", got.v[i]);
         problem_(v, "REPORT", rel ? rel : got.v[i], "re-rendering produced it, the bundle lacks it");
@@ -1242,9 +1198,9 @@ static int check_report_(const char *tmp, const char *root, json_t *manifest, st
     if (!err && v->problems == bad)
         note_(v, "report re-rendered from the bundled run.db: %zu files identical", same);
 done:
-    pathlist_free_(&logs);
-    pathlist_free_(&have);
-    pathlist_free_(&got);
+    strlist_free(&logs);
+    strlist_free(&have);
+    strlist_free(&got);
     free(work);
     free(src);
     free(a);
@@ -1255,7 +1211,7 @@ done:
 int bundle_verify(const char *path, FILE *out, size_t *problems)
 {
     struct verify_ v = {out, 0};
-    struct pathlist_ files = {0};
+    struct strlist files = {0};
     struct kvlist sums = {0};
     json_t *manifest = NULL;
     char top[256], *tmp = NULL, *xdir = NULL, *root = NULL;
@@ -1296,7 +1252,7 @@ int bundle_verify(const char *path, FILE *out, size_t *problems)
         char *full = util_printf("%s/%s", root, rel), hex[65];
         if (!full) {
             err = error_set(BG_ENOMEM, "out of memory");
-        } else if (!pathlist_has_(&files, rel)) {
+        } else if (!strlist_has_sorted(&files, rel)) {
             problem_(&v, "MISSING", rel, "listed in SHA256SUMS, absent from the bundle");
         } else if ((err = sha256_file(full, hex)) == 0) {
             if (strcmp(hex, sums.items[i].value) != 0)
@@ -1336,7 +1292,7 @@ done:
     *problems = v.problems;
     json_decref(manifest);
     kvlist_free(&sums);
-    pathlist_free_(&files);
+    strlist_free(&files);
     if (tmp)
         util_rm_rf(tmp);
     free(tmp);

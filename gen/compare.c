@@ -480,43 +480,6 @@ static int confounding_(struct compare_pair *p, struct compare_cell *c)
 
 /* ---- building a comparison ----------------------------------------------- */
 
-struct idset_ {
-    char **ids;
-    size_t n, cap;
-};
-
-static bool idset_has_(const struct idset_ *s, const char *id)
-{
-    for (size_t i = 0; i < s->n; i++)
-        if (!strcmp(s->ids[i], id))
-            return true;
-    return false;
-}
-
-static int idset_add_(struct idset_ *s, const char *id)
-{
-    if (idset_has_(s, id))
-        return 0;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 64;
-        char **grown = realloc(s->ids, cap * sizeof(*grown));
-        if (!grown)
-            return error_set(BG_ENOMEM, "out of memory");
-        s->ids = grown;
-        s->cap = cap;
-    }
-    if (!(s->ids[s->n] = strdup(id)))
-        return error_set(BG_ENOMEM, "out of memory");
-    s->n++;
-    return 0;
-}
-
-static void idset_free_(struct idset_ *s)
-{
-    for (size_t i = 0; i < s->n; i++)
-        free(s->ids[i]);
-    free(s->ids);
-}
 
 static int cmp_backend_(const void *x, const void *y)
 {
@@ -557,7 +520,7 @@ static int geomeans_(struct compare_pair *p)
 }
 
 static int pair_build_(struct compare_result *r, struct compare_pair *p, char **ids[],
-                       const struct idset_ *all)
+                       const struct strlist *all)
 {
     const struct rundata *A = r->runs[0], *B = r->runs[p->run];
     struct significance_test *tests = NULL;
@@ -587,12 +550,12 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
         for (size_t i = 0; i < all->n && !err; i++) {
             struct compare_cell *c = &p->cells[p->ncells];
             struct compare_side a, b;
-            bool in_a = present_(A, ids[0], all->ids[i]), in_b = present_(B, ids[p->run], all->ids[i]);
+            bool in_a = present_(A, ids[0], all->v[i]), in_b = present_(B, ids[p->run], all->v[i]);
             if (pass == 0 ? !in_a : (in_a || !in_b))
                 continue;
-            if ((err = side_fill_(&a, A, ids[0], all->ids[i])) < 0)
+            if ((err = side_fill_(&a, A, ids[0], all->v[i])) < 0)
                 break;
-            if ((err = side_fill_(&b, B, ids[p->run], all->ids[i])) < 0) {
+            if ((err = side_fill_(&b, B, ids[p->run], all->v[i])) < 0) {
                 free(a.reps);
                 break;
             }
@@ -605,7 +568,7 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
             c->task = any->task;
             c->backend = any->backend;
             c->batch = any->batch;
-            c->id = strdup(all->ids[i]);
+            c->id = strdup(all->v[i]);
             if (!c->id) {
                 err = error_set(BG_ENOMEM, "out of memory");
                 break;
@@ -689,7 +652,7 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
     return err;
 }
 
-static int trend_build_(struct compare_result *r, char **ids[], const struct idset_ *all)
+static int trend_build_(struct compare_result *r, char **ids[], const struct strlist *all)
 {
     r->trend = calloc(all->n ? all->n : 1, sizeof(*r->trend));
     if (!r->trend)
@@ -697,12 +660,12 @@ static int trend_build_(struct compare_result *r, char **ids[], const struct ids
     for (size_t i = 0; i < all->n; i++) {
         struct compare_trend *t = &r->trend[i];
         r->ntrend++;
-        t->id = strdup(all->ids[i]);
+        t->id = strdup(all->v[i]);
         t->points = calloc(r->nruns, sizeof(*t->points));
         if (!t->id || !t->points)
             return error_set(BG_ENOMEM, "out of memory");
         for (size_t k = 0; k < r->nruns; k++) {
-            int err = side_fill_(&t->points[k], r->runs[k], ids[k], all->ids[i]);
+            int err = side_fill_(&t->points[k], r->runs[k], ids[k], all->v[i]);
             if (err)
                 return err;
         }
@@ -731,7 +694,7 @@ int compare_build(struct compare_result *out, struct rundata **runs, size_t n,
                   const struct compare_options *opt)
 {
     char ***ids = NULL;
-    struct idset_ all = {0};
+    struct strlist all = {0};
     int err = 0;
 
     memset(out, 0, sizeof(*out));
@@ -767,7 +730,7 @@ int compare_build(struct compare_result *out, struct rundata **runs, size_t n,
             if (!(ids[k][i] = identity_(&rd->cells[i])))
                 err = error_set(BG_ENOMEM, "out of memory");
             else
-                err = idset_add_(&all, ids[k][i]);
+                err = strlist_add_unique(&all, ids[k][i]);
         }
     }
     if (err)
@@ -793,7 +756,7 @@ done:
         free(ids[k]);
     }
     free(ids);
-    idset_free_(&all);
+    strlist_free(&all);
     if (err)
         compare_result_free(out);
     return err;

@@ -48,52 +48,6 @@ static const char probe_code[] = "import sys; print(sys.version.split()[0]); pri
 
 /* ---- small helpers -------------------------------------------------------- */
 
-struct namelist {
-    char **v;
-    size_t n, cap;
-};
-
-static int namelist_add(struct namelist *nl, const char *s)
-{
-    for (size_t i = 0; i < nl->n; i++)
-        if (strcmp(nl->v[i], s) == 0)
-            return 0;
-    if (nl->n == nl->cap) {
-        size_t cap = nl->cap ? nl->cap * 2 : 8;
-        char **p = realloc(nl->v, cap * sizeof(*p));
-        if (!p)
-            return error_set(BG_ENOMEM, "out of memory");
-        nl->v = p;
-        nl->cap = cap;
-    }
-    if (!(nl->v[nl->n] = strdup(s)))
-        return error_set(BG_ENOMEM, "out of memory");
-    nl->n++;
-    return 0;
-}
-
-static void namelist_free(struct namelist *nl)
-{
-    for (size_t i = 0; i < nl->n; i++)
-        free(nl->v[i]);
-    free(nl->v);
-    memset(nl, 0, sizeof(*nl));
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static int cmp_str_nocase(const void *a, const void *b)
-{
-    int c = strcasecmp(*(char *const *)a, *(char *const *)b);
-    return c ? c : strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void namelist_sort(struct namelist *nl, bool nocase)
-{
-    if (nl->n > 1)
-        qsort(nl->v, nl->n, sizeof(nl->v[0]), nocase ? cmp_str_nocase : cmp_str);
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
     size_t a = strlen(s), b = strlen(suffix);
@@ -278,7 +232,7 @@ done:
 static char *lock_dir(void) { return util_printf("%s/data/envs", util_home_dir()); }
 
 /* Names of <dir>/<name>.txt (dir: data/envs when NULL), sorted. */
-static int list_lock_names_in(struct namelist *nl, const char *where)
+static int list_lock_names_in(struct strlist *nl, const char *where)
 {
     char *dir = where ? strdup(where) : lock_dir();
     if (!dir)
@@ -294,19 +248,19 @@ static int list_lock_names_in(struct namelist *nl, const char *where)
         char name[256];
         snprintf(name, sizeof(name), "%.*s", (int)(strlen(e->d_name) - 4), e->d_name);
         if (util_is_safe_name(name))
-            err = namelist_add(nl, name);
+            err = strlist_add_unique(nl, name);
     }
     closedir(d);
-    namelist_sort(nl, false);
+    strlist_sort(nl, false);
 done:
     free(dir);
     return err;
 }
 
-static int list_lock_names(struct namelist *nl) { return list_lock_names_in(nl, NULL); }
+static int list_lock_names(struct strlist *nl) { return list_lock_names_in(nl, NULL); }
 
 /* Names registered with `env add`, sorted. */
-static int list_external_names(struct namelist *nl)
+static int list_external_names(struct strlist *nl)
 {
     char *dir = util_printf("%s/external", envs_cache_dir());
     if (!dir)
@@ -320,10 +274,10 @@ static int list_external_names(struct namelist *nl)
         /* skip dot files and util_write_file_atomic's "<name>.tmp.<pid>" */
         if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp.") || !util_is_safe_name(e->d_name))
             continue;
-        err = namelist_add(nl, e->d_name);
+        err = strlist_add_unique(nl, e->d_name);
     }
     closedir(d);
-    namelist_sort(nl, false);
+    strlist_sort(nl, false);
 done:
     free(dir);
     return err;
@@ -331,19 +285,19 @@ done:
 
 static char *known_names(void)
 {
-    struct namelist a = {0}, b = {0};
+    struct strlist a = {0}, b = {0};
     struct strbuf sb = {0};
     list_lock_names(&a);
     list_external_names(&b);
     for (size_t i = 0; i < b.n; i++)
-        namelist_add(&a, b.v[i]);
-    namelist_sort(&a, false);
+        strlist_add_unique(&a, b.v[i]);
+    strlist_sort(&a, false);
     for (size_t i = 0; i < a.n; i++)
         strbuf_printf(&sb, "%s%s", i ? ", " : "", a.v[i]);
     if (a.n == 0)
         strbuf_puts(&sb, "none");
-    namelist_free(&a);
-    namelist_free(&b);
+    strlist_free(&a);
+    strlist_free(&b);
     return strbuf_detach(&sb);
 }
 
@@ -467,7 +421,7 @@ done:
 /* ---- installed packages, read from files ---------------------------------- */
 
 /* "Name==Version" from a METADATA or PKG-INFO header into nl. */
-static int read_metadata(const char *path, struct namelist *nl)
+static int read_metadata(const char *path, struct strlist *nl)
 {
     char *text = NULL;
     if (!util_is_file(path) || util_read_file(path, &text, NULL) < 0)
@@ -489,11 +443,11 @@ static int read_metadata(const char *path, struct namelist *nl)
         return 0;
     char buf[400];
     snprintf(buf, sizeof(buf), "%s==%s", name, version);
-    return namelist_add(nl, buf);
+    return strlist_add_unique(nl, buf);
 }
 
 /* Packages in the site-packages of prefix, "name==version", sorted. */
-static int read_packages(const char *prefix, struct namelist *nl)
+static int read_packages(const char *prefix, struct strlist *nl)
 {
     char mm[16];
     major_minor(envs_linked_python_version(), mm, sizeof(mm));
@@ -526,7 +480,7 @@ static int read_packages(const char *prefix, struct namelist *nl)
         free(meta);
     }
     closedir(d);
-    namelist_sort(nl, true);
+    strlist_sort(nl, true);
 done:
     free(site);
     return err;
@@ -552,7 +506,7 @@ static int check_base_python(void)
 
 static int write_ready_marker(const struct env_info *e)
 {
-    struct namelist pkgs = {0};
+    struct strlist pkgs = {0};
     struct strbuf sb = {0};
     char when[32];
     int err;
@@ -576,7 +530,7 @@ static int write_ready_marker(const struct env_info *e)
     err = util_write_file_atomic(path, sb.buf, sb.len);
     free(path);
 done:
-    namelist_free(&pkgs);
+    strlist_free(&pkgs);
     strbuf_free(&sb);
     return err;
 }
@@ -675,7 +629,7 @@ failed:
 
 int envs_sync(const char *const *names, size_t n)
 {
-    struct namelist todo = {0}, failed = {0};
+    struct strlist todo = {0}, failed = {0};
     struct env_info *infos = NULL;
     size_t count = 0;
     int err = 0, first_err = 0, fd = -1;
@@ -699,7 +653,7 @@ int envs_sync(const char *const *names, size_t n)
         }
     } else {
         for (size_t i = 0; i < n; i++)
-            if ((err = namelist_add(&todo, names[i])) < 0)
+            if ((err = strlist_add_unique(&todo, names[i])) < 0)
                 goto done;
     }
     /* Resolve every name first, so a typo fails before anything is built. */
@@ -740,7 +694,7 @@ int envs_sync(const char *const *names, size_t n)
         if (e < 0) {
             if (!first_err)
                 first_err = e;
-            namelist_add(&failed, infos[i].name);
+            strlist_add_unique(&failed, infos[i].name);
             if (e == BG_EINTR)
                 break;
         }
@@ -762,8 +716,8 @@ done:
     for (size_t i = 0; i < count; i++)
         env_info_free(&infos[i]);
     free(infos);
-    namelist_free(&todo);
-    namelist_free(&failed);
+    strlist_free(&todo);
+    strlist_free(&failed);
     free(envs_dir);
     free(lock);
     fflush(stdout);
@@ -775,7 +729,7 @@ done:
 static int list_one(FILE *out, const char *name)
 {
     struct env_info e;
-    struct namelist pkgs = {0};
+    struct strlist pkgs = {0};
     int err = envs_resolve(name, &e);
     if (err < 0) {
         fprintf(out, "%s  error  -  %s\n", name, error_last());
@@ -815,23 +769,23 @@ static int list_one(FILE *out, const char *name)
             fprintf(out, "  %s\n", pkgs.v[i]);
     }
 done:
-    namelist_free(&pkgs);
+    strlist_free(&pkgs);
     env_info_free(&e);
     return err;
 }
 
 int envs_list(FILE *out)
 {
-    struct namelist names = {0}, ext = {0};
+    struct strlist names = {0}, ext = {0};
     char *derived = util_printf("%s/derived", envs_cache_dir());
     int err = derived ? 0 : error_set(BG_ENOMEM, "out of memory");
     if (err || (err = list_lock_names(&names)) < 0 || (err = list_external_names(&ext)) < 0 ||
         (err = list_lock_names_in(&ext, derived)) < 0)
         goto done;
     for (size_t i = 0; i < ext.n; i++)
-        if ((err = namelist_add(&names, ext.v[i])) < 0)
+        if ((err = strlist_add_unique(&names, ext.v[i])) < 0)
             goto done;
-    namelist_sort(&names, false);
+    strlist_sort(&names, false);
     fprintf(out, "# cache %s; environments use Python %s (%s)\n", envs_cache_dir(),
             envs_linked_python_version(), BENCHGEN_PYTHON);
     if (names.n == 0) {
@@ -844,8 +798,8 @@ int envs_list(FILE *out)
         if ((err = list_one(out, names.v[i])) < 0)
             goto done;
 done:
-    namelist_free(&names);
-    namelist_free(&ext);
+    strlist_free(&names);
+    strlist_free(&ext);
     free(derived);
     return err;
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -161,6 +162,65 @@ void kvlist_free(struct kvlist *kl)
     free(kl->items);
     kl->items = NULL;
     kl->n = kl->cap = 0;
+}
+
+/* ---- strlist ------------------------------------------------------------ */
+
+int strlist_add(struct strlist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **grown = realloc(l->v, cap * sizeof(*grown));
+        if (!grown)
+            return error_set(BG_ENOMEM, "out of memory");
+        l->v = grown;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(s)))
+        return error_set(BG_ENOMEM, "out of memory");
+    l->n++;
+    return 0;
+}
+
+bool strlist_contains(const struct strlist *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return true;
+    return false;
+}
+
+int strlist_add_unique(struct strlist *l, const char *s)
+{
+    return strlist_contains(l, s) ? 0 : strlist_add(l, s);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int cmp_str_nocase(const void *a, const void *b)
+{
+    int c = strcasecmp(*(char *const *)a, *(char *const *)b);
+    return c ? c : cmp_str(a, b);
+}
+
+void strlist_sort(struct strlist *l, bool nocase)
+{
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof(l->v[0]), nocase ? cmp_str_nocase : cmp_str);
+}
+
+bool strlist_has_sorted(const struct strlist *l, const char *s)
+{
+    return l->n && bsearch(&s, l->v, l->n, sizeof(*l->v), cmp_str) != NULL;
+}
+
+void strlist_free(struct strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
 }
 
 /* ---- sha256 ------------------------------------------------------------- */

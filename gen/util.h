@@ -43,6 +43,23 @@ int kvlist_addf(struct kvlist *kl, const char *key, const char *fmt, ...) __attr
 const char *kvlist_get(const struct kvlist *kl, const char *key);
 void kvlist_free(struct kvlist *kl);
 
+/* ---- string list (owned copies) ---------------------------------------- */
+struct strlist {
+    char **v;
+    size_t n, cap;
+};
+/* Appends a copy of s. */
+int strlist_add(struct strlist *l, const char *s);
+/* Appends a copy of s unless an equal string is already there. */
+int strlist_add_unique(struct strlist *l, const char *s);
+/* Linear search: for lists that are not sorted. */
+bool strlist_contains(const struct strlist *l, const char *s);
+/* Sorts by strcmp, or case-insensitively (ties by strcmp) when nocase. */
+void strlist_sort(struct strlist *l, bool nocase);
+/* Binary search: only on a list sorted with strlist_sort(l, false). */
+bool strlist_has_sorted(const struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
+
 /* ---- SHA-256 ------------------------------------------------------------ */
 struct sha256 {
     void *ctx; /* EVP_MD_CTX */
