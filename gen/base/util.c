@@ -1,0 +1,479 @@
+/*
+ * util.c - growable strings, key/value lists, SHA-256, files, clocks (see util.h).
+ */
+#include "base/util.h"
+#include "base/error.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#ifndef BENCHGEN_SOURCE_DIR
+#define BENCHGEN_SOURCE_DIR "."
+#endif
+
+/* ---- strbuf ------------------------------------------------------------- */
+
+int strbuf_append(struct strbuf *sb, const char *s, size_t n)
+{
+    if (sb->len + n + 1 > sb->cap) {
+        size_t cap = sb->cap ? sb->cap : 64;
+        while (cap < sb->len + n + 1)
+            cap *= 2;
+        char *p = realloc(sb->buf, cap);
+        if (!p)
+            return error_set(BG_ENOMEM, "out of memory");
+        sb->buf = p;
+        sb->cap = cap;
+    }
+    memcpy(sb->buf + sb->len, s, n);
+    sb->len += n;
+    sb->buf[sb->len] = '\0';
+    return 0;
+}
+
+int strbuf_puts(struct strbuf *sb, const char *s) { return strbuf_append(sb, s, strlen(s)); }
+
+int strbuf_printf(struct strbuf *sb, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    int err = 0;
+    if (n < 0) {
+        err = error_set(BG_EGENERIC, "bad format");
+        goto done;
+    }
+    if ((err = strbuf_append(sb, "", 0)) < 0)
+        goto done;
+    if (sb->len + (size_t)n + 1 > sb->cap) {
+        size_t cap = sb->cap;
+        while (cap < sb->len + (size_t)n + 1)
+            cap *= 2;
+        char *p = realloc(sb->buf, cap);
+        if (!p) {
+            err = error_set(BG_ENOMEM, "out of memory");
+            goto done;
+        }
+        sb->buf = p;
+        sb->cap = cap;
+    }
+    vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap2);
+    sb->len += (size_t)n;
+done:
+    va_end(ap2);
+    return err;
+}
+
+char *strbuf_detach(struct strbuf *sb)
+{
+    if (!sb->buf && strbuf_append(sb, "", 0) < 0)
+        return NULL;
+    char *p = sb->buf;
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+    return p;
+}
+
+void strbuf_free(struct strbuf *sb)
+{
+    free(sb->buf);
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+}
+
+char *util_printf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return NULL;
+    char *p = malloc((size_t)n + 1);
+    if (!p)
+        return NULL;
+    va_start(ap, fmt);
+    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+/* ---- kvlist ------------------------------------------------------------- */
+
+int kvlist_add(struct kvlist *kl, const char *key, const char *value)
+{
+    if (kl->n == kl->cap) {
+        size_t cap = kl->cap ? kl->cap * 2 : 16;
+        struct kv *p = realloc(kl->items, cap * sizeof(*p));
+        if (!p)
+            return error_set(BG_ENOMEM, "out of memory");
+        kl->items = p;
+        kl->cap = cap;
+    }
+    char *k = strdup(key), *v = strdup(value ? value : "");
+    if (!k || !v) {
+        free(k);
+        free(v);
+        return error_set(BG_ENOMEM, "out of memory");
+    }
+    kl->items[kl->n].key = k;
+    kl->items[kl->n].value = v;
+    kl->n++;
+    return 0;
+}
+
+int kvlist_addf(struct kvlist *kl, const char *key, const char *fmt, ...)
+{
+    char buf[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    return kvlist_add(kl, key, buf);
+}
+
+const char *kvlist_get(const struct kvlist *kl, const char *key)
+{
+    for (size_t i = 0; i < kl->n; i++)
+        if (strcmp(kl->items[i].key, key) == 0)
+            return kl->items[i].value;
+    return NULL;
+}
+
+void kvlist_free(struct kvlist *kl)
+{
+    for (size_t i = 0; i < kl->n; i++) {
+        free(kl->items[i].key);
+        free(kl->items[i].value);
+    }
+    free(kl->items);
+    kl->items = NULL;
+    kl->n = kl->cap = 0;
+}
+
+/* ---- strlist ------------------------------------------------------------ */
+
+int strlist_add(struct strlist *l, const char *s)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 16;
+        char **grown = realloc(l->v, cap * sizeof(*grown));
+        if (!grown)
+            return error_set(BG_ENOMEM, "out of memory");
+        l->v = grown;
+        l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(s)))
+        return error_set(BG_ENOMEM, "out of memory");
+    l->n++;
+    return 0;
+}
+
+bool strlist_contains(const struct strlist *l, const char *s)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], s) == 0)
+            return true;
+    return false;
+}
+
+int strlist_add_unique(struct strlist *l, const char *s)
+{
+    return strlist_contains(l, s) ? 0 : strlist_add(l, s);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int cmp_str_nocase(const void *a, const void *b)
+{
+    int c = strcasecmp(*(char *const *)a, *(char *const *)b);
+    return c ? c : cmp_str(a, b);
+}
+
+void strlist_sort(struct strlist *l, bool nocase)
+{
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof(l->v[0]), nocase ? cmp_str_nocase : cmp_str);
+}
+
+bool strlist_has_sorted(const struct strlist *l, const char *s)
+{
+    return l->n && bsearch(&s, l->v, l->n, sizeof(*l->v), cmp_str) != NULL;
+}
+
+void strlist_free(struct strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+/* ---- sha256 ------------------------------------------------------------- */
+
+int sha256_init(struct sha256 *h)
+{
+    EVP_MD_CTX *c = EVP_MD_CTX_new();
+    if (!c || EVP_DigestInit_ex(c, EVP_sha256(), NULL) != 1) {
+        EVP_MD_CTX_free(c);
+        h->ctx = NULL;
+        return error_set(BG_EGENERIC, "sha256: cannot initialise digest");
+    }
+    h->ctx = c;
+    return 0;
+}
+
+int sha256_update(struct sha256 *h, const void *data, size_t n)
+{
+    if (n && EVP_DigestUpdate((EVP_MD_CTX *)h->ctx, data, n) != 1)
+        return error_set(BG_EGENERIC, "sha256: update failed");
+    return 0;
+}
+
+int sha256_final(struct sha256 *h, char hex[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    int err = 0;
+    if (EVP_DigestFinal_ex((EVP_MD_CTX *)h->ctx, md, &len) != 1 || len != 32) {
+        err = error_set(BG_EGENERIC, "sha256: final failed");
+        hex[0] = '\0';
+    } else {
+        for (unsigned i = 0; i < 32; i++)
+            snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    }
+    EVP_MD_CTX_free((EVP_MD_CTX *)h->ctx);
+    h->ctx = NULL;
+    return err;
+}
+
+int sha256_hex(const void *data, size_t n, char hex[65])
+{
+    struct sha256 h;
+    int err;
+    if ((err = sha256_init(&h)) < 0)
+        return err;
+    if ((err = sha256_update(&h, data, n)) < 0) {
+        EVP_MD_CTX_free((EVP_MD_CTX *)h.ctx);
+        return err;
+    }
+    return sha256_final(&h, hex);
+}
+
+int sha256_file(const char *path, char hex[65])
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return error_set(BG_ENOTFOUND, "%s: %s", path, strerror(errno));
+    struct sha256 h;
+    int err = sha256_init(&h);
+    if (err < 0) {
+        fclose(f);
+        return err;
+    }
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        if ((err = sha256_update(&h, buf, n)) < 0)
+            break;
+    if (!err && ferror(f))
+        err = error_set(BG_EIO, "%s: read error", path);
+    fclose(f);
+    if (err < 0) {
+        EVP_MD_CTX_free((EVP_MD_CTX *)h.ctx);
+        return err;
+    }
+    return sha256_final(&h, hex);
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+int util_read_file(const char *path, char **out, size_t *len)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return error_set(errno == ENOENT ? BG_ENOTFOUND : BG_EIO, "%s: %s", path, strerror(errno));
+    struct strbuf sb = {0};
+    char buf[65536];
+    size_t n;
+    int err = 0;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        if ((err = strbuf_append(&sb, buf, n)) < 0)
+            break;
+    if (!err && ferror(f))
+        err = error_set(BG_EIO, "%s: read error", path);
+    fclose(f);
+    if (err < 0) {
+        strbuf_free(&sb);
+        return err;
+    }
+    if (len)
+        *len = sb.len;
+    *out = strbuf_detach(&sb);
+    return *out ? 0 : error_set(BG_ENOMEM, "out of memory");
+}
+
+int util_write_file_atomic(const char *path, const void *data, size_t len)
+{
+    char *tmp = util_printf("%s.tmp.%ld", path, (long)getpid());
+    if (!tmp)
+        return error_set(BG_ENOMEM, "out of memory");
+    int err = 0;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        err = error_set(BG_EIO, "%s: %s", tmp, strerror(errno));
+        goto done;
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            err = error_set(BG_EIO, "%s: %s", tmp, strerror(errno));
+            break;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (!err && fsync(fd) < 0)
+        err = error_set(BG_EIO, "%s: fsync: %s", tmp, strerror(errno));
+    close(fd);
+    if (!err && rename(tmp, path) < 0)
+        err = error_set(BG_EIO, "rename %s: %s", path, strerror(errno));
+    if (err)
+        unlink(tmp);
+done:
+    free(tmp);
+    return err;
+}
+
+int util_mkdir_p(const char *path, unsigned mode)
+{
+    char buf[PATH_MAX];
+    if (strlen(path) >= sizeof(buf))
+        return error_set(BG_EIO, "path too long: %s", path);
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, mode) < 0 && errno != EEXIST)
+            return error_set(BG_EIO, "mkdir %s: %s", buf, strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, mode) < 0 && errno != EEXIST)
+        return error_set(BG_EIO, "mkdir %s: %s", buf, strerror(errno));
+    if (!util_is_dir(buf))
+        return error_set(BG_EIO, "%s exists and is not a directory", buf);
+    return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    int r = (flag == FTW_DP) ? rmdir(path) : unlink(path);
+    return r < 0 && errno != ENOENT ? -1 : 0;
+}
+
+int util_rm_rf(const char *path)
+{
+    if (nftw(path, rm_entry, 32, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT)
+        return error_set(BG_EIO, "cannot remove %s: %s", path, strerror(errno));
+    return 0;
+}
+
+bool util_is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool util_is_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+char *util_realpath(const char *path)
+{
+    char *p = realpath(path, NULL);
+    if (!p)
+        error_set(BG_ENOTFOUND, "%s: %s", path, strerror(errno));
+    return p;
+}
+
+/* ---- time --------------------------------------------------------------- */
+
+int64_t util_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void util_iso8601_utc(time_t t, char buf[32])
+{
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+const char *util_home_dir(void)
+{
+    static char home[PATH_MAX];
+    if (home[0])
+        return home;
+    const char *env = getenv("BENCHGEN_HOME");
+    if (env && *env) {
+        snprintf(home, sizeof(home), "%s", env);
+        return home;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            char probe[PATH_MAX + 32];
+            snprintf(probe, sizeof(probe), "%s/runners/harness.py", exe);
+            if (util_is_file(probe)) {
+                snprintf(home, sizeof(home), "%s", exe);
+                return home;
+            }
+        }
+    }
+    snprintf(home, sizeof(home), "%s", BENCHGEN_SOURCE_DIR);
+    return home;
+}
+
+bool util_is_safe_name(const char *name)
+{
+    if (!name || !*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+        return false;
+    for (const char *p = name; *p; p++) {
+        char c = *p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+              c == '_' || c == '-' || c == '+'))
+            return false;
+    }
+    return true;
+}

@@ -1,0 +1,102 @@
+/*
+ * util.h - small helpers every module needs: growable strings, key/value
+ * lists, SHA-256 (OpenSSL libcrypto), files and directories, UTC times.
+ *
+ * Ownership: a struct strbuf / struct kvlist is owned by its caller, who
+ * initialises it with {0} and releases it with strbuf_free()/kvlist_free().
+ * Functions returning char * return a malloc'd string the caller frees.
+ */
+#ifndef BENCHGEN_UTIL_H
+#define BENCHGEN_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* ---- growable string ---------------------------------------------------- */
+struct strbuf {
+    char *buf; /* NUL-terminated when len > 0 or after any append */
+    size_t len, cap;
+};
+int strbuf_append(struct strbuf *sb, const char *s, size_t n);
+int strbuf_puts(struct strbuf *sb, const char *s);
+int strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Hands the buffer to the caller (never NULL on success) and resets sb. */
+char *strbuf_detach(struct strbuf *sb);
+void strbuf_free(struct strbuf *sb);
+
+/* malloc'd printf; NULL on allocation failure. */
+char *util_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- key/value list (ordered, duplicates allowed) ----------------------- */
+struct kv {
+    char *key, *value;
+};
+struct kvlist {
+    struct kv *items;
+    size_t n, cap;
+};
+int kvlist_add(struct kvlist *kl, const char *key, const char *value);
+int kvlist_addf(struct kvlist *kl, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* First value for key, borrowed; NULL when absent. */
+const char *kvlist_get(const struct kvlist *kl, const char *key);
+void kvlist_free(struct kvlist *kl);
+
+/* ---- string list (owned copies) ---------------------------------------- */
+struct strlist {
+    char **v;
+    size_t n, cap;
+};
+/* Appends a copy of s. */
+int strlist_add(struct strlist *l, const char *s);
+/* Appends a copy of s unless an equal string is already there. */
+int strlist_add_unique(struct strlist *l, const char *s);
+/* Linear search: for lists that are not sorted. */
+bool strlist_contains(const struct strlist *l, const char *s);
+/* Sorts by strcmp, or case-insensitively (ties by strcmp) when nocase. */
+void strlist_sort(struct strlist *l, bool nocase);
+/* Binary search: only on a list sorted with strlist_sort(l, false). */
+bool strlist_has_sorted(const struct strlist *l, const char *s);
+void strlist_free(struct strlist *l);
+
+/* ---- SHA-256 ------------------------------------------------------------ */
+struct sha256 {
+    void *ctx; /* EVP_MD_CTX */
+};
+int sha256_init(struct sha256 *h);
+int sha256_update(struct sha256 *h, const void *data, size_t n);
+/* Writes 64 lowercase hex digits and a NUL; frees the context. */
+int sha256_final(struct sha256 *h, char hex[65]);
+int sha256_hex(const void *data, size_t n, char hex[65]);
+int sha256_file(const char *path, char hex[65]);
+
+/* ---- files -------------------------------------------------------------- */
+/* Reads a whole file into a NUL-terminated malloc'd buffer. */
+int util_read_file(const char *path, char **out, size_t *len);
+/* Writes via a temporary file, fsync and rename, so readers never see half a file. */
+int util_write_file_atomic(const char *path, const void *data, size_t len);
+int util_mkdir_p(const char *path, unsigned mode);
+/* Removes path and everything below it, never following symlinks; a missing
+ * path is not an error. */
+int util_rm_rf(const char *path);
+bool util_is_dir(const char *path);
+bool util_is_file(const char *path);
+/* Absolute, normalised path (realpath); the file must exist. */
+char *util_realpath(const char *path);
+
+/* ---- time --------------------------------------------------------------- */
+/* CLOCK_MONOTONIC in ns: every step duration in benchgen comes from here. */
+int64_t util_now_ns(void);
+/* "2026-11-30T15:21:00Z" */
+void util_iso8601_utc(time_t t, char buf[32]);
+
+/* Directory holding runners/, data/, templates/ (the checkout or install):
+ * $BENCHGEN_HOME, else the directory of the running binary if it holds
+ * runners/harness.py, else the source tree the binary was built from. Borrowed. */
+const char *util_home_dir(void);
+
+/* Returns true when name is a safe file-name component ([A-Za-z0-9._+-]). */
+bool util_is_safe_name(const char *name);
+
+#endif /* BENCHGEN_UTIL_H */

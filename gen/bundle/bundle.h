@@ -1,0 +1,77 @@
+/*
+ * bundle.h - `benchgen bundle RUN_DIR --out FILE.tar.gz` packs a run for a
+ * release; `benchgen verify FILE.tar.gz` proves a bundle is what it says.
+ *
+ * A bundle is a gzip'd tar (libarchive) with one top directory
+ * "<run name>-<created, compact UTC>/" holding
+ *
+ *   MANIFEST.json         "benchgen-bundle/1": who bundled it (version,
+ *                         commit), the run (name, times, versions, command
+ *                         line), the commands, the environments, and every
+ *                         other file with its SHA-256 and size
+ *   SHA256SUMS            `sha256sum -c` format, every file but itself
+ *   spec.yaml             the spec text stored in run.db
+ *   run/run.db            the run, copied with SQLite's backup API, then
+ *                         journal_mode=DELETE and VACUUM (no WAL, stable bytes)
+ *   run/logs/...          the cells' logs
+ *   envs/NAME.txt         the lock file of each environment the run used
+ *   envs/NAME.resolved.txt  the package versions the run recorded for it
+ *   report/...            `benchgen report run --out report`, rendered from
+ *                         the bundled run.db (when the renderer is built in)
+ *
+ * It is deterministic: entries sorted by path, every mtime the run's
+ * created_utc, uid/gid 0 and owner "root", modes 0644/0755, no atime/ctime,
+ * POSIX pax-restricted tar (plain ustar headers for ordinary paths), gzip
+ * without a timestamp or file name. Bundling the same run twice with the
+ * same benchgen gives the same bytes.
+ *
+ * verify extracts into a temporary directory, checks every SHA256SUMS entry,
+ * that nothing is missing or unlisted, that MANIFEST.json agrees, and
+ * re-renders the report from the bundled run.db, comparing it byte for byte.
+ * Every problem is named by its path.
+ *
+ * The report renderer is report_main() (report.h); tests can set another,
+ * or none, with bundle_set_renderer().
+ * Rendering runs with the working directory set to a staging directory, so
+ * the renderer sees the same relative paths ("run", "report") on both sides.
+ */
+#ifndef BENCHGEN_BUNDLE_H
+#define BENCHGEN_BUNDLE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define BUNDLE_FORMAT "benchgen-bundle/1"
+
+/* Same contract as report_main(): argv[0] is "report"; returns an exit status. */
+typedef int (*bundle_render_fn)(int argc, char **argv);
+
+/* The renderer bundle and verify use: fn, or none at all when fn is NULL
+ * (a seam for tests). bundle_reset_renderer() restores the default,
+ * report_main(). */
+void bundle_set_renderer(bundle_render_fn fn);
+void bundle_reset_renderer(void);
+bundle_render_fn bundle_renderer(void);
+
+struct bundle_options {
+    const char *baseline; /* passed to the report as --baseline; may be NULL */
+    int quiet;            /* no progress lines on stderr */
+};
+
+/* Writes the bundle of run_dir to out_path (through a temporary file and a
+ * rename). opt may be NULL. */
+int bundle_create(const char *run_dir, const char *out_path, const struct bundle_options *opt);
+
+/* Checks a bundle, printing one line per check or problem to out (may be
+ * NULL). *problems gets the number of problems; the return value is 0 when
+ * the checks could run (even if they found problems), or an error code
+ * (BG_ENOTFOUND, BG_EIO, ...) when the file could not be examined at all. */
+int bundle_verify(const char *path, FILE *out, size_t *problems);
+
+/* `benchgen bundle` / `benchgen verify`; argv[0] is the command name.
+ * bundle: 0 written, 1 failed, 2 usage. verify: 0 verified, 1 a problem
+ * (every one is named), 2 usage. */
+int bundle_main(int argc, char **argv);
+int verify_main(int argc, char **argv);
+
+#endif /* BENCHGEN_BUNDLE_H */

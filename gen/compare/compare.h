@@ -1,0 +1,162 @@
+/*
+ * compare.h - `benchgen compare RUN_A RUN_B [RUN_C ...]`: did a library
+ * upgrade (or anything else) make cells faster or slower, and what else
+ * changed in the environment next to each delta?
+ *
+ * Every run after the first is compared with the first (the baseline). A
+ * cell's identity is model/task/b<batch>/backend; its repeats (key "#r<k>")
+ * are pooled as separate processes. A pair whose size, precision, input hash
+ * or method (workload, warm-up steps) differs is a mismatch, never a delta.
+ * Verdicts (same, faster, slower, ambiguous) come from significance.h, with
+ * Benjamini-Hochberg over every tested cell of one comparison.
+ *
+ * The environment diff covers the run-wide facts (OS, CPU, GPU, driver, CUDA,
+ * cuDNN, benchgen) and each cell's Python and package versions. Differences
+ * are "counted" when they can change performance, and "intended" when they
+ * match --intended or a `--with PKG==VER` pin on either run's command line.
+ * A cell is confounded when a counted change is not intended (or, when no
+ * intent is known, when more than one component changed).
+ *
+ * docs/COMPARE.md has the rules, the text layout and the JSON fields
+ * ("format": "benchgen-compare/1").
+ *
+ * Ownership: compare_load() fills a struct compare_result that
+ * compare_result_free() releases, runs included. Strings in it are owned by
+ * it except those documented as borrowed from the runs.
+ */
+#ifndef BENCHGEN_COMPARE_H
+#define BENCHGEN_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "store/rundata.h"
+#include "stats/significance.h"
+
+#define COMPARE_JSON_FORMAT "benchgen-compare/1"
+#define COMPARE_EXIT_SLOWER 3
+
+struct compare_options {
+    double alpha;         /* default SIGNIFICANCE_ALPHA */
+    double noise;         /* fraction; default SIGNIFICANCE_NOISE */
+    size_t resamples;     /* 0: SIGNIFICANCE_RESAMPLES */
+    const char *intended; /* "pat[,pat...]" (fnmatch; "diffusers" or "pkg.diffusers"), may be NULL */
+};
+
+enum compare_match {
+    COMPARE_MATCHED = 0, /* same identity and every must-be-equal field equal */
+    COMPARE_MISMATCH,    /* same identity, but size/precision/input/method differ */
+    COMPARE_ONLY_BASE,   /* the cell is not in the compared run */
+    COMPARE_ONLY_RUN     /* the cell is not in the baseline */
+};
+
+/* One environment key whose value differs between the two sides. */
+struct compare_change {
+    char *key;     /* "pkg.diffusers", "cuda.runtime", "gpu.0.name" */
+    char *a, *b;   /* NULL when the key is absent on that side */
+    bool counted;  /* a component that can change performance */
+    bool intended; /* matches the comparison's intent */
+};
+
+/* One identity in one run: its repeats, pooled. */
+struct compare_side {
+    const struct rd_cell **reps; /* borrowed from the run, in repeat order */
+    size_t nreps;
+    const char *status;        /* "ok" when every repeat is ok, else the first other
+                                * status; "pending" for a cell with none; borrowed */
+    size_t n;                  /* timed samples of all repeats */
+    double mean_ms;            /* pooled mean; NAN without samples */
+    double ci_lo_ms, ci_hi_ms; /* 95% bootstrap CI of the pooled mean (stats.h) */
+};
+
+struct compare_cell {
+    char *id;                           /* "<model>/<task>/b<batch>/<backend>" */
+    const char *model, *task, *backend; /* borrowed from a run */
+    int batch;
+    enum compare_match match;
+    char *mismatch;                 /* "precision float32 vs bfloat16; ..." ("" unless COMPARE_MISMATCH) */
+    struct compare_side a, b;       /* nreps == 0 on a side the cell is missing from */
+    struct significance_test t;     /* t.verdict SIGNIFICANCE_NONE when not tested */
+    struct compare_change *changes; /* this cell's own environment differences */
+    size_t nchanges;
+    bool confounded;
+    char *unintended; /* "huggingface-hub 0.20.3 -> 0.24.0, ..." ("" when not confounded) */
+};
+
+struct compare_backend {
+    char *backend;
+    size_t ncells;        /* tested cells with a ratio */
+    double geomean_ratio; /* geometric mean of B/A; NAN when ncells == 0 */
+};
+
+/* The baseline (runs[0]) against runs[run]. */
+struct compare_pair {
+    size_t run;
+    struct compare_change *env; /* run-wide environment differences */
+    size_t nenv;
+    char **intended; /* patterns: --intended plus --with pins of either run */
+    size_t nintended;
+    struct compare_cell *cells; /* baseline plan order, then cells only in the run */
+    size_t ncells;
+    struct compare_backend *backends; /* sorted by name */
+    size_t nbackends;
+    double geomean_ratio; /* over every tested cell; NAN when none */
+    size_t ngeomean;
+    size_t nsame, nfaster, nslower, nambiguous, nuntested, nmismatch, nonly_base, nonly_run, nconfounded;
+};
+
+/* One identity across every run, for the trend chart. */
+struct compare_trend {
+    char *id;
+    struct compare_side *points; /* nruns; nreps == 0 where the run lacks it */
+};
+
+struct compare_result {
+    struct compare_options opt;
+    struct rundata **runs;
+    size_t nruns;
+    struct compare_pair *pairs; /* nruns - 1 */
+    size_t npairs;
+    struct compare_trend *trend; /* baseline order, then first appearance */
+    size_t ntrend;
+};
+
+/* Loads run_dirs[0..n) (n >= 2) and compares. opt may be NULL (defaults).
+ * BG_EUSAGE for n < 2 or bad options, BG_ENOTFOUND / BG_EDB for a run that
+ * cannot be read. */
+int compare_load(struct compare_result *out, const char *const *run_dirs, size_t n,
+                 const struct compare_options *opt);
+
+/* The same from runs already loaded; takes ownership of runs[0..n) (and
+ * frees them even on failure); the runs array itself stays the caller's. */
+int compare_build(struct compare_result *out, struct rundata **runs, size_t n,
+                  const struct compare_options *opt);
+
+int compare_write_text(const struct compare_result *r, FILE *out);
+int compare_write_json(const struct compare_result *r, FILE *out);
+
+/* COMPARE_EXIT_SLOWER when some cell of some comparison is slower, else 0. */
+int compare_exit_status(const struct compare_result *r);
+
+void compare_result_free(struct compare_result *r);
+
+/* The verdict column of the text output, for the other formats to say the
+ * same: "slower", "none (ok / error)", "mismatch", "only in baseline". */
+void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c);
+
+/* The JSON's "match": "matched", "mismatch", "only_baseline", "only_run". */
+const char *compare_match_name(enum compare_match m);
+
+/* A mean ms/step as the text output prints it: 2 decimals from 100 ms, 3 from
+ * 1 ms, else 4 significant digits; "-" for NAN. */
+void compare_fmt_ms(char *buf, size_t n, double ms);
+
+/* `benchgen compare ...`; argv[0] is "compare". With --out DIR it writes
+ * compare.txt and compare.json there, then the report formats
+ * (compare_report_render(), compare_report.h). Returns the exit status:
+ * 0 no cell slower, 3 some cell slower, 2 usage error, 1 a run unreadable or
+ * the output could not be written. */
+int compare_main(int argc, char **argv);
+
+#endif /* BENCHGEN_COMPARE_H */

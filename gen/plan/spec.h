@@ -1,0 +1,70 @@
+/*
+ * spec.h - matrix specs: the YAML file that says what to run (data/matrix/).
+ *
+ * spec_load() parses with libyaml, checks every key, type and value, and on
+ * the first problem returns BG_ESPEC with error_last() set to
+ * "FILE:LINE:COL: message" (1-based, pointing at the offending node). Nothing
+ * is run from a spec that failed to load. The full list of keys is in the
+ * README ("Matrix spec").
+ *
+ * Ownership: spec_load() gives the caller a struct spec that spec_free()
+ * releases with everything it points to.
+ */
+#ifndef BENCHGEN_SPEC_H
+#define BENCHGEN_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/util.h"
+
+struct spec_row {
+    char *model;          /* catalog model, or any safe name when workload is set */
+    char *task;           /* fit | predict | generate */
+    int batch;            /* >= 1 */
+    int steps;            /* 0: inherit the spec's */
+    int warmup;           /* -1: inherit */
+    char *precision;      /* NULL: inherit */
+    char *workload;       /* absolute path of a user workload (.py), or NULL for built-in */
+    double timeout;       /* 0: inherit */
+    char **backends;      /* NULL: the spec's backends */
+    size_t nbackends;
+    int line, col;        /* where the row starts, for later messages */
+};
+
+struct spec {
+    char *path;           /* as given on the command line */
+    char *name;           /* run name: [A-Za-z0-9._+-]+ */
+    char *description;    /* may be NULL */
+    char *size;           /* tiny | published */
+    char *precision;      /* float32 | bfloat16 | mixed_bfloat16 | float16 */
+    int steps;            /* timed steps per cell, default 100 */
+    int warmup;           /* untimed steps before them, default 1 */
+    int repeats;          /* processes per cell, default 1 */
+    uint64_t seed;        /* default 0 */
+    double timeout;       /* seconds per cell, default 600 */
+    uint64_t memory_limit;/* bytes per cell; 0 = 80% of physical memory */
+    char **backends;      /* required, non-empty, no duplicates */
+    size_t nbackends;
+    struct kvlist warmup_by_backend; /* backend -> warm-up steps (decimal text) */
+    struct kvlist env_by_backend;    /* backend -> Python environment name */
+    struct spec_row *rows;
+    size_t nrows;
+    char *text;           /* the file's bytes, stored in run.db */
+    char sha256[65];      /* of text */
+};
+
+/* Parses and validates path. 0, BG_ESPEC (message "file:line:col: ..."),
+ * BG_ENOTFOUND or BG_ENOMEM. *out is NULL on failure. */
+int spec_load(struct spec **out, const char *path);
+
+/* Same, from memory; path is only used in messages and to resolve relative
+ * workload paths (against its directory). */
+int spec_parse(struct spec **out, const char *path, const char *text, size_t len);
+
+void spec_free(struct spec *spec);
+
+/* Parses "8GiB", "512MiB", "2GB", "1000000" into bytes; -1 on error. */
+int64_t spec_parse_bytes(const char *s);
+
+#endif /* BENCHGEN_SPEC_H */

@@ -1,0 +1,45 @@
+/*
+ * doc_html.h - report.html: one self-contained file (inline SVG charts and
+ * CSS, no script, no network) from templates/report.html and report.css.
+ * Every string from the run is HTML-escaped.
+ */
+#ifndef BENCHGEN_DOC_HTML_H
+#define BENCHGEN_DOC_HTML_H
+
+#include "report/rctx.h"
+
+#include <stdint.h>
+
+#include "report/tables.h"
+#include "base/util.h"
+
+/* Needs the figures rendered with their SVG text kept (figures_render keep_svg). */
+int doc_html_write(const struct rctx *x, const char *path);
+
+/* The building blocks doc_html_write uses, for other HTML documents (the
+ * comparison report). Each appends to sb and returns 0 or BG_ENOMEM. */
+
+/* A table in a scrolling div; "None." for an empty one. */
+int doc_html_table(struct strbuf *sb, const struct table *t);
+
+/* Paragraphs as <p>, runs of "- " items as one <ul>. */
+int doc_html_paragraphs(struct strbuf *sb, char **paras, size_t n);
+
+/* The glyph outlines shared by every SVG inlined into one document: start
+ * it zeroed ({0}), pass it to every doc_html_figure() call of the document,
+ * release it with doc_html_glyphs_free(). The fields are private. */
+struct doc_html_glyph;
+struct doc_html_glyphs {
+    struct doc_html_glyph *defs;
+    size_t n, cap;
+    size_t *slots;
+    size_t nslots;
+};
+void doc_html_glyphs_free(struct doc_html_glyphs *g);
+
+/* A <figure id="fig-NAME"> with f->svg inlined (ids prefixed "f<k>-": k must
+ * differ between the figures of a document) and a caption linking
+ * charts/NAME.{png,svg,pdf}. */
+int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g);
+
+#endif /* BENCHGEN_DOC_HTML_H */

@@ -1,0 +1,30 @@
+/*
+ * doc_md.h - report.md: GitHub-flavoured Markdown for release notes, from
+ * templates/report.md, with the charts linked as PNG files. Every string
+ * from the run is Markdown-escaped (escape_md) or fenced (escape_md_code).
+ */
+#ifndef BENCHGEN_DOC_MD_H
+#define BENCHGEN_DOC_MD_H
+
+#include "report/rctx.h"
+
+#include "report/tables.h"
+#include "base/util.h"
+
+/* charts_rel: the charts folder relative to the Markdown file ("charts"). */
+int doc_md_write(const struct rctx *x, const char *path, const char *charts_rel);
+
+/* The building blocks doc_md_write uses, for other Markdown documents (the
+ * comparison report). Each appends to sb and returns 0 or BG_ENOMEM. */
+
+/* A table: the caption as a paragraph, then a GFM table ("_None._" when empty);
+ * bold cells as **text**, warnings with a warning sign. */
+int doc_md_table(struct strbuf *sb, const struct table *t);
+
+/* Paragraphs; "- " items as a list. */
+int doc_md_paragraphs(struct strbuf *sb, char **paras, size_t n);
+
+/* "![title](charts_rel/NAME.png)" and a blank line. */
+int doc_md_figure(struct strbuf *sb, const struct figure *f, const char *charts_rel);
+
+#endif /* BENCHGEN_DOC_MD_H */

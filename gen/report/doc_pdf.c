@@ -1,0 +1,478 @@
+/*
+ * doc_pdf.c - report.pdf drawn with cairo + pango (see doc_pdf.h).
+ *
+ * A small flowing layout: a cursor moves down the page; headings,
+ * paragraphs, tables (header repeated after a page break), figures (scaled
+ * to fit, drawn with the charts' own draw functions, so they stay vectors)
+ * and code blocks each ask for the room they need and start a new page when
+ * it is not there. Sections get PDF outline entries.
+ */
+#include "report/doc_pdf.h"
+#include "base/error.h"
+#include "report/tables.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cairo-pdf.h>
+
+#define PAGE_W 841.89 /* A4 landscape */
+#define PAGE_H 595.28
+#define MARGIN 36.0
+#define FOOTER_H 18.0
+#define BODY_W (PAGE_W - 2 * MARGIN)
+#define BOTTOM (PAGE_H - MARGIN - FOOTER_H)
+
+struct doc_pdf {
+    cairo_surface_t *s;
+    cairo_t *cr;
+    struct chart c;
+    double y;
+    int page;
+    char footer[400];
+    struct strbuf out;
+};
+
+static cairo_status_t write_strbuf(void *closure, const unsigned char *data, unsigned int length)
+{
+    return strbuf_append(closure, (const char *)data, length) == 0 ? CAIRO_STATUS_SUCCESS
+                                                                   : CAIRO_STATUS_NO_MEMORY;
+}
+
+static void draw_footer(struct doc_pdf *p)
+{
+    char buf[480];
+    snprintf(buf, sizeof(buf), "page %d", p->page);
+    chart_rgb(&p->c, CHART_MUTED);
+    cairo_set_line_width(p->cr, 0.5);
+    cairo_move_to(p->cr, MARGIN, PAGE_H - MARGIN - 8);
+    cairo_line_to(p->cr, PAGE_W - MARGIN, PAGE_H - MARGIN - 8);
+    cairo_stroke(p->cr);
+    chart_text(&p->c, CHART_FONT_REGULAR, 7.5, MARGIN, PAGE_H - MARGIN - 4, 0, 0, BODY_W - 80,
+               CHART_ELLIPSIZE, p->footer);
+    chart_text(&p->c, CHART_FONT_REGULAR, 7.5, PAGE_W - MARGIN, PAGE_H - MARGIN - 4, 1, 0, 0, 0, buf);
+}
+
+static void new_page(struct doc_pdf *p)
+{
+    draw_footer(p);
+    cairo_show_page(p->cr);
+    p->page++;
+    p->y = MARGIN;
+}
+
+static void need(struct doc_pdf *p, double h)
+{
+    if (p->y + h > BOTTOM && p->y > MARGIN + 1)
+        new_page(p);
+}
+
+void doc_pdf_heading(struct doc_pdf *p, const char *text, int level)
+{
+    double size = level == 1 ? 20 : level == 2 ? 15 : 11.5;
+    double before = level == 1 ? 0 : level == 2 ? 14 : 8;
+    if (level == 2 && p->y > MARGIN + 1 && p->y > BOTTOM - 160) /* no section heading at a page's foot */
+        new_page(p);
+    need(p, before + size * 1.4 + 40);
+    p->y += p->y > MARGIN + 1 ? before : 0;
+    double h;
+    chart_text_size(&p->c, CHART_FONT_BOLD, size, BODY_W, CHART_WRAP, text, NULL, &h);
+    chart_rgb(&p->c, CHART_INK);
+    chart_text(&p->c, CHART_FONT_BOLD, size, MARGIN, p->y, 0, 0, BODY_W, CHART_WRAP, text);
+    if (level <= 2) {
+        char attrs[96];
+        snprintf(attrs, sizeof(attrs), "page=%d pos=[%.1f %.1f]", p->page, MARGIN, p->y);
+        cairo_pdf_surface_add_outline(p->s, CAIRO_PDF_OUTLINE_ROOT, text, attrs, 0);
+    }
+    p->y += h + (level == 2 ? 2 : 4);
+    if (level == 2) {
+        chart_rgb(&p->c, 0xDDDDDD);
+        cairo_set_line_width(p->cr, 1.2);
+        cairo_move_to(p->cr, MARGIN, p->y);
+        cairo_line_to(p->cr, PAGE_W - MARGIN, p->y);
+        cairo_stroke(p->cr);
+        p->y += 6;
+    }
+}
+
+void doc_pdf_paragraph(struct doc_pdf *p, const char *text, enum chart_font f, double size, unsigned color,
+                       int bullet)
+{
+    double indent = bullet ? 12 : 0, h;
+    chart_text_size(&p->c, f, size, BODY_W - indent, CHART_WRAP, text, NULL, &h);
+    need(p, h);
+    chart_rgb(&p->c, color);
+    if (bullet)
+        chart_text(&p->c, f, size, MARGIN + 2, p->y, 0, 0, 0, 0, "\xE2\x80\xA2");
+    chart_text(&p->c, f, size, MARGIN + indent, p->y, 0, 0, BODY_W - indent, CHART_WRAP, text);
+    p->y += h + size * 0.45;
+}
+
+void doc_pdf_paragraphs(struct doc_pdf *p, char **paras, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int bullet = strncmp(paras[i], "- ", 2) == 0;
+        doc_pdf_paragraph(p, paras[i] + (bullet ? 2 : 0), CHART_FONT_REGULAR, 9, CHART_INK, bullet);
+    }
+}
+
+/* ---- tables ----------------------------------------------------------------- */
+
+static enum chart_font cell_font(unsigned flags, int head)
+{
+    return head || (flags & TC_BOLD) ? CHART_FONT_BOLD
+           : (flags & TC_NA)         ? CHART_FONT_ITALIC
+           : (flags & TC_MONO)       ? CHART_FONT_MONO
+                                     : CHART_FONT_REGULAR;
+}
+
+#define CELL_PAD 3.0
+
+/* Height of a row: one line unless some cell's natural width (nat, measured
+ * once per cell) exceeds its column, then that cell's wrapped height. Laying
+ * out text is the table's main cost, so single-line cells are never measured
+ * twice. */
+static double row_height(struct doc_pdf *p, const struct table *t, const double *cw, const double *nat,
+                         double line_h, double size, size_t r, int head)
+{
+    double h = line_h;
+    for (size_t c = 0; c < t->ncols; c++) {
+        if (nat[c] <= cw[c] - 2 * CELL_PAD)
+            continue;
+        const char *text = head ? t->head[c] : table_at(t, r, c)->text;
+        double th;
+        chart_text_size(&p->c, cell_font(head ? 0 : table_at(t, r, c)->flags, head), size,
+                        cw[c] - 2 * CELL_PAD, CHART_WRAP, text, NULL, &th);
+        if (th > h)
+            h = th;
+    }
+    return h + 2 * CELL_PAD;
+}
+
+static void draw_row(struct doc_pdf *p, const struct table *t, const double *cw, const double *nat,
+                     double size, size_t r, int head, double h)
+{
+    double x = MARGIN;
+    for (size_t c = 0; c < t->ncols; c++) {
+        const struct tcell *cell = head ? NULL : table_at(t, r, c);
+        const char *text = head ? t->head[c] : cell->text;
+        unsigned flags = head ? 0 : cell->flags;
+        unsigned bg = head                ? 0xEFEFEF
+                      : (flags & TC_HEAT) ? chart_mix(cell->bg, 0xFFFFFF, 0.55)
+                      : (flags & TC_NA)   ? 0xF7F7F7
+                                          : 0xFFFFFF;
+        chart_rgb(&p->c, bg);
+        cairo_rectangle(p->cr, x, p->y, cw[c], h);
+        cairo_fill(p->cr);
+        chart_rgb(&p->c, 0xD0D0D0);
+        cairo_set_line_width(p->cr, 0.4);
+        cairo_rectangle(p->cr, x, p->y, cw[c], h);
+        cairo_stroke(p->cr);
+        if (flags & TC_BOLD) {
+            chart_rgb(&p->c, CHART_INK);
+            cairo_set_line_width(p->cr, 1.1);
+            cairo_rectangle(p->cr, x + 0.6, p->y + 0.6, cw[c] - 1.2, h - 1.2);
+            cairo_stroke(p->cr);
+        }
+        if (text[0]) {
+            int right = t->numeric[c] && !head && !(flags & TC_NA);
+            int wraps = nat[c] > cw[c] - 2 * CELL_PAD;
+            chart_rgb(&p->c, (flags & TC_NA) ? 0x808080 : (flags & TC_WARN) ? CHART_WARN : CHART_INK);
+            chart_text(&p->c, cell_font(flags, head), size, right ? x + cw[c] - CELL_PAD : x + CELL_PAD,
+                       p->y + CELL_PAD, right ? 1 : 0, 0, wraps ? cw[c] - 2 * CELL_PAD : 0,
+                       wraps ? CHART_WRAP : 0, text);
+        }
+        x += cw[c];
+    }
+    p->y += h;
+}
+
+void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
+{
+    if (t->ncols == 0 || t->nrows == 0) {
+        doc_pdf_paragraph(p, "None.", CHART_FONT_ITALIC, 9, CHART_MUTED, 0);
+        return;
+    }
+    if (t->caption)
+        doc_pdf_paragraph(p, t->caption, CHART_FONT_REGULAR, 8.5, CHART_MUTED, 0);
+    double *cw = calloc(t->ncols, sizeof(double));
+    double *nat_head = calloc(t->ncols, sizeof(double));
+    double *nat = calloc(t->ncols * (t->nrows + 1), sizeof(double)); /* per cell, then per-column max */
+    if (!cw || !nat || !nat_head)
+        goto done;
+    /* natural width of every cell, measured once; columns take the longest,
+     * capped, then shrink together to fit the page */
+    double total = 0, line_h;
+    chart_text_size(&p->c, CHART_FONT_REGULAR, size, 0, 0, "Ag", NULL, &line_h);
+    for (size_t c = 0; c < t->ncols; c++) {
+        chart_text_size(&p->c, CHART_FONT_BOLD, size, 0, 0, t->head[c], &nat_head[c], NULL);
+        double col = fmin(nat_head[c], 90);
+        for (size_t r = 0; r < t->nrows; r++) {
+            const struct tcell *cell = table_at(t, r, c);
+            double w = 0;
+            if (cell->text[0])
+                chart_text_size(&p->c, cell_font(cell->flags, 0), size, 0, 0, cell->text, &w, NULL);
+            nat[r * t->ncols + c] = w;
+            if (w > col)
+                col = w;
+        }
+        cw[c] = fmin(col + 2 * CELL_PAD + 2, 260);
+        total += cw[c];
+    }
+    if (total > BODY_W) {
+        /* narrow columns (numbers, short names) keep their width; the wide
+         * ones share what is left and wrap */
+        double fixed = 0, flex = 0;
+        for (size_t c = 0; c < t->ncols; c++)
+            *(cw[c] <= 64 ? &fixed : &flex) += cw[c];
+        double k = flex > 0 && BODY_W > fixed ? (BODY_W - fixed) / flex : BODY_W / total;
+        for (size_t c = 0; c < t->ncols; c++)
+            if (cw[c] > 64 || flex <= 0 || BODY_W <= fixed)
+                cw[c] *= k;
+    }
+    double hh = row_height(p, t, cw, nat_head, line_h, size, 0, 1);
+    need(p, hh * 2.5);
+    draw_row(p, t, cw, nat_head, size, 0, 1, hh);
+    for (size_t r = 0; r < t->nrows; r++) {
+        const double *rn = nat + r * t->ncols;
+        double h = row_height(p, t, cw, rn, line_h, size, r, 0);
+        if (p->y + h > BOTTOM) {
+            new_page(p);
+            draw_row(p, t, cw, nat_head, size, 0, 1, hh);
+        }
+        draw_row(p, t, cw, rn, size, r, 0, h);
+    }
+    p->y += 10;
+done:
+    free(cw);
+    free(nat);
+    free(nat_head);
+}
+
+static int built_table(struct doc_pdf *p, const struct rctx *x, enum table_kind kind, double size)
+{
+    struct table t;
+    int err = tables_build(x, kind, &t);
+    if (err == 0)
+        doc_pdf_table(p, &t, size);
+    table_free(&t);
+    return err;
+}
+
+/* ---- figures and code ----------------------------------------------------------- */
+
+int doc_pdf_figure(struct doc_pdf *p, const struct figure *f)
+{
+    double avail_h = BOTTOM - MARGIN - 24;
+    double scale = fmin(BODY_W / f->w, avail_h / f->h);
+    if (scale > 1)
+        scale = 1;
+    double h = f->h * scale;
+    need(p, h + 20);
+    cairo_save(p->cr);
+    cairo_translate(p->cr, MARGIN + (BODY_W - f->w * scale) / 2, p->y);
+    cairo_scale(p->cr, scale, scale);
+    int err = chart_draw_on(p->cr, (struct chart_rect){0, 0, f->w, f->h}, f->draw, f->data);
+    cairo_restore(p->cr);
+    p->y += h + 4;
+    char cap[1024];
+    snprintf(cap, sizeof(cap), "%s. %s", f->title, f->caption);
+    doc_pdf_paragraph(p, cap, CHART_FONT_ITALIC, 8, CHART_MUTED, 0);
+    p->y += 6;
+    return err;
+}
+
+static int figures(struct doc_pdf *p, const struct rctx *x, int section)
+{
+    for (size_t i = 0; i < x->nfigs; i++)
+        if (x->figs[i].section == section) {
+            int err = doc_pdf_figure(p, &x->figs[i]);
+            if (err < 0)
+                return err;
+        }
+    return 0;
+}
+
+void doc_pdf_code(struct doc_pdf *p, const char *text)
+{
+    const char *s = text ? text : "";
+    double size = 7.5, lh = size * 1.35;
+    while (*s) {
+        size_t len = strcspn(s, "\n");
+        char *line = strndup(s, len);
+        if (!line)
+            return;
+        double h;
+        chart_text_size(&p->c, CHART_FONT_MONO, size, BODY_W - 8, CHART_WRAP, line, NULL, &h);
+        if (h < lh)
+            h = lh;
+        need(p, h);
+        chart_rgb(&p->c, 0xF4F6F8);
+        cairo_rectangle(p->cr, MARGIN, p->y, BODY_W, h);
+        cairo_fill(p->cr);
+        chart_rgb(&p->c, CHART_INK);
+        chart_text(&p->c, CHART_FONT_MONO, size, MARGIN + 4, p->y, 0, 0, BODY_W - 8, CHART_WRAP, line);
+        p->y += h;
+        free(line);
+        s += len + (s[len] == '\n');
+    }
+    p->y += 8;
+}
+
+static void warnings(struct doc_pdf *p, const struct rctx *x)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->rd->ncells; i++) {
+        const struct rd_cell *c = &x->rd->cells[i];
+        char w[200], line[600];
+        grid_warnings(&c->st, w, sizeof(w));
+        if (!w[0] || !c->status || strcmp(c->status, "ok"))
+            continue;
+        if (n++ == 0)
+            doc_pdf_heading(p, "Warnings", 3);
+        snprintf(line, sizeof(line), "%s: %s", c->key, w);
+        doc_pdf_paragraph(p, line, CHART_FONT_REGULAR, 8.5, CHART_WARN, 1);
+    }
+    size_t nf = rctx_nfailures(x);
+    if (nf) {
+        char line[128];
+        snprintf(line, sizeof(line), "%zu cell%s did not produce a number: see Failures.", nf,
+                 nf == 1 ? "" : "s");
+        doc_pdf_paragraph(p, line, CHART_FONT_REGULAR, 8.5, CHART_WARN, 0);
+    }
+}
+
+static int body(struct doc_pdf *p, const struct rctx *x)
+{
+    int err = 0;
+    char title[600];
+    snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
+    doc_pdf_heading(p, title, 1);
+    if (x->rd->description[0])
+        doc_pdf_paragraph(p, x->rd->description, CHART_FONT_REGULAR, 10, CHART_MUTED, 0);
+    if ((err = built_table(p, x, TABLE_META, 8)) < 0)
+        return err;
+    warnings(p, x);
+
+    doc_pdf_heading(p, "Summary", 2);
+    doc_pdf_paragraph(
+        p,
+        "Mean ms/step of the timed steps (the published metric); lower is better. Outlined and bold: the "
+        "row's fastest cell; shading: ratio to the row's best. NA: no number, with the reason.",
+        CHART_FONT_REGULAR, 9, CHART_INK, 0);
+    if ((err = built_table(p, x, TABLE_SUMMARY, 7.5)) < 0 || (err = built_table(p, x, TABLE_DETAIL, 7)) < 0 ||
+        (err = figures(p, x, FIG_SUMMARY)) < 0)
+        return err;
+    doc_pdf_heading(p, "Speedup", 2);
+    if ((err = built_table(p, x, TABLE_SPEEDUP, 7.5)) < 0 || (err = figures(p, x, FIG_SPEEDUP)) < 0)
+        return err;
+    doc_pdf_heading(p, "Relative to each row's best", 2);
+    if ((err = figures(p, x, FIG_HEATMAP)) < 0)
+        return err;
+    if (x->ref) {
+        doc_pdf_heading(p, "Measured vs published", 2);
+        if (x->hardware_note[0])
+            doc_pdf_paragraph(p, x->hardware_note, CHART_FONT_BOLD, 9, CHART_WARN, 0);
+        if ((err = built_table(p, x, TABLE_REFERENCE, 6.5)) < 0 || (err = figures(p, x, FIG_REFERENCE)) < 0)
+            return err;
+    }
+    doc_pdf_heading(p, "Statistics per cell", 2);
+    if ((err = built_table(p, x, TABLE_STATISTICS, 6)) < 0)
+        return err;
+    doc_pdf_heading(p, "Step times per cell", 2);
+    if ((err = figures(p, x, FIG_CELLS)) < 0)
+        return err;
+    doc_pdf_heading(p, "Method", 2);
+    doc_pdf_paragraphs(p, x->method, x->nmethod);
+    doc_pdf_heading(p, "Fairness notes", 2);
+    doc_pdf_paragraphs(p, x->fairness, x->nfairness);
+    doc_pdf_heading(p, "Facts recorded per backend", 3);
+    if ((err = built_table(p, x, TABLE_FACTS, 7.5)) < 0)
+        return err;
+    doc_pdf_heading(p, "Environment", 2);
+    doc_pdf_heading(p, "Machine and run", 3);
+    if ((err = built_table(p, x, TABLE_RUN_ENV, 7.5)) < 0)
+        return err;
+    doc_pdf_heading(p, "Python environments", 3);
+    if ((err = built_table(p, x, TABLE_PY_ENV, 7)) < 0)
+        return err;
+    doc_pdf_heading(p, "Failures", 2);
+    if ((err = built_table(p, x, TABLE_FAILURES, 7.5)) < 0)
+        return err;
+    for (size_t i = 0; i < x->rd->ncells; i++) {
+        const struct rd_cell *c = &x->rd->cells[i];
+        if ((c->status && strcmp(c->status, "ok") == 0) || !c->detail || !strchr(c->detail, '\n'))
+            continue;
+        doc_pdf_heading(p, c->key, 3);
+        doc_pdf_code(p, c->detail);
+    }
+    doc_pdf_heading(p, "Spec", 2);
+    doc_pdf_code(p, x->rd->spec_text);
+    return 0;
+}
+
+int doc_pdf_open(struct doc_pdf **out, const char *title, const char *subject, const char *date,
+                 const char *footer)
+{
+    struct doc_pdf *p = calloc(1, sizeof(*p));
+    *out = NULL;
+    if (!p)
+        return error_set(BG_ENOMEM, "out of memory");
+    p->y = MARGIN;
+    p->page = 1;
+    p->s = cairo_pdf_surface_create_for_stream(write_strbuf, &p->out, PAGE_W, PAGE_H);
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_TITLE, title);
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_AUTHOR, "benchgen");
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_CREATOR, "benchgen " BENCHGEN_VERSION);
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_SUBJECT, subject);
+    /* the run's date, never the clock: the same run gives the same bytes */
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_CREATE_DATE, date);
+    cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_MOD_DATE, date);
+    p->cr = cairo_create(p->s);
+    snprintf(p->footer, sizeof(p->footer), "%s", footer);
+    int err = chart_init(&p->c, p->cr);
+    if (err < 0) {
+        cairo_destroy(p->cr);
+        cairo_surface_destroy(p->s);
+        strbuf_free(&p->out);
+        free(p);
+        return err;
+    }
+    *out = p;
+    return 0;
+}
+
+int doc_pdf_close(struct doc_pdf *p, const char *path)
+{
+    int err = 0;
+    draw_footer(p);
+    cairo_show_page(p->cr);
+    chart_fini(&p->c);
+    cairo_destroy(p->cr);
+    cairo_surface_finish(p->s);
+    if (cairo_surface_status(p->s) != CAIRO_STATUS_SUCCESS)
+        err = error_set(BG_EIO, "cannot draw %s: %s", path ? path : "a PDF",
+                        cairo_status_to_string(cairo_surface_status(p->s)));
+    cairo_surface_destroy(p->s);
+    if (err == 0 && path)
+        err = chart_write_file(path, p->out.buf, p->out.len);
+    strbuf_free(&p->out);
+    free(p);
+    return err;
+}
+
+int doc_pdf_write(const struct rctx *x, const char *path)
+{
+    struct doc_pdf *p;
+    char title[600], footer[400];
+    snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
+    snprintf(footer, sizeof(footer), "%s \xC2\xB7 %s \xC2\xB7 benchgen report", x->rd->name, x->created_text);
+    int err = doc_pdf_open(&p, title, "ms/step benchmark results", x->pdf_date, footer);
+    if (err < 0)
+        return err;
+    err = body(p, x);
+    int cerr = doc_pdf_close(p, err ? NULL : path);
+    return err ? err : cerr;
+}

@@ -1,0 +1,46 @@
+/*
+ * doc_pdf.h - report.pdf: a multi-page A4 landscape document drawn with
+ * cairo and pango from the pinned fonts, charts as vectors (the same draw
+ * functions as the chart files). Text is laid out as plain text, never
+ * markup, so run metadata is shown exactly as stored. Its dates come from the
+ * run, so the bytes do not change between renders.
+ */
+#ifndef BENCHGEN_DOC_PDF_H
+#define BENCHGEN_DOC_PDF_H
+
+#include "report/rctx.h"
+
+#include "report/tables.h"
+
+int doc_pdf_write(const struct rctx *x, const char *path);
+
+/* The flowing layout doc_pdf_write draws with, for other documents (the
+ * comparison report): a cursor moves down A4 landscape pages; each block asks
+ * for the room it needs and starts a new page when it is not there.
+ *
+ * doc_pdf_open() starts a document whose PDF metadata are title, subject and
+ * date (ISO 8601 UTC: the run's, never the clock; author "benchgen", creator
+ * "benchgen VERSION") and whose pages end with footer and the page number.
+ * doc_pdf_close() ends the last page and writes the document to path through
+ * a temporary file (path NULL: discards it, after an error), and frees p. */
+struct doc_pdf;
+int doc_pdf_open(struct doc_pdf **out, const char *title, const char *subject, const char *date,
+                 const char *footer);
+int doc_pdf_close(struct doc_pdf *p, const char *path);
+
+/* level 1: the title; 2: a section (a rule under it, an outline entry, never
+ * at a page's foot); 3: a subsection. */
+void doc_pdf_heading(struct doc_pdf *p, const char *text, int level);
+/* Wrapped plain text (never markup); bullet: a "- " list item. */
+void doc_pdf_paragraph(struct doc_pdf *p, const char *text, enum chart_font f, double size, unsigned color,
+                       int bullet);
+/* Paragraphs at 9 pt; "- " ones as bullets. */
+void doc_pdf_paragraphs(struct doc_pdf *p, char **paras, size_t n);
+/* A table at font size `size`, header repeated after a page break; "None." when empty. */
+void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size);
+/* A figure scaled to fit, drawn as vectors by its own draw function, with its caption. */
+int doc_pdf_figure(struct doc_pdf *p, const struct figure *f);
+/* A monospaced block, one line at a time. */
+void doc_pdf_code(struct doc_pdf *p, const char *text);
+
+#endif /* BENCHGEN_DOC_PDF_H */

@@ -1,0 +1,263 @@
+/*
+ * grid.c - the run as rows x backends (see grid.h).
+ */
+#include "report/grid.h"
+#include "plan/catalog.h"
+#include "charts/chart.h"
+#include "base/error.h"
+#include "base/escape.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int find_row(const struct grid *g, const struct rd_cell *c)
+{
+    for (size_t i = 0; i < g->nrows; i++)
+        if (g->rows[i].batch == c->batch && strcmp(g->rows[i].model, c->model) == 0 &&
+            strcmp(g->rows[i].task, c->task) == 0)
+            return (int)i;
+    return -1;
+}
+
+int grid_col_find(const struct grid *g, const char *backend)
+{
+    for (size_t i = 0; i < g->ncols; i++)
+        if (strcmp(g->cols[i].backend, backend) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int catalog_index(const char *backend)
+{
+    for (size_t i = 0; catalog_backend_at(i); i++)
+        if (strcmp(catalog_backend_at(i)->name, backend) == 0)
+            return (int)i;
+    return -1;
+}
+
+static int add_row(struct grid *g, const struct rd_cell *c)
+{
+    struct grid_row *nr = realloc(g->rows, (g->nrows + 1) * sizeof(*nr));
+    if (!nr)
+        return error_set(BG_ENOMEM, "out of memory");
+    g->rows = nr;
+    struct grid_row *r = &g->rows[g->nrows++];
+    memset(r, 0, sizeof(*r));
+    r->model = c->model;
+    r->task = c->task;
+    r->batch = c->batch;
+    r->best_col = r->k3_col = -1;
+    const struct catalog_model *m = catalog_model_find(c->model);
+    const char *name = m && !c->workload ? m->display : c->model;
+    r->label = util_printf("%s (%s)", name, c->task);
+    r->title = util_printf("%s (%s), batch %d", name, c->task, c->batch);
+    char *slug = util_printf("%s_%s_b%d", c->model, c->task, c->batch);
+    r->slug = slug ? escape_filename(slug) : NULL;
+    free(slug);
+    if (!r->label || !r->title || !r->slug)
+        return error_set(BG_ENOMEM, "out of memory");
+    return 0;
+}
+
+static int build_cols(struct grid *g, const struct rundata *rd)
+{
+    /* catalog backends first, in catalog order, then unknown ones as they appear */
+    size_t cap = rd->ncells + 16;
+    g->cols = calloc(cap, sizeof(*g->cols));
+    if (!g->cols)
+        return error_set(BG_ENOMEM, "out of memory");
+    for (size_t k = 0; catalog_backend_at(k); k++) {
+        const struct catalog_backend *b = catalog_backend_at(k);
+        for (size_t i = 0; i < rd->ncells; i++)
+            if (strcmp(rd->cells[i].backend, b->name) == 0) {
+                g->cols[g->ncols++] = (struct grid_col){rd->cells[i].backend, b->display, chart_palette(k),
+                                                        strncmp(b->name, "keras3-", 7) == 0};
+                break;
+            }
+    }
+    size_t extra = 0;
+    for (size_t i = 0; i < rd->ncells; i++) {
+        const char *be = rd->cells[i].backend;
+        if (catalog_index(be) >= 0 || grid_col_find(g, be) >= 0)
+            continue;
+        g->cols[g->ncols++] =
+            (struct grid_col){be, be, chart_palette(7 + extra++), strncmp(be, "keras3-", 7) == 0};
+    }
+    for (size_t i = 0; i < g->ncols; i++)
+        g->nkeras3 += (size_t)g->cols[i].keras3;
+    return 0;
+}
+
+static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struct grid_row *row,
+                     const struct grid_col *col)
+{
+    size_t total = 0;
+    const struct rd_cell *first_ok = NULL;
+    int err = 0;
+    gc->compile_ms = gc->warmup_ms = NAN;
+    for (size_t i = 0; i < rd->ncells; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        if (c->batch != row->batch || strcmp(c->model, row->model) || strcmp(c->task, row->task) ||
+            strcmp(c->backend, col->backend))
+            continue;
+        if (!gc->cell)
+            gc->cell = c;
+        gc->nrepeats++;
+        if (c->status && strcmp(c->status, "ok") == 0 && c->ntimed > 0) {
+            gc->nok++;
+            total += c->ntimed;
+            if (!first_ok)
+                first_ok = c;
+        }
+    }
+    if (!gc->cell) {
+        gc->status = "missing";
+    } else if (gc->nok == 0) {
+        gc->status = gc->cell->status ? gc->cell->status : "not run";
+        /* with several repeats, say why the first non-ok one failed */
+        for (size_t i = 0; i < rd->ncells && gc->cell->status && strcmp(gc->cell->status, "ok") == 0; i++) {
+            const struct rd_cell *c = &rd->cells[i];
+            if (c->batch == row->batch && !strcmp(c->model, row->model) && !strcmp(c->task, row->task) &&
+                !strcmp(c->backend, col->backend) && c->status && strcmp(c->status, "ok")) {
+                gc->status = c->status;
+                break;
+            }
+        }
+        if (strcmp(gc->status, "ok") == 0)
+            gc->status = "no samples";
+    } else {
+        gc->status = "ok";
+        gc->ok = 1;
+    }
+    if (!gc->ok) {
+        snprintf(gc->na, sizeof(gc->na), "NA (%s)", gc->status);
+        memset(&gc->st, 0, sizeof(gc->st));
+        gc->st.mean = gc->st.median = gc->st.p5 = gc->st.p95 = gc->st.stdev = NAN;
+        gc->st.min = gc->st.max = gc->st.cv = gc->st.ci_lo = gc->st.ci_hi = NAN;
+        return 0;
+    }
+    if (gc->nok == 1) {
+        gc->st = first_ok->st;
+    } else {
+        int64_t *pool = malloc(total * sizeof(*pool));
+        if (!pool)
+            return error_set(BG_ENOMEM, "out of memory");
+        size_t k = 0;
+        for (size_t i = 0; i < rd->ncells; i++) {
+            const struct rd_cell *c = &rd->cells[i];
+            if (c->batch == row->batch && !strcmp(c->model, row->model) && !strcmp(c->task, row->task) &&
+                !strcmp(c->backend, col->backend) && c->status && !strcmp(c->status, "ok")) {
+                memcpy(pool + k, c->timed_ns, c->ntimed * sizeof(*pool));
+                k += c->ntimed;
+            }
+        }
+        err = stats_compute(pool, k, &gc->st);
+        free(pool);
+        if (err < 0)
+            return err;
+    }
+    if (first_ok->nwarmup > 0) {
+        gc->compile_ms = (double)first_ok->warmup_ns[0] / 1e6;
+        double sum = 0;
+        for (size_t i = 0; i < first_ok->nwarmup; i++)
+            sum += (double)first_ok->warmup_ns[i];
+        gc->warmup_ms = sum / 1e6;
+    }
+    return 0;
+}
+
+int grid_build(struct grid **out, const struct rundata *rd)
+{
+    struct grid *g = calloc(1, sizeof(*g));
+    int err = 0;
+    *out = NULL;
+    if (!g)
+        return error_set(BG_ENOMEM, "out of memory");
+    g->rd = rd;
+    for (size_t i = 0; i < rd->ncells; i++)
+        if (find_row(g, &rd->cells[i]) < 0 && (err = add_row(g, &rd->cells[i])) < 0)
+            goto done;
+    if ((err = build_cols(g, rd)) < 0)
+        goto done;
+    g->cells = calloc(g->nrows * g->ncols + 1, sizeof(*g->cells));
+    if (!g->cells) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t r = 0; r < g->nrows; r++) {
+        struct grid_row *row = &g->rows[r];
+        for (size_t c = 0; c < g->ncols; c++) {
+            struct grid_cell *gc = &g->cells[r * g->ncols + c];
+            if ((err = fill_cell(gc, rd, row, &g->cols[c])) < 0)
+                goto done;
+            if (!gc->ok)
+                continue;
+            if (row->best_col < 0 || gc->st.mean < grid_at(g, r, (size_t)row->best_col)->st.mean)
+                row->best_col = (int)c;
+            if (g->cols[c].keras3 &&
+                (row->k3_col < 0 || gc->st.mean < grid_at(g, r, (size_t)row->k3_col)->st.mean))
+                row->k3_col = (int)c;
+        }
+    }
+done:
+    if (err < 0) {
+        grid_free(g);
+        return err;
+    }
+    *out = g;
+    return 0;
+}
+
+void grid_free(struct grid *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->nrows; i++) {
+        free(g->rows[i].label);
+        free(g->rows[i].title);
+        free(g->rows[i].slug);
+    }
+    free(g->rows);
+    free(g->cols);
+    free(g->cells);
+    free(g);
+}
+
+double grid_keras3_best(const struct grid *g, size_t r)
+{
+    int c = g->rows[r].k3_col;
+    return c < 0 ? NAN : grid_at(g, r, (size_t)c)->st.mean;
+}
+
+double grid_speedup(double base_ms, double a_ms)
+{
+    if (!(base_ms > 0) || !(a_ms > 0) || !isfinite(base_ms) || !isfinite(a_ms))
+        return NAN;
+    return (base_ms / a_ms - 1.0) * 100.0;
+}
+
+int grid_default_baseline(const struct grid *g)
+{
+    int c = grid_col_find(g, "keras2-tensorflow");
+    if (c < 0)
+        c = grid_col_find(g, "torch-eager");
+    if (c < 0 && g->ncols > 0)
+        c = 0;
+    return c;
+}
+
+void grid_warnings(const struct stats *st, char *buf, size_t n)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    if (st->n == 0)
+        return;
+    if (isfinite(st->cv) && st->cv > STATS_NOISY_CV)
+        off += (size_t)snprintf(buf + off, off < n ? n - off : 0, "noisy: CV %.1f%% > %.0f%%", st->cv * 100,
+                                STATS_NOISY_CV * 100);
+    if (st->first_is_outlier)
+        snprintf(buf + off, off < n ? n - off : 0, "%sfirst timed step is an outlier (warm-up too short?)",
+                 off ? "; " : "");
+}

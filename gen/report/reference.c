@@ -1,0 +1,358 @@
+/*
+ * reference.c - loads published reference tables from CSV (see reference.h).
+ *
+ * The CSV reader follows RFC 4180 (quoted fields, doubled quotes, CRLF or LF)
+ * because the published cells carry thousands separators ("1,306.85") and
+ * so always arrive quoted.
+ */
+#include "report/reference.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct csv {
+    const char *p, *end;
+    const char *path;
+    int line;
+};
+
+/* Reads one record into fields (each malloc'd). Returns the number of fields,
+ * 0 at end of input, or a negative code. */
+static int csv_record(struct csv *c, char ***fields_out, size_t *nfields)
+{
+    char **fields = NULL;
+    size_t n = 0, cap = 0;
+    struct strbuf f = {0};
+    int err = 0;
+    *fields_out = NULL;
+    *nfields = 0;
+    if (c->p >= c->end)
+        return 0;
+    c->line++;
+    for (;;) {
+        int quoted = 0;
+        strbuf_append(&f, "", 0);
+        if (c->p < c->end && *c->p == '"') {
+            quoted = 1;
+            c->p++;
+            for (;;) {
+                if (c->p >= c->end) {
+                    err = error_set(BG_ESPEC, "%s:%d: unterminated quoted field", c->path, c->line);
+                    goto done;
+                }
+                if (*c->p == '"') {
+                    if (c->p + 1 < c->end && c->p[1] == '"') {
+                        if ((err = strbuf_append(&f, "\"", 1)) < 0)
+                            goto done;
+                        c->p += 2;
+                        continue;
+                    }
+                    c->p++;
+                    break;
+                }
+                if (*c->p == '\n')
+                    c->line++;
+                if ((err = strbuf_append(&f, c->p, 1)) < 0)
+                    goto done;
+                c->p++;
+            }
+        }
+        while (c->p < c->end && *c->p != ',' && *c->p != '\n' && *c->p != '\r') {
+            if (quoted) {
+                err = error_set(BG_ESPEC, "%s:%d: text after a closing quote", c->path, c->line);
+                goto done;
+            }
+            if ((err = strbuf_append(&f, c->p, 1)) < 0)
+                goto done;
+            c->p++;
+        }
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **nf = realloc(fields, cap * sizeof(*fields));
+            if (!nf) {
+                err = error_set(BG_ENOMEM, "out of memory");
+                goto done;
+            }
+            fields = nf;
+        }
+        fields[n++] = strbuf_detach(&f);
+        if (c->p < c->end && *c->p == ',') {
+            c->p++;
+            continue;
+        }
+        if (c->p < c->end && *c->p == '\r')
+            c->p++;
+        if (c->p < c->end && *c->p == '\n')
+            c->p++;
+        break;
+    }
+done:
+    strbuf_free(&f);
+    if (err < 0) {
+        for (size_t i = 0; i < n; i++)
+            free(fields[i]);
+        free(fields);
+        return err;
+    }
+    *fields_out = fields;
+    *nfields = n;
+    return (int)n;
+}
+
+static void free_fields(char **fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(fields[i]);
+    free(fields);
+}
+
+static int parse_int(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > 1000000000)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* "1,306.85" or "1306.85*" -> 1306.85; "" or "NA" -> NAN. */
+static int parse_ms(const char *s, double *out)
+{
+    char buf[64];
+    size_t j = 0;
+    if (!*s || strcmp(s, "NA") == 0) {
+        *out = NAN;
+        return 0;
+    }
+    for (const char *p = s; *p && j + 1 < sizeof(buf); p++)
+        if (*p != ',' && *p != '*')
+            buf[j++] = *p;
+    buf[j] = '\0';
+    char *end;
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (errno || end == buf || *end || !isfinite(v) || v < 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+enum {
+    C_REVISION,
+    C_MODEL,
+    C_TASK,
+    C_BATCH,
+    C_BACKEND,
+    C_MS,
+    C_PUBLISHED,
+    C_DATE,
+    C_SOURCE,
+    C_HARDWARE,
+    C_GPU,
+    C_NOTE,
+    C_COUNT
+};
+static const char *const col_names[C_COUNT] = {"revision", "model",       "task",      "batch",
+                                               "backend",  "ms_per_step", "published", "date",
+                                               "source",   "hardware",    "gpu",       "note"};
+#define C_REQUIRED 6
+
+static char *dup_or_empty(char **fields, size_t n, int idx)
+{
+    return strdup(idx >= 0 && (size_t)idx < n ? fields[idx] : "");
+}
+
+int reference_parse(struct reference **out, const char *path, const char *text, size_t len)
+{
+    struct reference *ref = calloc(1, sizeof(*ref));
+    struct csv c = {.p = text, .end = text + len, .path = path, .line = 0};
+    char **fields = NULL;
+    size_t nf = 0, cap = 0;
+    int col[C_COUNT], err = 0;
+    *out = NULL;
+    if (!ref || !(ref->path = strdup(path))) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    /* a UTF-8 byte-order mark (spreadsheet exports add one) */
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        c.p += 3;
+    if ((err = csv_record(&c, &fields, &nf)) <= 0) {
+        if (err == 0)
+            err = error_set(BG_ESPEC, "%s: empty file (expected a header row)", path);
+        goto done;
+    }
+    for (int k = 0; k < C_COUNT; k++) {
+        col[k] = -1;
+        for (size_t i = 0; i < nf; i++)
+            if (strcmp(fields[i], col_names[k]) == 0)
+                col[k] = (int)i;
+        if (k < C_REQUIRED && col[k] < 0) {
+            err = error_set(BG_ESPEC, "%s:1: missing required column \"%s\"", path, col_names[k]);
+            goto done;
+        }
+    }
+    free_fields(fields, nf);
+    fields = NULL;
+    for (;;) {
+        int rc = csv_record(&c, &fields, &nf);
+        if (rc < 0) {
+            err = rc;
+            goto done;
+        }
+        if (rc == 0)
+            break;
+        if (nf == 1 && fields[0][0] == '\0') { /* blank line */
+            free_fields(fields, nf);
+            fields = NULL;
+            continue;
+        }
+        for (int k = 0; k < C_REQUIRED; k++)
+            if ((size_t)col[k] >= nf) {
+                err = error_set(BG_ESPEC, "%s:%d: %zu fields, expected a value for \"%s\"", path, c.line, nf,
+                                col_names[k]);
+                goto done;
+            }
+        if (ref->nrows == cap) {
+            cap = cap ? cap * 2 : 256;
+            struct ref_row *nr = realloc(ref->rows, cap * sizeof(*nr));
+            if (!nr) {
+                err = error_set(BG_ENOMEM, "out of memory");
+                goto done;
+            }
+            ref->rows = nr;
+        }
+        struct ref_row *r = &ref->rows[ref->nrows];
+        memset(r, 0, sizeof(*r));
+        ref->nrows++;
+        r->line = c.line;
+        if (parse_int(fields[col[C_REVISION]], &r->revision) < 0) {
+            err = error_set(BG_ESPEC, "%s:%d: revision \"%s\" is not a whole number", path, c.line,
+                            fields[col[C_REVISION]]);
+            goto done;
+        }
+        if (parse_int(fields[col[C_BATCH]], &r->batch) < 0 || r->batch < 1) {
+            err = error_set(BG_ESPEC, "%s:%d: batch \"%s\" is not a positive whole number", path, c.line,
+                            fields[col[C_BATCH]]);
+            goto done;
+        }
+        if (parse_ms(fields[col[C_MS]], &r->ms) < 0) {
+            err = error_set(BG_ESPEC, "%s:%d: ms_per_step \"%s\" is not a number (use an empty field for NA)",
+                            path, c.line, fields[col[C_MS]]);
+            goto done;
+        }
+        r->model = strdup(fields[col[C_MODEL]]);
+        r->task = strdup(fields[col[C_TASK]]);
+        r->backend = strdup(fields[col[C_BACKEND]]);
+        r->published = dup_or_empty(fields, nf, col[C_PUBLISHED]);
+        r->date = dup_or_empty(fields, nf, col[C_DATE]);
+        r->source = dup_or_empty(fields, nf, col[C_SOURCE]);
+        r->hardware = dup_or_empty(fields, nf, col[C_HARDWARE]);
+        r->gpu = dup_or_empty(fields, nf, col[C_GPU]);
+        r->note = dup_or_empty(fields, nf, col[C_NOTE]);
+        if (!r->model || !r->task || !r->backend || !r->published || !r->date || !r->source || !r->hardware ||
+            !r->gpu || !r->note) {
+            err = error_set(BG_ENOMEM, "out of memory");
+            goto done;
+        }
+        if (!r->published[0]) { /* no "published" column: show what the number says */
+            free(r->published);
+            r->published = isnan(r->ms) ? strdup("NA") : util_printf("%.2f", r->ms);
+            if (!r->published) {
+                err = error_set(BG_ENOMEM, "out of memory");
+                goto done;
+            }
+        }
+        free_fields(fields, nf);
+        fields = NULL;
+    }
+done:
+    free_fields(fields, nf);
+    if (err < 0) {
+        reference_free(ref);
+        return err;
+    }
+    *out = ref;
+    return 0;
+}
+
+int reference_load(struct reference **out, const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    *out = NULL;
+    if (!util_is_file(path))
+        return error_set(BG_ENOTFOUND, "reference file %s not found", path);
+    int err = util_read_file(path, &text, &len);
+    if (err == 0)
+        err = reference_parse(out, path, text, len);
+    free(text);
+    return err;
+}
+
+const struct ref_row *reference_find(const struct reference *ref, int revision, const char *model,
+                                     const char *task, int batch, const char *backend)
+{
+    for (size_t i = 0; ref && i < ref->nrows; i++) {
+        const struct ref_row *r = &ref->rows[i];
+        if (r->revision == revision && r->batch == batch && strcmp(r->model, model) == 0 &&
+            strcmp(r->task, task) == 0 && strcmp(r->backend, backend) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+size_t reference_revisions(const struct reference *ref, int *revs, size_t cap)
+{
+    size_t n = 0;
+    int last = -1;
+    /* Revisions are few; repeated minimum-above-last scans keep them sorted
+     * without caring how the file is ordered. */
+    for (;;) {
+        int next = -1;
+        for (size_t i = 0; ref && i < ref->nrows; i++)
+            if (ref->rows[i].revision > last && (next < 0 || ref->rows[i].revision < next))
+                next = ref->rows[i].revision;
+        if (next < 0)
+            return n;
+        if (n < cap)
+            revs[n] = next;
+        n++;
+        last = next;
+    }
+}
+
+const struct ref_row *reference_first(const struct reference *ref, int revision)
+{
+    for (size_t i = 0; ref && i < ref->nrows; i++)
+        if (ref->rows[i].revision == revision)
+            return &ref->rows[i];
+    return NULL;
+}
+
+void reference_free(struct reference *ref)
+{
+    if (!ref)
+        return;
+    for (size_t i = 0; i < ref->nrows; i++) {
+        struct ref_row *r = &ref->rows[i];
+        free(r->model);
+        free(r->task);
+        free(r->backend);
+        free(r->published);
+        free(r->date);
+        free(r->source);
+        free(r->hardware);
+        free(r->gpu);
+        free(r->note);
+    }
+    free(ref->rows);
+    free(ref->path);
+    free(ref);
+}

@@ -1,0 +1,79 @@
+/*
+ * tables.h - the report's tables, built once from a struct rctx and drawn by
+ * every writer (HTML, Markdown, PDF, workbook), so all formats show the same
+ * rows, the same numbers and the same NA texts.
+ *
+ * A cell carries its display text and, for numbers, the value itself (the
+ * workbook writes the number, the documents the text). Text is raw: each
+ * writer escapes it for its format.
+ *
+ * Ownership: tables_build() fills a struct table the caller releases with
+ * table_free().
+ */
+#ifndef BENCHGEN_TABLES_H
+#define BENCHGEN_TABLES_H
+
+#include <stddef.h>
+
+#include "report/rctx.h"
+
+enum {
+    TC_BOLD = 1 << 0, /* the row's best */
+    TC_NA = 1 << 1,   /* not a number: the text says why */
+    TC_WARN = 1 << 2, /* a warning */
+    TC_MONO = 1 << 3, /* code-like (keys, hashes, versions) */
+    TC_HEAT = 1 << 4  /* bg holds a heat colour */
+};
+
+struct tcell {
+    char *text; /* never NULL */
+    double num; /* the value behind a numeric text; NAN for text */
+    unsigned flags;
+    unsigned bg; /* 0xRRGGBB when TC_HEAT */
+};
+
+struct table {
+    char *caption; /* may be NULL */
+    size_t ncols, nrows;
+    char **head;            /* ncols */
+    unsigned char *numeric; /* ncols: right-aligned number columns */
+    struct tcell *cells;    /* nrows * ncols */
+};
+
+enum table_kind {
+    TABLE_SUMMARY,    /* rows x backends + Keras 3 (best): mean ms/step */
+    TABLE_DETAIL,     /* rows x backends: median and 95% CI */
+    TABLE_SPEEDUP,    /* rows x (backends but the baseline) + Keras 3 (best): % over the baseline */
+    TABLE_REFERENCE,  /* rows x backends: measured, published, ratio (needs --reference) */
+    TABLE_STATISTICS, /* one row per cell of the run */
+    TABLE_FACTS,      /* fairness facts x backends */
+    TABLE_RUN_ENV,    /* run-wide environment: key, value */
+    TABLE_PY_ENV,     /* per Python environment: key x environment */
+    TABLE_FAILURES,   /* non-ok cells: cell, status, first line of the detail */
+    TABLE_META        /* the run: field, value */
+};
+
+/* 0, or BG_ENOMEM. A kind that does not apply (no reference) gives an empty table. */
+int tables_build(const struct rctx *x, enum table_kind kind, struct table *t);
+void table_free(struct table *t);
+
+/* Building a table of one's own (the comparison report's tables use these):
+ * table_init() gives ncols columns and no rows (ncols may be 0: an empty
+ * table); table_head() names column c (numeric: right-aligned); table_row()
+ * appends an empty row and returns its index or a negative code; table_set()
+ * sets a cell's flags, value (NAN for text) and printf text; table_finish()
+ * turns cells never set into "". Each returns 0 or BG_ENOMEM; after a
+ * failure, table_free() releases what was built. */
+int table_init(struct table *t, size_t ncols);
+int table_head(struct table *t, size_t c, const char *text, int numeric);
+long table_row(struct table *t);
+int table_set(struct table *t, long r, size_t c, unsigned flags, double num, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+int table_finish(struct table *t);
+
+static inline const struct tcell *table_at(const struct table *t, size_t r, size_t c)
+{
+    return &t->cells[r * t->ncols + c];
+}
+
+#endif /* BENCHGEN_TABLES_H */

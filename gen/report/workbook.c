@@ -1,0 +1,724 @@
+/*
+ * workbook.c - report.xlsx with libxlsxwriter (see workbook.h).
+ *
+ * Sheets: Summary (the published table), Speedup, Statistics, Samples,
+ * Environment, Method, Published (with --reference), and a hidden ChartData
+ * sheet: Excel plots a text cell as zero, so the native charts read numbers
+ * (blanks for NA) from there while the visible sheets say "NA (error)".
+ * Every string goes through escape_xlsx; every number through workbook_put_num, which
+ * refuses NaN and Inf (libxlsxwriter would write them as invalid XML numbers).
+ */
+#include "report/workbook.h"
+#include "base/error.h"
+#include "base/escape.h"
+#include "report/tables.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHART_MAX_ROWS 30
+
+/* ---- cells ---------------------------------------------------------------- */
+
+void workbook_put_str(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
+                      lxw_format *f)
+{
+    if (w->err)
+        return;
+    char *e = escape_xlsx(s ? s : "");
+    if (!e) {
+        w->err = error_set(BG_ENOMEM, "out of memory");
+        return;
+    }
+    lxw_error le = e[0] ? worksheet_write_string(ws, r, c, e, f) : worksheet_write_blank(ws, r, c, f);
+    free(e);
+    if (le != LXW_NO_ERROR)
+        w->err = error_set(BG_EIO, "workbook: %s", lxw_strerror(le));
+}
+
+/* A number, or "NA" text when it is not finite: never NaN/Inf in the file. */
+void workbook_put_num(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
+                      lxw_format *f)
+{
+    if (w->err)
+        return;
+    if (!isfinite(v)) {
+        workbook_put_str(w, ws, r, c, "NA", w->na);
+        return;
+    }
+    lxw_error le = worksheet_write_number(ws, r, c, v, f);
+    if (le != LXW_NO_ERROR)
+        w->err = error_set(BG_EIO, "workbook: %s", lxw_strerror(le));
+}
+
+/* A number when finite, else an empty cell (for optional statistics and chart data). */
+void workbook_put_num_or_blank(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
+                               lxw_format *f)
+{
+    if (isfinite(v))
+        workbook_put_num(w, ws, r, c, v, f);
+    else if (!w->err)
+        worksheet_write_blank(ws, r, c, f);
+}
+
+lxw_worksheet *workbook_sheet(struct workbook *w, const char *name)
+{
+    lxw_worksheet *ws = w->err ? NULL : workbook_add_worksheet(w->wb, name);
+    if (!ws && !w->err)
+        w->err = error_set(BG_EIO, "workbook: cannot add sheet %s", name);
+    return ws;
+}
+
+static void make_formats(struct workbook *w)
+{
+    lxw_workbook *wb = w->wb;
+    w->title = workbook_add_format(wb);
+    format_set_bold(w->title);
+    format_set_font_size(w->title, 14);
+    w->subtitle = workbook_add_format(wb);
+    format_set_font_color(w->subtitle, 0x555555);
+    format_set_italic(w->subtitle);
+    w->head = workbook_add_format(wb);
+    format_set_bold(w->head);
+    format_set_bg_color(w->head, 0xE8E8E8);
+    format_set_bottom(w->head, LXW_BORDER_THIN);
+    format_set_text_wrap(w->head);
+    format_set_align(w->head, LXW_ALIGN_VERTICAL_TOP);
+    w->text = workbook_add_format(wb);
+    format_set_align(w->text, LXW_ALIGN_VERTICAL_TOP);
+    w->wrap = workbook_add_format(wb);
+    format_set_text_wrap(w->wrap);
+    format_set_align(w->wrap, LXW_ALIGN_VERTICAL_TOP);
+    w->mono = workbook_add_format(wb);
+    format_set_font_name(w->mono, "DejaVu Sans Mono");
+    format_set_font_size(w->mono, 10);
+    w->na = workbook_add_format(wb);
+    format_set_italic(w->na);
+    format_set_font_color(w->na, 0x808080);
+    format_set_align(w->na, LXW_ALIGN_RIGHT);
+    w->num = workbook_add_format(wb);
+    format_set_num_format(w->num, "#,##0.00");
+    w->best = workbook_add_format(wb);
+    format_set_num_format(w->best, "#,##0.00");
+    format_set_bold(w->best);
+    format_set_border(w->best, LXW_BORDER_MEDIUM);
+    w->int0 = workbook_add_format(wb);
+    format_set_num_format(w->int0, "0");
+    w->pct = workbook_add_format(wb);
+    format_set_num_format(w->pct, "+0.0%;-0.0%;0.0%");
+    w->pct_plain = workbook_add_format(wb);
+    format_set_num_format(w->pct_plain, "0.0%");
+    w->warn = workbook_add_format(wb);
+    format_set_font_color(w->warn, 0xB3261E);
+    w->bold = workbook_add_format(wb);
+    format_set_bold(w->bold);
+}
+
+/* ---- Summary -------------------------------------------------------------- */
+
+static lxw_row_t write_grid_block(struct workbook *w, lxw_worksheet *ws, lxw_row_t r0, const struct table *t,
+                                  int summary)
+{
+    for (size_t c = 0; c < t->ncols; c++)
+        workbook_put_str(w, ws, r0, (lxw_col_t)c, t->head[c], w->head);
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct tcell *cell = table_at(t, r, c);
+            lxw_row_t row = r0 + 1 + (lxw_row_t)r;
+            if (c == 0)
+                workbook_put_str(w, ws, row, 0, cell->text, w->text);
+            else if (c == 1)
+                workbook_put_num(w, ws, row, 1, cell->num, w->int0);
+            else if (cell->flags & TC_NA || !isfinite(cell->num))
+                workbook_put_str(w, ws, row, (lxw_col_t)c, cell->text, w->na);
+            else if (summary)
+                workbook_put_num(w, ws, row, (lxw_col_t)c, cell->num,
+                                 (cell->flags & TC_BOLD) ? w->best : w->num);
+            else
+                workbook_put_str(w, ws, row, (lxw_col_t)c, cell->text, w->text);
+        }
+    return r0 + 1 + (lxw_row_t)t->nrows;
+}
+
+static void chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_row, lxw_col_t at_col,
+                            const char *title, const char *axis, lxw_row_t data_r0, size_t nrows,
+                            lxw_col_t data_c0, size_t nser, const char *const *names, const unsigned *colors,
+                            int percent)
+{
+    if (w->err || nrows == 0 || nser == 0)
+        return;
+    size_t n = nrows < CHART_MAX_ROWS ? nrows : CHART_MAX_ROWS;
+    lxw_chart *ch = workbook_add_chart(w->wb, LXW_CHART_BAR);
+    if (!ch) {
+        w->err = error_set(BG_ENOMEM, "workbook: cannot add a chart");
+        return;
+    }
+    char buf[256];
+    snprintf(buf, sizeof(buf), "%s%s", title, n < nrows ? " (first rows)" : "");
+    char *t = escape_xlsx(buf);
+    chart_title_set_name(ch, t ? t : "");
+    free(t);
+    for (size_t s = 0; s < nser; s++) {
+        lxw_chart_series *se = chart_add_series(ch, NULL, NULL);
+        chart_series_set_categories(se, "ChartData", data_r0, 0, data_r0 + (lxw_row_t)n - 1, 0);
+        chart_series_set_values(se, "ChartData", data_r0, data_c0 + (lxw_col_t)s, data_r0 + (lxw_row_t)n - 1,
+                                data_c0 + (lxw_col_t)s);
+        chart_series_set_name_range(se, "ChartData", data_r0 - 1, data_c0 + (lxw_col_t)s);
+        lxw_chart_fill fill = {.color = colors[s]};
+        chart_series_set_fill(se, &fill);
+        (void)names;
+    }
+    chart_axis_set_reverse(ch->x_axis); /* first row on top, as in the table */
+    chart_axis_set_name(ch->y_axis, axis);
+    if (percent)
+        chart_axis_set_num_format(ch->y_axis, "+0%;-0%;0%");
+    chart_legend_set_position(ch, LXW_CHART_LEGEND_BOTTOM);
+    lxw_chart_options opt = {.x_scale = 2.0, .y_scale = 1.0 + (double)(n * nser) / 14.0};
+    worksheet_insert_chart_opt(ws, at_row, at_col, ch, &opt);
+}
+
+static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *data)
+{
+    const struct rctx *x = w->x;
+    const struct grid *g = x->g;
+    struct table t = {0}, d = {0};
+    int err;
+    if ((err = tables_build(x, TABLE_SUMMARY, &t)) < 0)
+        return err;
+    char title[512];
+    snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
+    workbook_put_str(w, ws, 0, 0, title, w->title);
+    workbook_put_str(
+        w, ws, 1, 0,
+        "Mean ms/step of the timed steps (the published metric), lower is better. Bold and boxed: the row's "
+        "fastest cell. Colour: ratio to the row's best. NA: no number, with the status in brackets.",
+        w->subtitle);
+    lxw_row_t hr = 3;
+    lxw_row_t end = write_grid_block(w, ws, hr, &t, 1);
+    worksheet_set_column(ws, 0, 0, 30, NULL);
+    worksheet_set_column(ws, 1, 1, 8, NULL);
+    worksheet_set_column(ws, 2, (lxw_col_t)(t.ncols - 1), 16, NULL);
+    worksheet_set_row(ws, hr, 32, NULL);
+    worksheet_freeze_panes(ws, hr + 1, 2);
+    worksheet_autofilter(ws, hr, 0, end - 1, (lxw_col_t)(t.ncols - 1));
+    /* each row coloured from its best (green) to its worst (red), like the heatmap */
+    for (size_t r = 0; r < t.nrows && t.ncols > 2; r++) {
+        lxw_conditional_format cf = {.type = LXW_CONDITIONAL_3_COLOR_SCALE,
+                                     .min_color = 0x63BE7B,
+                                     .mid_color = 0xFFEB84,
+                                     .max_color = 0xF8696B};
+        worksheet_conditional_format_range(ws, hr + 1 + (lxw_row_t)r, 2, hr + 1 + (lxw_row_t)r,
+                                           (lxw_col_t)(t.ncols - 1), &cf);
+    }
+    /* median and confidence interval below the table, as text (one cell, two numbers) */
+    if ((err = tables_build(x, TABLE_DETAIL, &d)) < 0)
+        goto done;
+    workbook_put_str(w, ws, end + 1, 0, d.caption, w->subtitle);
+    lxw_row_t end2 = write_grid_block(w, ws, end + 2, &d, 0);
+
+    /* chart data: row labels, then ms/step per backend (blank for NA) */
+    workbook_put_str(w, data, 0, 0, "Row", w->head);
+    for (size_t c = 0; c < g->ncols; c++)
+        workbook_put_str(w, data, 0, (lxw_col_t)(1 + c), g->cols[c].display, w->head);
+    for (size_t r = 0; r < g->nrows; r++) {
+        char lab[256];
+        snprintf(lab, sizeof(lab), "%s, b%d", g->rows[r].label, g->rows[r].batch);
+        workbook_put_str(w, data, (lxw_row_t)(1 + r), 0, lab, NULL);
+        for (size_t c = 0; c < g->ncols; c++) {
+            const struct grid_cell *gc = grid_at(g, r, c);
+            workbook_put_num_or_blank(w, data, (lxw_row_t)(1 + r), (lxw_col_t)(1 + c),
+                                      gc->ok ? gc->st.mean : NAN, w->num);
+        }
+    }
+    const char **names = calloc(g->ncols + 1, sizeof(*names));
+    unsigned *colors = calloc(g->ncols + 1, sizeof(*colors));
+    if (!names || !colors) {
+        free(names);
+        free(colors);
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t c = 0; c < g->ncols; c++) {
+        names[c] = g->cols[c].display;
+        colors[c] = g->cols[c].color;
+    }
+    chart_from_data(w, ws, end2 + 2, 0, "ms/step by backend (lower is better)", "ms/step", 1, g->nrows, 1,
+                    g->ncols, names, colors, 0);
+    free(names);
+    free(colors);
+done:
+    table_free(&t);
+    table_free(&d);
+    return err ? err : w->err;
+}
+
+/* ---- Speedup ----------------------------------------------------------------- */
+
+static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *data)
+{
+    const struct rctx *x = w->x;
+    const struct grid *g = x->g;
+    struct table t = {0};
+    int err = tables_build(x, TABLE_SPEEDUP, &t);
+    if (err < 0)
+        return err;
+    if (t.ncols == 0) {
+        workbook_put_str(w, ws, 0, 0, "No baseline: the run has no backend to compare against.", w->subtitle);
+        goto done;
+    }
+    workbook_put_str(w, ws, 0, 0, t.caption, w->title);
+    workbook_put_str(
+        w, ws, 1, 0,
+        "Values are fractions formatted as percent (0.5 = +50%). Keras 3 (best) is the fastest Keras 3 "
+        "backend "
+        "of the row.",
+        w->subtitle);
+    lxw_row_t hr = 3;
+    for (size_t c = 0; c < t.ncols; c++)
+        workbook_put_str(w, ws, hr, (lxw_col_t)c, t.head[c], w->head);
+    /* chart data sits right of the summary data on ChartData */
+    lxw_col_t dc = (lxw_col_t)(g->ncols + 2);
+    for (size_t c = 2; c < t.ncols; c++)
+        workbook_put_str(w, data, 0, dc + (lxw_col_t)(c - 2), t.head[c], w->head);
+    for (size_t r = 0; r < t.nrows; r++) {
+        lxw_row_t row = hr + 1 + (lxw_row_t)r;
+        workbook_put_str(w, ws, row, 0, table_at(&t, r, 0)->text, w->text);
+        workbook_put_num(w, ws, row, 1, table_at(&t, r, 1)->num, w->int0);
+        for (size_t c = 2; c < t.ncols; c++) {
+            const struct tcell *cell = table_at(&t, r, c);
+            if (isfinite(cell->num))
+                workbook_put_num(w, ws, row, (lxw_col_t)c, cell->num / 100.0, w->pct);
+            else
+                workbook_put_str(w, ws, row, (lxw_col_t)c, cell->text, w->na);
+            workbook_put_num_or_blank(w, data, (lxw_row_t)(1 + r), dc + (lxw_col_t)(c - 2),
+                                      isfinite(cell->num) ? cell->num / 100.0 : NAN, w->pct);
+        }
+    }
+    lxw_row_t end = hr + 1 + (lxw_row_t)t.nrows;
+    worksheet_set_column(ws, 0, 0, 30, NULL);
+    worksheet_set_column(ws, 1, 1, 8, NULL);
+    worksheet_set_column(ws, 2, (lxw_col_t)(t.ncols - 1), 16, NULL);
+    worksheet_set_row(ws, hr, 32, NULL);
+    worksheet_freeze_panes(ws, hr + 1, 2);
+    worksheet_autofilter(ws, hr, 0, end - 1, (lxw_col_t)(t.ncols - 1));
+    lxw_conditional_format cf = {.type = LXW_CONDITIONAL_3_COLOR_SCALE,
+                                 .min_color = 0xF8696B,
+                                 .mid_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER,
+                                 .mid_value = 0,
+                                 .mid_color = 0xFFFFFF,
+                                 .max_color = 0x63BE7B};
+    worksheet_conditional_format_range(ws, hr + 1, 2, end - 1, (lxw_col_t)(t.ncols - 1), &cf);
+    size_t nser = t.ncols - 2;
+    const char **names = calloc(nser + 1, sizeof(*names));
+    unsigned *colors = calloc(nser + 1, sizeof(*colors));
+    if (!names || !colors) {
+        free(names);
+        free(colors);
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t s = 0, c = 0; c < g->ncols; c++)
+        if ((int)c != x->baseline) {
+            names[s] = g->cols[c].display;
+            colors[s++] = g->cols[c].color;
+        }
+    if (g->nkeras3) {
+        names[nser - 1] = "Keras 3 (best)";
+        colors[nser - 1] = 0x222222;
+    }
+    char title[256];
+    snprintf(title, sizeof(title), "Throughput speedup over %s", g->cols[x->baseline].display);
+    chart_from_data(w, ws, end + 2, 0, title, "speedup", 1, t.nrows, dc, nser, names, colors, 1);
+    free(names);
+    free(colors);
+done:
+    table_free(&t);
+    return err ? err : w->err;
+}
+
+/* ---- Statistics ------------------------------------------------------------- */
+
+static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
+{
+    const struct rundata *rd = w->x->rd;
+    static const char *const head[] = {"Cell",
+                                       "Model",
+                                       "Task",
+                                       "Batch",
+                                       "Backend",
+                                       "Repeat",
+                                       "Status",
+                                       "Timed steps",
+                                       "Mean ms",
+                                       "Median ms",
+                                       "p5 ms",
+                                       "p95 ms",
+                                       "Std dev ms",
+                                       "CI low ms",
+                                       "CI high ms",
+                                       "CV",
+                                       "Min ms",
+                                       "Max ms",
+                                       "Outliers",
+                                       "First timed step is an outlier",
+                                       "Warm-up steps",
+                                       "Compile (first call) ms",
+                                       "Warm-up total ms",
+                                       "Peak RSS MiB",
+                                       "Wall s",
+                                       "Warnings",
+                                       "Phases (s since worker start)",
+                                       "Detail"};
+    size_t nh = sizeof(head) / sizeof(head[0]);
+    for (size_t c = 0; c < nh; c++)
+        workbook_put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
+    for (size_t i = 0; i < rd->ncells && !w->err; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        const struct stats *st = &c->st;
+        lxw_row_t r = (lxw_row_t)(i + 1);
+        int ok = c->status && strcmp(c->status, "ok") == 0 && st->n > 0;
+        workbook_put_str(w, ws, r, 0, c->key, w->mono);
+        workbook_put_str(w, ws, r, 1, c->model, NULL);
+        workbook_put_str(w, ws, r, 2, c->task, NULL);
+        workbook_put_num(w, ws, r, 3, c->batch, w->int0);
+        workbook_put_str(w, ws, r, 4, c->backend, NULL);
+        workbook_put_num(w, ws, r, 5, c->repeat, w->int0);
+        workbook_put_str(w, ws, r, 6, c->status ? c->status : "not run", ok ? NULL : w->na);
+        workbook_put_num(w, ws, r, 7, (double)st->n, w->int0);
+        double v[] = {st->mean, st->median, st->p5, st->p95, st->stdev, st->ci_lo, st->ci_hi};
+        for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
+            workbook_put_num_or_blank(w, ws, r, (lxw_col_t)(8 + k), ok ? v[k] : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 15, ok ? st->cv : NAN, w->pct_plain);
+        workbook_put_num_or_blank(w, ws, r, 16, ok ? st->min : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 17, ok ? st->max : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 18, ok ? (double)st->outliers : NAN, w->int0);
+        workbook_put_str(w, ws, r, 19, ok ? (st->first_is_outlier ? "yes" : "no") : "", NULL);
+        workbook_put_num(w, ws, r, 20, (double)c->nwarmup, w->int0);
+        double wsum = 0;
+        for (size_t k = 0; k < c->nwarmup; k++)
+            wsum += (double)c->warmup_ns[k] / 1e6;
+        workbook_put_num_or_blank(w, ws, r, 21, c->nwarmup ? (double)c->warmup_ns[0] / 1e6 : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 22, c->nwarmup ? wsum : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 23, c->status ? (double)c->peak_rss / 1048576.0 : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 24, c->status ? c->wall_s : NAN, w->num);
+        char warn[200];
+        grid_warnings(st, warn, sizeof(warn));
+        workbook_put_str(w, ws, r, 25, ok ? warn : "", w->warn);
+        char *phases = rctx_phases(c);
+        workbook_put_str(w, ws, r, 26, phases ? phases : "", NULL);
+        free(phases);
+        workbook_put_str(w, ws, r, 27, c->detail ? c->detail : "", NULL);
+    }
+    lxw_row_t last = (lxw_row_t)rd->ncells;
+    worksheet_set_column(ws, 0, 0, 36, NULL);
+    worksheet_set_column(ws, 1, 6, 12, NULL);
+    worksheet_set_column(ws, 7, 24, 11, NULL);
+    worksheet_set_column(ws, 25, 27, 40, NULL);
+    worksheet_set_row(ws, 0, 45, NULL);
+    worksheet_freeze_panes(ws, 1, 1);
+    if (rd->ncells)
+        worksheet_autofilter(ws, 0, 0, last, (lxw_col_t)(nh - 1));
+    lxw_format *noisy = workbook_add_format(w->wb);
+    format_set_bg_color(noisy, 0xFFC7CE);
+    format_set_font_color(noisy, 0x9C0006);
+    lxw_conditional_format cf = {.type = LXW_CONDITIONAL_TYPE_CELL,
+                                 .criteria = LXW_CONDITIONAL_CRITERIA_GREATER_THAN,
+                                 .value = STATS_NOISY_CV,
+                                 .format = noisy};
+    if (rd->ncells)
+        worksheet_conditional_format_range(ws, 1, 15, last, 15, &cf);
+    return w->err;
+}
+
+/* ---- Samples ------------------------------------------------------------------ */
+
+static int sheet_samples(struct workbook *w, lxw_worksheet *ws)
+{
+    const struct rundata *rd = w->x->rd;
+    /* a long table: one row per step. Model, task and batch are in the cell
+     * key and on the Statistics sheet; leaving them out keeps a 1,000-cell
+     * workbook quick to write and to open */
+    static const char *const head[] = {"Cell", "Backend", "Phase", "Step", "ms", "ns"};
+    size_t nh = sizeof(head) / sizeof(head[0]);
+    for (size_t c = 0; c < nh; c++)
+        workbook_put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
+    lxw_row_t r = 1;
+    for (size_t i = 0; i < rd->ncells && !w->err; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        if (c->nwarmup + c->ntimed == 0)
+            continue;
+        /* escaped once per cell, not once per step */
+        char *key = escape_xlsx(c->key), *backend = escape_xlsx(c->backend);
+        if (!key || !backend) {
+            free(key);
+            free(backend);
+            return w->err = error_set(BG_ENOMEM, "out of memory");
+        }
+        for (int phase = 0; phase < 2; phase++) {
+            const int64_t *ns = phase ? c->timed_ns : c->warmup_ns;
+            size_t n = phase ? c->ntimed : c->nwarmup;
+            for (size_t k = 0; k < n; k++, r++) {
+                worksheet_write_string(ws, r, 0, key, NULL);
+                worksheet_write_string(ws, r, 1, backend, NULL);
+                worksheet_write_string(ws, r, 2, phase ? "timed" : "warmup", NULL);
+                worksheet_write_number(ws, r, 3, (double)k, NULL);
+                worksheet_write_number(ws, r, 4, (double)ns[k] / 1e6, NULL);
+                worksheet_write_number(ws, r, 5, (double)ns[k], NULL);
+            }
+        }
+        free(key);
+        free(backend);
+    }
+    worksheet_set_column(ws, 0, 0, 36, NULL);
+    worksheet_set_column(ws, 1, 3, 14, NULL);
+    worksheet_set_column(ws, 4, 5, 16, NULL);
+    worksheet_freeze_panes(ws, 1, 0);
+    if (r > 1)
+        worksheet_autofilter(ws, 0, 0, r - 1, (lxw_col_t)(nh - 1));
+    return w->err;
+}
+
+/* ---- Environment -------------------------------------------------------------- */
+
+static int sheet_environment(struct workbook *w, lxw_worksheet *ws)
+{
+    const struct rundata *rd = w->x->rd;
+    static const char *const head[] = {"Scope", "Kind", "Key", "Value"};
+    for (size_t c = 0; c < 4; c++)
+        workbook_put_str(w, ws, 0, (lxw_col_t)c, head[c], w->head);
+    lxw_row_t r = 1;
+    for (size_t k = 0; k < rd->env.n; k++, r++) {
+        workbook_put_str(w, ws, r, 0, "run", NULL);
+        workbook_put_str(w, ws, r, 1, "environment", NULL);
+        workbook_put_str(w, ws, r, 2, rd->env.items[k].key, w->mono);
+        workbook_put_str(w, ws, r, 3, rd->env.items[k].value, NULL);
+    }
+    for (size_t i = 0; i < rd->ncells && !w->err; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        const struct kvlist *lists[2] = {&c->environment, &c->facts};
+        for (int l = 0; l < 2; l++)
+            for (size_t k = 0; k < lists[l]->n; k++, r++) {
+                workbook_put_str(w, ws, r, 0, c->key, w->mono);
+                workbook_put_str(w, ws, r, 1, l ? "fact" : "environment", NULL);
+                workbook_put_str(w, ws, r, 2, lists[l]->items[k].key, w->mono);
+                workbook_put_str(w, ws, r, 3, lists[l]->items[k].value, NULL);
+            }
+    }
+    worksheet_set_column(ws, 0, 0, 36, NULL);
+    worksheet_set_column(ws, 1, 1, 12, NULL);
+    worksheet_set_column(ws, 2, 2, 30, NULL);
+    worksheet_set_column(ws, 3, 3, 60, NULL);
+    worksheet_freeze_panes(ws, 1, 0);
+    if (r > 1)
+        worksheet_autofilter(ws, 0, 0, r - 1, 3);
+    return w->err;
+}
+
+/* ---- Method --------------------------------------------------------------------- */
+
+lxw_row_t workbook_put_paragraphs(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, char **paras, size_t n)
+{
+    for (size_t i = 0; i < n; i++, r++) {
+        int bullet = strncmp(paras[i], "- ", 2) == 0;
+        char *line = bullet ? util_printf("\xE2\x80\xA2 %s", paras[i] + 2) : strdup(paras[i]);
+        workbook_put_str(w, ws, r, 0, line ? line : "", w->wrap);
+        /* rows do not grow to wrapped text by themselves: about 110 characters a line at this width */
+        size_t len = line ? strlen(line) : 0;
+        worksheet_set_row(ws, r, 15.0 * (double)(len / 110 + 1), NULL);
+        free(line);
+    }
+    return r;
+}
+
+lxw_row_t workbook_put_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, const struct table *t)
+{
+    for (size_t c = 0; c < t->ncols; c++)
+        workbook_put_str(w, ws, r, (lxw_col_t)c, t->head[c], w->head);
+    for (size_t i = 0; i < t->nrows; i++)
+        for (size_t c = 0; c < t->ncols; c++) {
+            const struct tcell *cell = table_at(t, i, c);
+            workbook_put_str(w, ws, r + 1 + (lxw_row_t)i, (lxw_col_t)c, cell->text,
+                             (cell->flags & TC_NA)     ? w->na
+                             : (cell->flags & TC_MONO) ? w->mono
+                                                       : w->text);
+        }
+    return r + 1 + (lxw_row_t)t->nrows;
+}
+
+static int sheet_method(struct workbook *w, lxw_worksheet *ws)
+{
+    const struct rctx *x = w->x;
+    struct table meta = {0}, facts = {0};
+    int err;
+    if ((err = tables_build(x, TABLE_META, &meta)) < 0 || (err = tables_build(x, TABLE_FACTS, &facts)) < 0)
+        goto done;
+    worksheet_set_column(ws, 0, 0, 110, NULL);
+    worksheet_set_column(ws, 1, 12, 24, NULL);
+    workbook_put_str(w, ws, 0, 0, "Run", w->title);
+    lxw_row_t r = workbook_put_table(w, ws, 1, &meta) + 1;
+    workbook_put_str(w, ws, r++, 0, "Method", w->title);
+    r = workbook_put_paragraphs(w, ws, r, x->method, x->nmethod) + 1;
+    workbook_put_str(w, ws, r++, 0, "Fairness notes", w->title);
+    r = workbook_put_paragraphs(w, ws, r, x->fairness, x->nfairness) + 1;
+    workbook_put_str(w, ws, r++, 0, "Facts recorded per backend", w->bold);
+    r = workbook_put_table(w, ws, r, &facts) + 1;
+    if (x->ref && x->hardware_note[0])
+        workbook_put_str(w, ws, r++, 0, x->hardware_note, w->warn);
+    workbook_put_str(w, ws, r++, 0, "Spec", w->title);
+    const char *p = x->rd->spec_text;
+    while (p && *p && !w->err) {
+        size_t len = strcspn(p, "\n");
+        char *line = strndup(p, len);
+        workbook_put_str(w, ws, r++, 0, line ? line : "", w->mono);
+        free(line);
+        p += len + (p[len] == '\n');
+    }
+    err = w->err;
+done:
+    table_free(&meta);
+    table_free(&facts);
+    return err;
+}
+
+/* ---- Published (with --reference) ------------------------------------------------ */
+
+static int sheet_published(struct workbook *w, lxw_worksheet *ws)
+{
+    const struct rctx *x = w->x;
+    const struct grid *g = x->g;
+    const struct ref_row *first = reference_first(x->ref, x->ref_revision);
+    char title[512];
+    snprintf(title, sizeof(title), "Measured vs published, revision %d%s%s", x->ref_revision,
+             first && first->date[0] ? " of " : "", first ? first->date : "");
+    workbook_put_str(w, ws, 0, 0, title, w->title);
+    workbook_put_str(w, ws, 1, 0,
+                     x->hardware_note[0] ? x->hardware_note : "Same hardware as the published numbers.",
+                     x->hardware_note[0] ? w->warn : w->subtitle);
+    workbook_put_str(w, ws, 2, 0, first ? first->source : "", w->subtitle);
+    static const char *const head[] = {"Model (task)",         "Batch",        "Backend",
+                                       "Measured ms",          "Published ms", "Published as",
+                                       "Measured / published", "Note"};
+    lxw_row_t hr = 4, r = hr + 1;
+    for (size_t c = 0; c < 8; c++)
+        workbook_put_str(w, ws, hr, (lxw_col_t)c, head[c], w->head);
+    for (size_t row = 0; row < g->nrows; row++)
+        for (size_t c = 0; c < g->ncols; c++, r++) {
+            const struct grid_cell *gc = grid_at(g, row, c);
+            const struct ref_row *p = rctx_published(x, row, c);
+            workbook_put_str(w, ws, r, 0, g->rows[row].label, NULL);
+            workbook_put_num(w, ws, r, 1, g->rows[row].batch, w->int0);
+            workbook_put_str(w, ws, r, 2, g->cols[c].display, NULL);
+            if (gc->ok)
+                workbook_put_num(w, ws, r, 3, gc->st.mean, w->num);
+            else
+                workbook_put_str(w, ws, r, 3, gc->na, w->na);
+            if (p && isfinite(p->ms))
+                workbook_put_num(w, ws, r, 4, p->ms, w->num);
+            else
+                workbook_put_str(w, ws, r, 4, p ? "NA" : "not published", w->na);
+            workbook_put_str(w, ws, r, 5, p ? p->published : "", NULL);
+            double q = gc->ok && p && isfinite(p->ms) && p->ms > 0 ? gc->st.mean / p->ms : NAN;
+            if (isfinite(q))
+                workbook_put_num(w, ws, r, 6, q, w->num);
+            else
+                workbook_put_str(w, ws, r, 6, "NA", w->na);
+            workbook_put_str(w, ws, r, 7, p ? p->note : "", NULL);
+        }
+    worksheet_set_column(ws, 0, 0, 30, NULL);
+    worksheet_set_column(ws, 1, 6, 14, NULL);
+    worksheet_set_column(ws, 7, 7, 80, NULL);
+    worksheet_freeze_panes(ws, hr + 1, 0);
+    worksheet_autofilter(ws, hr, 0, r - 1, 7);
+    return w->err;
+}
+
+/* ---- the workbook ------------------------------------------------------------------ */
+
+int workbook_begin(struct workbook *w, const char *path, const char *title, const char *subject,
+                   const char *comments, time_t created)
+{
+    memset(w, 0, sizeof(*w));
+    w->tmp = util_printf("%s.tmp", path);
+    w->etitle = escape_xlsx(title);
+    w->ecomments = escape_xlsx(comments);
+    w->esubject = escape_xlsx(subject);
+    if (!w->tmp || !w->etitle || !w->ecomments || !w->esubject) {
+        workbook_finish(w, NULL, 0);
+        return error_set(BG_ENOMEM, "out of memory");
+    }
+    lxw_workbook_options opt = {.constant_memory = LXW_FALSE, .tmpdir = NULL, .use_zip64 = LXW_FALSE};
+    w->wb = workbook_new_opt(w->tmp, &opt);
+    if (!w->wb) {
+        int err = error_set(BG_EIO, "cannot create %s", w->tmp);
+        workbook_finish(w, NULL, err);
+        return err;
+    }
+    /* created != 0: libxlsxwriter would otherwise stamp the current time */
+    lxw_doc_properties props = {.title = w->etitle,
+                                .author = "benchgen",
+                                .comments = w->ecomments,
+                                .subject = w->esubject,
+                                .created = created};
+    workbook_set_properties(w->wb, &props);
+    make_formats(w);
+    return 0;
+}
+
+int workbook_finish(struct workbook *w, const char *path, int err)
+{
+    if (err == 0)
+        err = w->err;
+    if (w->wb) {
+        lxw_error le = workbook_close(w->wb); /* frees everything, even after an error */
+        if (err == 0 && le != LXW_NO_ERROR)
+            err = error_set(BG_EIO, "cannot write %s: %s", path ? path : w->tmp, lxw_strerror(le));
+        if (err == 0 && path && rename(w->tmp, path) != 0)
+            err = error_set(BG_EIO, "cannot rename %s to %s", w->tmp, path);
+        if (err < 0 || !path)
+            remove(w->tmp);
+    }
+    free(w->tmp);
+    free(w->etitle);
+    free(w->ecomments);
+    free(w->esubject);
+    memset(w, 0, sizeof(*w));
+    return err;
+}
+
+int workbook_write(const struct rctx *x, const char *path)
+{
+    struct workbook w;
+    char *title = util_printf("Benchmark report: %s", x->rd->name);
+    int err =
+        title ? workbook_begin(&w, path, title, "ms/step benchmark results", x->rd->description, x->created)
+              : error_set(BG_ENOMEM, "out of memory");
+    free(title);
+    if (err < 0)
+        return err;
+    w.x = x;
+    lxw_worksheet *summary = workbook_sheet(&w, "Summary"), *speedup = workbook_sheet(&w, "Speedup"),
+                  *stats = workbook_sheet(&w, "Statistics"), *samples = workbook_sheet(&w, "Samples"),
+                  *env = workbook_sheet(&w, "Environment"), *method = workbook_sheet(&w, "Method");
+    lxw_worksheet *published = x->ref ? workbook_sheet(&w, "Published") : NULL;
+    lxw_worksheet *data = workbook_sheet(&w, "ChartData");
+    err = w.err;
+    if (err == 0)
+        worksheet_hide(data);
+    if (err == 0)
+        err = sheet_summary(&w, summary, data);
+    if (err == 0)
+        err = sheet_speedup(&w, speedup, data);
+    if (err == 0)
+        err = sheet_statistics(&w, stats);
+    if (err == 0)
+        err = sheet_samples(&w, samples);
+    if (err == 0)
+        err = sheet_environment(&w, env);
+    if (err == 0)
+        err = sheet_method(&w, method);
+    if (err == 0 && published)
+        err = sheet_published(&w, published);
+    return workbook_finish(&w, path, err);
+}

@@ -1,0 +1,64 @@
+/*
+ * workbook.h - report.xlsx (libxlsxwriter): Summary laid out like the
+ * published table (rows = model/task with batch size, columns = backends,
+ * a "Keras 3 (best)" column, the row's best cell highlighted), Speedup,
+ * Statistics, Samples (every step time), Environment and Method sheets, with
+ * native Excel charts, conditional formatting, frozen header rows and
+ * autofilters. NA cells are text ("NA (error)"), never NaN or Inf; the
+ * creation date is the run's, so the bytes do not change between renders.
+ */
+#ifndef BENCHGEN_WORKBOOK_H
+#define BENCHGEN_WORKBOOK_H
+
+#include <time.h>
+
+#include <xlsxwriter.h>
+
+#include "report/rctx.h"
+#include "report/tables.h"
+
+int workbook_write(const struct rctx *x, const char *path);
+
+/* The helpers workbook_write uses, for other workbooks (the comparison
+ * report). A workbook is written to PATH.tmp and renamed into place by
+ * workbook_finish(), so a reader never sees half a file.
+ *
+ * Every helper does nothing once w->err is set, and sets it on the first
+ * failure, so a sheet can be written without checking each cell; the
+ * first error comes back from workbook_finish(). */
+struct workbook {
+    lxw_workbook *wb;
+    const struct rctx *x; /* workbook_write's run; NULL for other documents */
+    /* the shared cell formats, made by workbook_begin() */
+    lxw_format *title, *subtitle, *head, *text, *wrap, *mono, *na, *num, *best, *int0, *pct, *pct_plain,
+        *warn, *bold;
+    int err;
+    char *tmp, *etitle, *ecomments, *esubject; /* private */
+};
+
+/* Starts PATH.tmp with the document properties (escaped here; created: the
+ * run's date, never the clock) and the formats. 0, BG_ENOMEM or BG_EIO;
+ * after a failure there is nothing to finish. */
+int workbook_begin(struct workbook *w, const char *path, const char *title, const char *subject,
+                   const char *comments, time_t created);
+/* Closes the workbook and renames it to path when err and w->err are 0
+ * (path NULL: discards it). Returns err, else w->err, else the close's. */
+int workbook_finish(struct workbook *w, const char *path, int err);
+
+lxw_worksheet *workbook_sheet(struct workbook *w, const char *name);
+/* A string through escape_xlsx ("" as a blank cell). */
+void workbook_put_str(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, const char *s,
+                      lxw_format *f);
+/* A number, or "NA" text when it is not finite: never NaN/Inf in the file. */
+void workbook_put_num(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
+                      lxw_format *f);
+/* A number when finite, else an empty cell. */
+void workbook_put_num_or_blank(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_col_t c, double v,
+                               lxw_format *f);
+/* A table's header and text cells from row r (NA cells in the NA format);
+ * returns the row after it. */
+lxw_row_t workbook_put_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, const struct table *t);
+/* Paragraphs in column 0, one a row, wrapped; returns the row after them. */
+lxw_row_t workbook_put_paragraphs(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, char **paras, size_t n);
+
+#endif /* BENCHGEN_WORKBOOK_H */

@@ -1,0 +1,1014 @@
+/*
+ * envs.c - the Python environments backends run in (see envs.h).
+ *
+ * The parent process never initialises Python: it only asks libpython for
+ * its version string (Py_GetVersion() is safe before Py_Initialize), and it
+ * creates and inspects venvs by running the interpreter as a subprocess or by
+ * reading files (pyvenv layout, *.dist-info/METADATA). Subprocesses are
+ * fork/exec'd with argument vectors, never through a shell, so paths with
+ * spaces or quotes pass through untouched.
+ *
+ * Why the interpreter version is part of a venv's hash: a worker embeds the
+ * linked libpython and points it at the venv; a venv made by another patch
+ * release would silently run the linked core over the venv's stdlib.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "run/envs.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef BENCHGEN_PYTHON
+#define BENCHGEN_PYTHON "python3"
+#endif
+
+#define READY_MARKER ".benchgen-ready"
+#define FAILED_MARKER ".benchgen-failed"
+
+/* Printed by the interpreter under test: its version, then its prefix. */
+static const char probe_code[] = "import sys; print(sys.version.split()[0]); print(sys.prefix)";
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* "3.11" from "3.11.7", into buf. */
+static void major_minor(const char *ver, char *buf, size_t len)
+{
+    const char *dot = strchr(ver, '.');
+    const char *dot2 = dot ? strchr(dot + 1, '.') : NULL;
+    size_t n = dot2 ? (size_t)(dot2 - ver) : strlen(ver);
+    snprintf(buf, len, "%.*s", (int)n, ver);
+}
+
+static void describe_status(int status, char *buf, size_t len)
+{
+    if (WIFEXITED(status))
+        snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(buf, len, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, len, "wait status %d", status);
+}
+
+/* Runs argv[0] (searched in PATH when it has no '/') with argv, stdin from
+ * /dev/null. With cap, the child's stdout goes into *cap; otherwise stdout
+ * and stderr are the caller's (pip's progress is meant to be seen).
+ * Returns 0 once the process ran, whatever its exit; *status is its wait
+ * status (exit 127: it could not be executed). */
+static int run_process(char *const argv[], struct strbuf *cap, int *status)
+{
+    int fds[2] = {-1, -1};
+    if (cap && pipe2(fds, O_CLOEXEC) < 0)
+        return error_set(BG_EIO, "pipe: %s", strerror(errno));
+    fflush(NULL); /* the child must not inherit and repeat buffered output */
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        if (cap) {
+            close(fds[0]);
+            close(fds[1]);
+        }
+        return error_set(BG_EIO, "fork: %s", strerror(e));
+    }
+    if (pid == 0) {
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) {
+            dup2(devnull, STDIN_FILENO);
+            close(devnull);
+        }
+        if (cap)
+            dup2(fds[1], STDOUT_FILENO);
+        /* Ignored signals and the blocked mask survive exec: give pip the defaults so Ctrl-C stops it. */
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        execvp(argv[0], argv);
+        dprintf(STDERR_FILENO, "benchgen: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int err = 0;
+    if (cap) {
+        close(fds[1]);
+        char buf[4096];
+        for (;;) {
+            ssize_t n = read(fds[0], buf, sizeof(buf));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            if (!err)
+                err = strbuf_append(cap, buf, (size_t)n);
+        }
+        close(fds[0]);
+    }
+    while (waitpid(pid, status, 0) < 0) {
+        if (errno != EINTR)
+            return error_set(BG_EIO, "waitpid: %s", strerror(errno));
+    }
+    return err;
+}
+
+/* Asks an interpreter for its version and prefix (without site or PYTHON*
+ * variables: -I). */
+static int probe_python(const char *python, char ver[32], char **prefix)
+{
+    char *argv[] = {(char *)python, "-I", "-c", (char *)probe_code, NULL};
+    struct strbuf out = {0};
+    int status = 0, err;
+    *prefix = NULL;
+    ver[0] = '\0';
+    if ((err = run_process(argv, &out, &status)) < 0)
+        goto done;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char how[96];
+        describe_status(status, how, sizeof(how));
+        err = error_set(BG_EPYTHON, "%s could not report its version (%s)", python, how);
+        goto done;
+    }
+    char *save = NULL;
+    char *l1 = out.buf ? strtok_r(out.buf, "\r\n", &save) : NULL;
+    char *l2 = l1 ? strtok_r(NULL, "\r\n", &save) : NULL;
+    if (!l1 || !l2 || strlen(l1) >= 32 || !isdigit((unsigned char)l1[0])) {
+        err = error_set(BG_EPYTHON, "%s printed no Python version and prefix: is it a Python interpreter?",
+                        python);
+        goto done;
+    }
+    snprintf(ver, 32, "%s", l1);
+    if (!(*prefix = strdup(l2)))
+        err = error_set(BG_ENOMEM, "out of memory");
+done:
+    strbuf_free(&out);
+    return err;
+}
+
+
+/* ---- names, paths and hashes ---------------------------------------------- */
+
+const char *envs_linked_python_version(void)
+{
+    static char ver[32];
+    if (!ver[0]) {
+        const char *v = Py_GetVersion(); /* "3.11.7 (main, ...) [GCC ...]"; no Py_Initialize needed */
+        size_t n = strcspn(v, " ");
+        snprintf(ver, sizeof(ver), "%.*s", (int)n, v);
+    }
+    return ver;
+}
+
+const char *envs_cache_dir(void)
+{
+    /* Recomputed on every call: the environment decides, and tests change it. */
+    static char dir[PATH_MAX];
+    const char *bc = getenv("BENCHGEN_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (bc && *bc)
+        snprintf(dir, sizeof(dir), "%s", bc);
+    else if (xdg && xdg[0] == '/') /* the XDG spec says relative values are to be ignored */
+        snprintf(dir, sizeof(dir), "%s/benchgen", xdg);
+    else {
+        if (!home || !*home) {
+            struct passwd *pw = getpwuid(getuid());
+            home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
+        }
+        snprintf(dir, sizeof(dir), "%s/.cache/benchgen", home);
+    }
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        dir[--n] = '\0';
+    util_mkdir_p(dir, 0755); /* a failure shows up, with its reason, at first use */
+    return dir;
+}
+
+int envs_lock_hash(const char *lock_path, const char *pyver, char out[17])
+{
+    char *data = NULL, hex[65];
+    size_t len = 0;
+    struct sha256 h = {0};
+    int err;
+    out[0] = '\0';
+    if ((err = util_read_file(lock_path, &data, &len)) < 0)
+        return err;
+    if ((err = sha256_init(&h)) < 0)
+        goto done;
+    if ((err = sha256_update(&h, data, len)) < 0 || (err = sha256_update(&h, "", 1)) < 0 ||
+        (err = sha256_update(&h, pyver, strlen(pyver))) < 0) {
+        sha256_final(&h, hex); /* releases the context */
+        goto done;
+    }
+    if ((err = sha256_final(&h, hex)) < 0)
+        goto done;
+    memcpy(out, hex, 16);
+    out[16] = '\0';
+done:
+    free(data);
+    return err;
+}
+
+static char *lock_dir(void) { return util_printf("%s/data/envs", util_home_dir()); }
+
+/* Names of <dir>/<name>.txt (dir: data/envs when NULL), sorted. */
+static int list_lock_names_in(struct strlist *nl, const char *where)
+{
+    char *dir = where ? strdup(where) : lock_dir();
+    if (!dir)
+        return error_set(BG_ENOMEM, "out of memory");
+    int err = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        goto done; /* no data/envs: no lock files */
+    struct dirent *e;
+    while (!err && (e = readdir(d))) {
+        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".txt"))
+            continue;
+        char name[256];
+        snprintf(name, sizeof(name), "%.*s", (int)(strlen(e->d_name) - 4), e->d_name);
+        if (util_is_safe_name(name))
+            err = strlist_add_unique(nl, name);
+    }
+    closedir(d);
+    strlist_sort(nl, false);
+done:
+    free(dir);
+    return err;
+}
+
+static int list_lock_names(struct strlist *nl) { return list_lock_names_in(nl, NULL); }
+
+/* Names registered with `env add`, sorted. */
+static int list_external_names(struct strlist *nl)
+{
+    char *dir = util_printf("%s/external", envs_cache_dir());
+    if (!dir)
+        return error_set(BG_ENOMEM, "out of memory");
+    int err = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        goto done;
+    struct dirent *e;
+    while (!err && (e = readdir(d))) {
+        /* skip dot files and util_write_file_atomic's "<name>.tmp.<pid>" */
+        if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp.") || !util_is_safe_name(e->d_name))
+            continue;
+        err = strlist_add_unique(nl, e->d_name);
+    }
+    closedir(d);
+    strlist_sort(nl, false);
+done:
+    free(dir);
+    return err;
+}
+
+static char *known_names(void)
+{
+    struct strlist a = {0}, b = {0};
+    struct strbuf sb = {0};
+    list_lock_names(&a);
+    list_external_names(&b);
+    for (size_t i = 0; i < b.n; i++)
+        strlist_add_unique(&a, b.v[i]);
+    strlist_sort(&a, false);
+    for (size_t i = 0; i < a.n; i++)
+        strbuf_printf(&sb, "%s%s", i ? ", " : "", a.v[i]);
+    if (a.n == 0)
+        strbuf_puts(&sb, "none");
+    strlist_free(&a);
+    strlist_free(&b);
+    return strbuf_detach(&sb);
+}
+
+/* ---- resolving ------------------------------------------------------------ */
+
+void env_info_free(struct env_info *e)
+{
+    if (!e)
+        return;
+    free(e->name);
+    free(e->lock_path);
+    free(e->dir);
+    free(e->python);
+    memset(e, 0, sizeof(*e));
+}
+
+/* <cache>/external/<name> holds the interpreter path, then its prefix and
+ * version as they were when registered (one per line). */
+static int resolve_external(const char *name, const char *reg, struct env_info *out)
+{
+    char *text = NULL;
+    int err;
+    if ((err = util_read_file(reg, &text, NULL)) < 0)
+        return err;
+    char *save = NULL;
+    char *python = strtok_r(text, "\n", &save);
+    char *prefix = python ? strtok_r(NULL, "\n", &save) : NULL;
+    if (!python || python[0] != '/') {
+        err = error_set(BG_EPYTHON, "%s: not a registration written by `benchgen env add`", reg);
+        goto done;
+    }
+    out->name = strdup(name);
+    out->python = strdup(python);
+    if (prefix && prefix[0] == '/') {
+        out->dir = strdup(prefix);
+    } else { /* <prefix>/bin/python */
+        out->dir = strdup(python);
+        for (int up = 0; out->dir && up < 2; up++) {
+            char *slash = strrchr(out->dir, '/');
+            if (slash && slash != out->dir)
+                *slash = '\0';
+        }
+    }
+    if (!out->name || !out->python || !out->dir) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    out->hash[0] = '\0';
+    out->state = access(python, X_OK) == 0 ? "external" : "broken";
+done:
+    free(text);
+    if (err)
+        env_info_free(out);
+    return err;
+}
+
+static int resolve_lock(const char *name, const char *lock, struct env_info *out)
+{
+    int err;
+    if ((err = envs_lock_hash(lock, envs_linked_python_version(), out->hash)) < 0)
+        return err;
+    out->name = strdup(name);
+    out->lock_path = strdup(lock);
+    out->dir = util_printf("%s/envs/%s-%s", envs_cache_dir(), name, out->hash);
+    out->python = out->dir ? util_printf("%s/bin/python", out->dir) : NULL;
+    char *marker = out->dir ? util_printf("%s/" READY_MARKER, out->dir) : NULL;
+    if (!out->name || !out->lock_path || !out->dir || !out->python || !marker) {
+        free(marker);
+        env_info_free(out);
+        return error_set(BG_ENOMEM, "out of memory");
+    }
+    if (util_is_file(marker))
+        out->state = access(out->python, X_OK) == 0 ? "ready" : "broken";
+    else if (util_is_dir(out->dir))
+        out->state = "incomplete";
+    else
+        out->state = "missing";
+    free(marker);
+    return 0;
+}
+
+int envs_resolve(const char *name, struct env_info *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!util_is_safe_name(name))
+        return error_set(BG_EUSAGE, "invalid environment name '%s' (letters, digits, '.', '_', '+', '-')",
+                         name ? name : "");
+    char *reg = util_printf("%s/external/%s", envs_cache_dir(), name);
+    char *lock = util_printf("%s/data/envs/%s.txt", util_home_dir(), name);
+    int err = 0;
+    if (!reg || !lock) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (util_is_file(reg)) {
+        err = resolve_external(name, reg, out);
+    } else if (util_is_file(lock)) {
+        err = resolve_lock(name, lock, out);
+    } else if (strchr(name, '+')) {
+        /* A derived environment (`run --with`): its lock lives in the cache. */
+        free(lock);
+        lock = util_printf("%s/derived/%s.txt", envs_cache_dir(), name);
+        if (lock && util_is_file(lock))
+            err = resolve_lock(name, lock, out);
+        else
+            err = error_set(BG_ENOTFOUND, "no derived environment '%s' (made by `benchgen run --with`)", name);
+    } else {
+        char *known = known_names();
+        err = error_set(BG_ENOTFOUND,
+                        "no environment '%s': neither %s nor a registration from `benchgen env add` exists "
+                        "(known environments: %s)",
+                        name, lock, known ? known : "?");
+        free(known);
+    }
+done:
+    free(reg);
+    free(lock);
+    return err;
+}
+
+/* ---- installed packages, read from files ---------------------------------- */
+
+/* "Name==Version" from a METADATA or PKG-INFO header into nl. */
+static int read_metadata(const char *path, struct strlist *nl)
+{
+    char *text = NULL;
+    if (!util_is_file(path) || util_read_file(path, &text, NULL) < 0)
+        return 0; /* a half-installed package: nothing to show */
+    char name[256] = "", version[128] = "";
+    for (char *line = text; line && *line && *line != '\n';) {
+        char *nl_ = strchr(line, '\n');
+        size_t n = nl_ ? (size_t)(nl_ - line) : strlen(line);
+        if (n > 0 && line[n - 1] == '\r')
+            n--;
+        if (!name[0] && strncmp(line, "Name: ", 6) == 0)
+            snprintf(name, sizeof(name), "%.*s", (int)(n - 6), line + 6);
+        else if (!version[0] && strncmp(line, "Version: ", 9) == 0)
+            snprintf(version, sizeof(version), "%.*s", (int)(n - 9), line + 9);
+        line = nl_ ? nl_ + 1 : NULL;
+    }
+    free(text);
+    if (!name[0] || !version[0])
+        return 0;
+    char buf[400];
+    snprintf(buf, sizeof(buf), "%s==%s", name, version);
+    return strlist_add_unique(nl, buf);
+}
+
+/* Packages in the site-packages of prefix, "name==version", sorted. */
+static int read_packages(const char *prefix, struct strlist *nl)
+{
+    char mm[16];
+    major_minor(envs_linked_python_version(), mm, sizeof(mm));
+    char *site = util_printf("%s/lib/python%s/site-packages", prefix, mm);
+    if (!site)
+        return error_set(BG_ENOMEM, "out of memory");
+    if (!util_is_dir(site)) { /* Debian's own interpreter */
+        free(site);
+        if (!(site = util_printf("%s/lib/python3/dist-packages", prefix)))
+            return error_set(BG_ENOMEM, "out of memory");
+    }
+    int err = 0;
+    DIR *d = opendir(site);
+    if (!d)
+        goto done;
+    struct dirent *e;
+    while (!err && (e = readdir(d))) {
+        char *meta = NULL;
+        if (ends_with(e->d_name, ".dist-info"))
+            meta = util_printf("%s/%s/METADATA", site, e->d_name);
+        else if (ends_with(e->d_name, ".egg-info")) /* a directory, or a single PKG-INFO-like file */
+            meta = util_printf("%s/%s%s", site, e->d_name, e->d_type == DT_REG ? "" : "/PKG-INFO");
+        else
+            continue;
+        if (!meta) {
+            err = error_set(BG_ENOMEM, "out of memory");
+            break;
+        }
+        err = read_metadata(meta, nl);
+        free(meta);
+    }
+    closedir(d);
+    strlist_sort(nl, true);
+done:
+    free(site);
+    return err;
+}
+
+/* ---- sync ----------------------------------------------------------------- */
+
+static int check_base_python(void)
+{
+    char ver[32];
+    char *prefix = NULL;
+    int err = probe_python(BENCHGEN_PYTHON, ver, &prefix);
+    free(prefix);
+    if (err < 0)
+        return error_prefix(err, "the interpreter benchgen was built with");
+    if (strcmp(ver, envs_linked_python_version()) != 0)
+        return error_set(BG_EPYTHON,
+                         "%s is Python %s but benchgen links libpython %s: rebuild benchgen with "
+                         "`make PYTHON=/path/to/python%s` so both are the same interpreter",
+                         BENCHGEN_PYTHON, ver, envs_linked_python_version(), envs_linked_python_version());
+    return 0;
+}
+
+static int write_ready_marker(const struct env_info *e)
+{
+    struct strlist pkgs = {0};
+    struct strbuf sb = {0};
+    char when[32];
+    int err;
+    util_iso8601_utc(time(NULL), when);
+    if ((err = read_packages(e->dir, &pkgs)) < 0)
+        goto done;
+    if ((err = strbuf_printf(&sb,
+                             "# benchgen environment: written once pip finished; present means ready\n"
+                             "name=%s\nlock=%s\nlock_hash=%s\npython=%s\nbase_python=%s\ncreated=%s\n",
+                             e->name, e->lock_path, e->hash, envs_linked_python_version(), BENCHGEN_PYTHON,
+                             when)) < 0)
+        goto done;
+    for (size_t i = 0; i < pkgs.n; i++)
+        if ((err = strbuf_printf(&sb, "%s\n", pkgs.v[i])) < 0)
+            goto done;
+    char *path = util_printf("%s/" READY_MARKER, e->dir);
+    if (!path) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    err = util_write_file_atomic(path, sb.buf, sb.len);
+    free(path);
+done:
+    strlist_free(&pkgs);
+    strbuf_free(&sb);
+    return err;
+}
+
+/* Records why the last sync failed, for `env list`; best effort. */
+static void write_failed_marker(const struct env_info *e, const char *why)
+{
+    char *path = util_printf("%s/" FAILED_MARKER, e->dir);
+    if (path && util_is_dir(e->dir))
+        util_write_file_atomic(path, why, strlen(why));
+    free(path);
+}
+
+static double seconds_since(int64_t t0) { return (double)(util_now_ns() - t0) / 1e9; }
+
+/* Builds one lock-file environment. *base_checked avoids probing the base
+ * interpreter more than once per sync. */
+static int sync_one(const struct env_info *e, bool *base_checked)
+{
+    int64_t t0 = util_now_ns();
+    int err = 0, status = 0;
+    char how[96], why[512];
+    char *pip_argv[16];
+
+    if (strcmp(e->state, "ready") == 0) {
+        printf("env %s: ready (%s)\n", e->name, e->dir);
+        return 0;
+    }
+    if (strcmp(e->state, "external") == 0) {
+        printf("env %s: external interpreter %s, nothing to sync\n", e->name, e->python);
+        return 0;
+    }
+    if (!e->lock_path) { /* a broken external registration */
+        printf("env %s: FAILED: the registered interpreter %s is gone\n", e->name, e->python);
+        return error_set(BG_EPYTHON,
+                         "environment %s: registered interpreter %s is gone; run `benchgen env add %s "
+                         "PYTHON` again",
+                         e->name, e->python, e->name);
+    }
+    if (!*base_checked) {
+        if ((err = check_base_python()) < 0) {
+            printf("env %s: FAILED: %s\n", e->name, error_last());
+            return err;
+        }
+        *base_checked = true;
+    }
+    if (util_is_dir(e->dir)) {
+        printf("env %s: removing %s left by an earlier sync (%s)\n", e->name, e->dir, e->state);
+        if ((err = util_rm_rf(e->dir)) < 0)
+            goto failed;
+    }
+    printf("env %s: creating %s (Python %s, lock %s)\n", e->name, e->dir, envs_linked_python_version(),
+           e->lock_path);
+    char *venv_argv[] = {BENCHGEN_PYTHON, "-I", "-m", "venv", e->dir, NULL};
+    if ((err = run_process(venv_argv, NULL, &status)) < 0)
+        goto failed;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        describe_status(status, how, sizeof(how));
+        err = error_set(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? BG_EINTR : BG_EPYTHON,
+                        "`%s -m venv %s` failed with %s", BENCHGEN_PYTHON, e->dir, how);
+        goto failed;
+    }
+    size_t k = 0;
+    pip_argv[k++] = e->python;
+    pip_argv[k++] = "-I";
+    pip_argv[k++] = "-m";
+    pip_argv[k++] = "pip";
+    pip_argv[k++] = "install";
+    pip_argv[k++] = "--no-input";
+    pip_argv[k++] = "--disable-pip-version-check";
+    pip_argv[k++] = "--progress-bar";
+    pip_argv[k++] = "on";
+    pip_argv[k++] = "-r";
+    pip_argv[k++] = e->lock_path;
+    pip_argv[k] = NULL;
+    if ((err = run_process(pip_argv, NULL, &status)) < 0)
+        goto failed;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        describe_status(status, how, sizeof(how));
+        err = error_set(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? BG_EINTR : BG_EPYTHON,
+                        "pip install -r %s failed with %s", e->lock_path, how);
+        goto failed;
+    }
+    if ((err = write_ready_marker(e)) < 0)
+        goto failed;
+    printf("env %s: ready in %.1f s (%s)\n", e->name, seconds_since(t0), e->dir);
+    return 0;
+
+failed:
+    snprintf(why, sizeof(why), "%s\n", error_last());
+    write_failed_marker(e, why);
+    printf("env %s: FAILED after %.1f s: %s; %s is left incomplete and the next sync rebuilds it\n", e->name,
+           seconds_since(t0), error_last(), e->dir);
+    return error_prefix(err, "environment %s", e->name);
+}
+
+int envs_sync(const char *const *names, size_t n)
+{
+    struct strlist todo = {0}, failed = {0};
+    struct env_info *infos = NULL;
+    size_t count = 0;
+    int err = 0, first_err = 0, fd = -1;
+    bool base_checked = false;
+    char *envs_dir = util_printf("%s/envs", envs_cache_dir());
+    char *lock = envs_dir ? util_printf("%s/.lock", envs_dir) : NULL;
+    if (!envs_dir || !lock) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+
+    if (n == 0) {
+        if ((err = list_lock_names(&todo)) < 0)
+            goto done;
+        if (todo.n == 0) {
+            char *dir = lock_dir();
+            err = error_set(BG_ENOTFOUND, "no environments to sync: %s holds no <name>.txt lock files",
+                            dir ? dir : "data/envs");
+            free(dir);
+            goto done;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++)
+            if ((err = strlist_add_unique(&todo, names[i])) < 0)
+                goto done;
+    }
+    /* Resolve every name first, so a typo fails before anything is built. */
+    if (!(infos = calloc(todo.n, sizeof(*infos)))) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (; count < todo.n; count++)
+        if ((err = envs_resolve(todo.v[count], &infos[count])) < 0)
+            goto done;
+
+    if ((err = util_mkdir_p(envs_dir, 0755)) < 0)
+        goto done;
+    /* Two syncs (CI and a session) building the same venv would corrupt it. */
+    if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
+        err = error_set(BG_EIO, "%s: %s", lock, strerror(errno));
+        goto done;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        printf("env: another `benchgen env sync` holds %s; waiting for it\n", lock);
+        fflush(stdout);
+        while (flock(fd, LOCK_EX) < 0) {
+            if (errno != EINTR) {
+                err = error_set(BG_EIO, "flock %s: %s", lock, strerror(errno));
+                goto done;
+            }
+        }
+        /* The other sync may have built what we were about to build. */
+        for (size_t i = 0; i < count; i++) {
+            env_info_free(&infos[i]);
+            if ((err = envs_resolve(todo.v[i], &infos[i])) < 0)
+                goto done;
+        }
+    }
+
+    for (size_t i = 0; i < count; i++) {
+        int e = sync_one(&infos[i], &base_checked);
+        if (e < 0) {
+            if (!first_err)
+                first_err = e;
+            strlist_add_unique(&failed, infos[i].name);
+            if (e == BG_EINTR)
+                break;
+        }
+    }
+    if (failed.n == 1) {
+        err = first_err; /* its message is the one sync_one left */
+    } else if (failed.n > 1) {
+        struct strbuf sb = {0};
+        for (size_t i = 0; i < failed.n; i++)
+            strbuf_printf(&sb, "%s%s", i ? ", " : "", failed.v[i]);
+        err = error_set(first_err == BG_EINTR ? BG_EINTR : BG_EPYTHON,
+                        "%zu of %zu environments failed to sync: %s (see the messages above)", failed.n,
+                        count, sb.buf ? sb.buf : "");
+        strbuf_free(&sb);
+    }
+done:
+    if (fd >= 0)
+        close(fd); /* releases the flock */
+    for (size_t i = 0; i < count; i++)
+        env_info_free(&infos[i]);
+    free(infos);
+    strlist_free(&todo);
+    strlist_free(&failed);
+    free(envs_dir);
+    free(lock);
+    fflush(stdout);
+    return err;
+}
+
+/* ---- list ----------------------------------------------------------------- */
+
+static int list_one(FILE *out, const char *name)
+{
+    struct env_info e;
+    struct strlist pkgs = {0};
+    int err = envs_resolve(name, &e);
+    if (err < 0) {
+        fprintf(out, "%s  error  -  %s\n", name, error_last());
+        return 0; /* one unreadable registration must not hide the rest */
+    }
+    bool external = e.lock_path == NULL;
+    fprintf(out, "%s  %s  %s  %s\n", e.name, e.state, external ? "-" : e.hash, external ? e.python : e.dir);
+    if (strcmp(e.state, "missing") == 0) {
+        fprintf(out, "  (not built yet: run `benchgen env sync %s`)\n", e.name);
+    } else if (strcmp(e.state, "incomplete") == 0) {
+        char *failed_path = util_printf("%s/" FAILED_MARKER, e.dir), *why = NULL;
+        if (failed_path && util_is_file(failed_path) && util_read_file(failed_path, &why, NULL) == 0) {
+            why[strcspn(why, "\n")] = '\0';
+            fprintf(out, "  (last sync failed: %s)\n", why);
+        }
+        fprintf(out, "  (incomplete: `benchgen env sync %s` rebuilds it)\n", e.name);
+        free(why);
+        free(failed_path);
+    } else if (strcmp(e.state, "broken") == 0) {
+        if (external)
+            fprintf(out, "  (broken: %s is gone; run `benchgen env add %s PYTHON` again)\n", e.python,
+                    e.name);
+        else
+            fprintf(out, "  (broken: %s is gone; delete %s and run `benchgen env sync %s`)\n", e.python,
+                    e.dir, e.name);
+    } else {
+        if (external) {
+            char *lock = util_printf("%s/data/envs/%s.txt", util_home_dir(), e.name);
+            if (lock && util_is_file(lock))
+                fprintf(out, "  (this registration takes precedence over %s)\n", lock);
+            free(lock);
+            fprintf(out, "  prefix: %s\n", e.dir);
+        }
+        if ((err = read_packages(e.dir, &pkgs)) < 0)
+            goto done;
+        for (size_t i = 0; i < pkgs.n; i++)
+            fprintf(out, "  %s\n", pkgs.v[i]);
+    }
+done:
+    strlist_free(&pkgs);
+    env_info_free(&e);
+    return err;
+}
+
+int envs_list(FILE *out)
+{
+    struct strlist names = {0}, ext = {0};
+    char *derived = util_printf("%s/derived", envs_cache_dir());
+    int err = derived ? 0 : error_set(BG_ENOMEM, "out of memory");
+    if (err || (err = list_lock_names(&names)) < 0 || (err = list_external_names(&ext)) < 0 ||
+        (err = list_lock_names_in(&ext, derived)) < 0)
+        goto done;
+    for (size_t i = 0; i < ext.n; i++)
+        if ((err = strlist_add_unique(&names, ext.v[i])) < 0)
+            goto done;
+    strlist_sort(&names, false);
+    fprintf(out, "# cache %s; environments use Python %s (%s)\n", envs_cache_dir(),
+            envs_linked_python_version(), BENCHGEN_PYTHON);
+    if (names.n == 0) {
+        char *dir = lock_dir();
+        fprintf(out, "no environments: add %s/NAME.txt or run `benchgen env add NAME PYTHON`\n",
+                dir ? dir : "data/envs");
+        free(dir);
+    }
+    for (size_t i = 0; i < names.n; i++)
+        if ((err = list_one(out, names.v[i])) < 0)
+            goto done;
+done:
+    strlist_free(&names);
+    strlist_free(&ext);
+    free(derived);
+    return err;
+}
+
+/* ---- add ------------------------------------------------------------------ */
+
+/* Absolute path of a command: as given when it has a '/', else from PATH.
+ * Symlinks are kept: a venv's bin/python is a symlink whose location is what
+ * makes it the venv's. */
+static char *absolute_command(const char *cmd)
+{
+    if (strchr(cmd, '/')) {
+        if (cmd[0] == '/')
+            return strdup(cmd);
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof(cwd)))
+            return NULL;
+        return util_printf("%s/%s", cwd, cmd[0] == '.' && cmd[1] == '/' ? cmd + 2 : cmd);
+    }
+    const char *path = getenv("PATH");
+    if (!path)
+        return NULL;
+    char *copy = strdup(path), *save = NULL, *found = NULL;
+    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char *cand = util_printf("%s/%s", dir, cmd);
+        if (cand && cand[0] == '/' && access(cand, X_OK) == 0 && !util_is_dir(cand))
+            found = cand;
+        else
+            free(cand);
+    }
+    free(copy);
+    return found;
+}
+
+int envs_add(const char *name, const char *python)
+{
+    char *exe = NULL, *prefix = NULL, *reg_dir = NULL, *reg = NULL, *text = NULL;
+    char ver[32];
+    int err = 0;
+    if (!util_is_safe_name(name))
+        return error_set(BG_EUSAGE, "invalid environment name '%s' (letters, digits, '.', '_', '+', '-')",
+                         name ? name : "");
+    if (!python || !*python)
+        return error_set(BG_EUSAGE, "env add %s: which Python? give an interpreter or a venv directory",
+                         name);
+    if (!(exe = absolute_command(python))) {
+        err = error_set(BG_ENOTFOUND, "env add %s: %s not found", name, python);
+        goto done;
+    }
+    if (util_is_dir(exe)) { /* a venv (or any prefix) directory */
+        char *in_dir = util_printf("%s/bin/python", exe);
+        if (!in_dir || access(in_dir, X_OK) != 0) {
+            err = error_set(BG_ENOTFOUND, "env add %s: %s is a directory without bin/python, not a venv",
+                            name, exe);
+            free(in_dir);
+            goto done;
+        }
+        free(exe);
+        exe = in_dir;
+    }
+    if (access(exe, X_OK) != 0) {
+        err = error_set(BG_ENOTFOUND, "env add %s: cannot execute %s: %s", name, exe, strerror(errno));
+        goto done;
+    }
+    if ((err = probe_python(exe, ver, &prefix)) < 0) {
+        error_prefix(err, "env add %s", name);
+        goto done;
+    }
+    const char *linked = envs_linked_python_version();
+    if (strcmp(ver, linked) != 0) {
+        err = error_set(BG_EPYTHON,
+                        "env add %s: %s is Python %s, but benchgen links libpython %s and a worker must run "
+                        "the very interpreter that made the environment. Either rebuild benchgen with "
+                        "`make PYTHON=%s` so its libpython is linked, or create the environment with "
+                        "Python %s",
+                        name, exe, ver, linked, exe, linked);
+        goto done;
+    }
+    reg_dir = util_printf("%s/external", envs_cache_dir());
+    reg = reg_dir ? util_printf("%s/%s", reg_dir, name) : NULL;
+    text = util_printf("%s\n%s\n%s\n", exe, prefix, ver);
+    if (!reg_dir || !reg || !text) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((err = util_mkdir_p(reg_dir, 0755)) < 0 ||
+        (err = util_write_file_atomic(reg, text, strlen(text))) < 0)
+        goto done;
+    printf("env %s: registered %s (Python %s, prefix %s)\n", name, exe, ver, prefix);
+done:
+    free(exe);
+    free(prefix);
+    free(reg_dir);
+    free(reg);
+    free(text);
+    return err;
+}
+
+/* ---- derived environments (`run --with PKG==VERSION`) --------------------- */
+
+/* PEP 503 normalisation: case and runs of -_. do not distinguish packages. */
+static void normalise_pkg(const char *in, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        char c = in[i];
+        if (c == '-' || c == '_' || c == '.') {
+            if (o == 0 || out[o - 1] != '-')
+                out[o++] = '-';
+        } else {
+            out[o++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        }
+    }
+    out[o] = '\0';
+}
+
+/* Length of the requirement name at the start of line (0 when the line is a
+ * comment, an option or blank). */
+static size_t requirement_name_len(const char *line)
+{
+    size_t n = 0;
+    while (line[n] && (isalnum((unsigned char)line[n]) || line[n] == '-' || line[n] == '_' || line[n] == '.'))
+        n++;
+    return n;
+}
+
+static int check_pin(const char *pin, char pkg[128], char ver[128])
+{
+    const char *eq = strstr(pin, "==");
+    size_t n = eq ? (size_t)(eq - pin) : 0;
+    if (!eq || n == 0 || n >= 128 || requirement_name_len(pin) != n || !eq[2] || strlen(eq + 2) >= 128 ||
+        !util_is_safe_name(eq + 2))
+        return error_set(BG_EUSAGE, "--with %s: expected PKG==VERSION (an exact pin)", pin);
+    normalise_pkg(pin, n, pkg, 128);
+    snprintf(ver, 128, "%s", eq + 2);
+    return 0;
+}
+
+int envs_derive(const char *base, const char *const *pins, size_t npins, char **name_out)
+{
+    *name_out = NULL;
+    struct env_info info = {0};
+    char *text = NULL, *name = NULL, *path = NULL;
+    struct strbuf lock = {0}, nm = {0};
+    char (*pkgs)[128] = calloc(npins ? npins : 1, 128);
+    int err = 0;
+    if (!pkgs) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((err = envs_resolve(base, &info)) < 0)
+        goto done;
+    if (!info.lock_path) {
+        err = error_set(BG_EUSAGE, "--with needs a lock file to derive from; %s is a registered interpreter "
+                        "(install the pins into it yourself)", base);
+        goto done;
+    }
+    if ((err = util_read_file(info.lock_path, &text, NULL)) < 0)
+        goto done;
+    strbuf_printf(&nm, "%s", base);
+    strbuf_printf(&lock, "# derived by `benchgen run --with` from %s\n", info.lock_path);
+    for (size_t i = 0; i < npins; i++) {
+        char ver[128];
+        if ((err = check_pin(pins[i], pkgs[i], ver)) < 0)
+            goto done;
+        strbuf_printf(&nm, "+%s-%s", pkgs[i], ver);
+        strbuf_printf(&lock, "# with %s\n", pins[i]);
+    }
+    /* The base lock with every line naming a pinned package replaced. */
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char norm[128];
+        size_t n = requirement_name_len(line);
+        normalise_pkg(line, n, norm, sizeof(norm));
+        int replaced = 0;
+        for (size_t i = 0; n && i < npins && !replaced; i++)
+            replaced = strcmp(norm, pkgs[i]) == 0;
+        if (!replaced)
+            strbuf_printf(&lock, "%s\n", line);
+    }
+    for (size_t i = 0; i < npins; i++)
+        strbuf_printf(&lock, "%s\n", pins[i]);
+    name = strbuf_detach(&nm);
+    if (!name || !util_is_safe_name(name)) {
+        err = error_set(BG_EUSAGE, "--with: the pins make an invalid environment name '%s'", name ? name : "");
+        goto done;
+    }
+    char *dir = util_printf("%s/derived", envs_cache_dir());
+    err = dir ? util_mkdir_p(dir, 0755) : error_set(BG_ENOMEM, "out of memory");
+    path = dir && !err ? util_printf("%s/%s.txt", dir, name) : NULL;
+    free(dir);
+    if (err < 0)
+        goto done;
+    if (!path || !lock.buf) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((err = util_write_file_atomic(path, lock.buf, lock.len)) < 0)
+        goto done;
+    *name_out = name;
+    name = NULL;
+done:
+    env_info_free(&info);
+    strbuf_free(&lock);
+    strbuf_free(&nm);
+    free(pkgs);
+    free(text);
+    free(name);
+    free(path);
+    return err;
+}

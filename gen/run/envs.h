@@ -1,0 +1,69 @@
+/*
+ * envs.h - the Python environments backends run in.
+ *
+ * data/envs/<name>.txt is a pinned pip requirements file. `env sync` makes
+ * each a venv of the interpreter whose libpython benchgen links, in
+ *   $BENCHGEN_CACHE (default $XDG_CACHE_HOME/benchgen, ~/.cache/benchgen)
+ *   /envs/<name>-<hash16>/
+ * where hash16 is the first 16 hex digits of SHA-256 over the lock file and
+ * the interpreter version, so a changed lock or interpreter gets a new venv
+ * and every checkout and CI run on the machine reuses a ready one. A venv is
+ * "ready" only once pip finished and .benchgen-ready was written; anything
+ * else is "incomplete" and is rebuilt by the next sync.
+ *
+ * `env add NAME PYTHON` registers an existing interpreter or venv instead
+ * (in <cache>/external/<name>), after checking that its Python version is the
+ * one benchgen was linked against.
+ *
+ * Ownership: struct env_info strings are owned by it; env_info_free().
+ */
+#ifndef BENCHGEN_ENVS_H
+#define BENCHGEN_ENVS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct env_info {
+    char *name;
+    char *lock_path;   /* data/envs/<name>.txt, NULL for an external one */
+    char hash[17];     /* "" for an external one */
+    char *dir;         /* venv directory (or the external interpreter's prefix) */
+    char *python;      /* interpreter the worker binds to: <dir>/bin/python */
+    const char *state; /* "ready", "missing", "incomplete", "external", "broken" */
+};
+
+/* Cache root, created on demand. Borrowed. */
+const char *envs_cache_dir(void);
+
+/* Resolves NAME: an external registration wins, else data/envs/NAME.txt.
+ * BG_ENOTFOUND when neither exists. A missing venv is not an error: state
+ * says "missing" and the run records its cells as skipped. */
+int envs_resolve(const char *name, struct env_info *out);
+
+/* Creates or repairs the named environments (all of data/envs when n == 0),
+ * showing pip's progress. */
+int envs_sync(const char *const *names, size_t n);
+
+/* Makes the derived environment "<base>+<pkg>-<version>..." for `run --with`:
+ * base's lock with each pinned package's line replaced by the pin (added when
+ * absent), written to <cache>/derived/<name>.txt so envs_resolve() and
+ * envs_sync() treat it like any other lock. pins are "PKG==VERSION".
+ * *name_out is malloc'd. BG_EUSAGE for a malformed pin or an external base. */
+int envs_derive(const char *base, const char *const *pins, size_t npins, char **name_out);
+
+/* Prints name, hash, path, state and resolved package versions. */
+int envs_list(FILE *out);
+
+/* Registers PYTHON (an interpreter or venv) as environment NAME. */
+int envs_add(const char *name, const char *python);
+
+/* The linked interpreter's "3.11.7". Borrowed, static. */
+const char *envs_linked_python_version(void);
+
+/* The 16 hex digits naming a lock file's venv: SHA-256 over the lock file's
+ * bytes, one '\0', then pyver ("3.11.7"). */
+int envs_lock_hash(const char *lock_path, const char *pyver, char out[17]);
+
+void env_info_free(struct env_info *e);
+
+#endif /* BENCHGEN_ENVS_H */

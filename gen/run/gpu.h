@@ -1,0 +1,94 @@
+/*
+ * gpu.h - what GPU, driver, CUDA runtime and cuDNN this machine has, gathered
+ * without ever initialising CUDA in the calling process.
+ *
+ * Three probes fill one struct gpu_facts, and gpu_describe() turns it into
+ * dotted keys and a plain-sentence gpu.status:
+ *   cuda  - a forked child calls the statically linked CUDA runtime
+ *           (HAVE_CUDA=1) and writes key=value lines to a pipe, then _exits;
+ *           a process that initialised CUDA cannot fork workers that use it.
+ *   nvml  - dlopen("libnvidia-ml.so.1"): driver version and device names
+ *           (NVML creates no CUDA context).
+ *   cudnn - dlopen("libcudnn.so.9", then .so.8): cudnnGetVersion needs no GPU.
+ *
+ * The probes sit in a function-pointer table (struct gpu_ops) so tests can
+ * install fakes and exercise the "GPU present" formatting on a machine
+ * without one.
+ *
+ * Ownership: gpu_describe() appends to a kvlist its caller owns.
+ */
+#ifndef BENCHGEN_GPU_H
+#define BENCHGEN_GPU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/util.h"
+
+#define GPU_MAX_DEVICES 16
+
+struct gpu_device {
+    char name[256];
+    int cc_major, cc_minor;       /* compute capability */
+    unsigned long long mem_bytes; /* totalGlobalMem */
+    int sm_count;
+    int sm_clock_khz, mem_clock_khz; /* 0 when unknown */
+    char pci_bus_id[32];             /* "0000:19:00.0", "" when unknown */
+    char uuid[48];                   /* "GPU-xxxxxxxx-...", "" when unknown */
+};
+
+struct gpu_facts {
+    /* CUDA runtime probe */
+    bool cuda_linked;           /* built with HAVE_CUDA=1 (static libcudart) */
+    bool cuda_probed;           /* the probe child reported back */
+    char cuda_probe_error[160]; /* why the probe child did not report, "" otherwise */
+    int runtime_version;        /* cudaRuntimeGetVersion: 13000 */
+    int driver_cuda_version;    /* cudaDriverGetVersion: 12080; 0 with no driver */
+    int count_error;            /* cudaError_t of cudaGetDeviceCount, 0 = success */
+    char count_error_name[64];  /* "cudaErrorInsufficientDriver" */
+    int count;                  /* devices the CUDA runtime sees */
+    struct gpu_device dev[GPU_MAX_DEVICES];
+
+    /* NVML */
+    bool nvml_ok;
+    char nvml_error[160];    /* why NVML is unavailable, "" when nvml_ok */
+    char driver_version[96]; /* nvmlSystemGetDriverVersion: "570.124.06" */
+    int nvml_count;
+    char nvml_name[GPU_MAX_DEVICES][96];
+
+    /* cuDNN */
+    size_t cudnn_version;    /* cudnnGetVersion: 91900 (v9), 8907 (v8); 0 = not found */
+    size_t cudnn_cudart;     /* cudnnGetCudartVersion: the runtime cuDNN was built for */
+    char cudnn_library[256]; /* what was dlopen'ed */
+};
+
+/* The probes. Each fills its part of *f and returns 0; a missing driver or
+ * library is a fact recorded in *f, not an error. */
+struct gpu_ops {
+    int (*cuda)(struct gpu_facts *f);
+    int (*nvml)(struct gpu_facts *f);
+    int (*cudnn)(struct gpu_facts *f);
+};
+
+/* Replaces the probes (for tests); NULL restores the real ones. The table is
+ * copied. */
+void gpu_set_ops(const struct gpu_ops *ops);
+
+/* Runs the probes into *f (zeroed first). */
+int gpu_collect(struct gpu_facts *f);
+
+/* Appends gpu.count, gpu.N.name, gpu.N.compute_capability, gpu.N.memory_bytes,
+ * gpu.N.sm_count, ..., gpu.driver, cuda.runtime, cuda.driver, cudnn.version
+ * and gpu.status (one sentence) for facts f. */
+int gpu_format(const struct gpu_facts *f, struct kvlist *out);
+
+/* gpu_collect() then gpu_format(). */
+int gpu_describe(struct kvlist *out);
+
+/* "13.0" for 13000, "12.8" for 12080; buf of 32 bytes always suffices. */
+const char *gpu_cuda_version_str(int v, char *buf, size_t len);
+
+/* "9.19.0" for 91900, "8.9.7" for 8907; buf of 32 bytes always suffices. */
+const char *gpu_cudnn_version_str(size_t v, char *buf, size_t len);
+
+#endif /* BENCHGEN_GPU_H */

@@ -1,0 +1,79 @@
+/*
+ * store.h - the run directory's database, run.db (SQLite, WAL mode).
+ *
+ * Durability rule: the plan (every cell, status NULL) is written when the run
+ * is created; each finished cell is written in exactly one transaction
+ * (status, samples, facts, environment), so a SIGKILL loses at most the cell
+ * in flight and a crash never leaves a half-recorded cell.
+ *
+ * Schema (schema_version 1; readers such as the report rely on it):
+ *
+ *   meta(key TEXT PRIMARY KEY, value TEXT)        -- schema_version, created_by
+ *   run(id INTEGER PRIMARY KEY CHECK (id = 1),
+ *       name, description, spec_path, spec_sha256, spec_text, size, precision,
+ *       seed INTEGER, created_utc, started_utc, finished_utc, command_line,
+ *       benchgen_version, git_commit, git_dirty INTEGER)
+ *   cells(id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, model, task,
+ *       batch INTEGER, backend, size, precision, env, workload, steps INTEGER,
+ *       warmup INTEGER, repeat INTEGER, seed INTEGER, timeout_s REAL,
+ *       memory_limit INTEGER,
+ *       status TEXT,            -- NULL until final: ok|error|crash|timeout|oom|
+ *                               -- unsupported|skipped|interrupted
+ *       detail TEXT, input_sha256 TEXT, input_bytes INTEGER,
+ *       started_utc, finished_utc, wall_s REAL, peak_rss INTEGER,
+ *       exit_code INTEGER, term_signal INTEGER, log_path TEXT, attempts INTEGER)
+ *   samples(cell_id INTEGER, phase TEXT CHECK (phase IN ('warmup','timed')),
+ *       idx INTEGER, ns INTEGER, PRIMARY KEY (cell_id, phase, idx)) WITHOUT ROWID
+ *   markers(cell_id INTEGER, name TEXT, ns INTEGER)          -- phase markers
+ *   facts(cell_id INTEGER, name TEXT, value TEXT, PRIMARY KEY (cell_id, name))
+ *   environment(cell_id INTEGER, key TEXT, value TEXT)       -- cell_id 0 = run-wide
+ *
+ * Ownership: store_create()/store_open() give the caller a handle that
+ * store_close() releases. The sqlite3 handle from store_db() is borrowed.
+ */
+#ifndef BENCHGEN_STORE_H
+#define BENCHGEN_STORE_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "plan/matrix.h"
+#include "store/result.h"
+#include "plan/spec.h"
+#include "base/util.h"
+
+#define STORE_SCHEMA_VERSION 1
+#define STORE_DB_NAME "run.db"
+
+struct store;
+struct sqlite3;
+
+/* Creates DIR (and DIR/logs) and DIR/run.db with the run row, the plan and
+ * the run-wide environment. Refuses a DIR that already holds run.db
+ * (BG_EUSAGE, suggesting --resume) so stored data is never overwritten. */
+int store_create(struct store **out, const char *dir, const struct spec *spec, const struct matrix *plan,
+                 const struct kvlist *run_env, const char *command_line);
+
+/* Opens an existing run; BG_ENOTFOUND when DIR/run.db is missing, BG_EDB when
+ * it is not a benchgen run or its schema_version is newer. */
+int store_open(struct store **out, const char *dir, bool readonly);
+
+/* Loads the plan back (every cell, in id order). */
+int store_load_plan(struct store *s, struct matrix *out);
+
+/* Final status of a cell, "" when it has none yet. */
+int store_cell_status(struct store *s, int cell_id, char status[16]);
+
+/* Records a finished cell in one transaction (replacing any earlier attempt
+ * of the same cell: its samples, markers, facts and environment). */
+int store_record(struct store *s, const struct cell *c, const struct result *r, const char *log_path);
+
+int store_mark_started(struct store *s, time_t t);
+int store_mark_finished(struct store *s, time_t t);
+
+struct sqlite3 *store_db(struct store *s);
+const char *store_dir(const struct store *s);
+
+void store_close(struct store *s);
+
+#endif /* BENCHGEN_STORE_H */
