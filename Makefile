@@ -72,14 +72,14 @@ ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE \
   -DHAVE_CUDA=$(HAVE_CUDA) -DBENCHGEN_VERSION='"$(VERSION)"' \
   -DBENCHGEN_GIT_COMMIT='"$(GIT_COMMIT)"' -DBENCHGEN_GIT_DIRTY=$(GIT_DIRTY) \
   -DBENCHGEN_SOURCE_DIR='"$(CURDIR)"' -DBENCHGEN_PYTHON='"$(PY_EXE)"' \
-  -Igen -Irunners -Icharts -isystem $(PY_INC) $(CUDA_CFLAGS) \
+  -Igen -I. -isystem $(PY_INC) $(CUDA_CFLAGS) \
   $(shell $(PKG_CONFIG) --cflags $(ALL_PKGS) 2>/dev/null) -MMD -MP
 LDLIBS = $(SAN_FLAGS) -L$(PY_LIBDIR) -Wl,-rpath,$(PY_LIBDIR) -lpython$(PY_LDVER) \
   $(shell $(PKG_CONFIG) --libs $(ALL_PKGS) 2>/dev/null) $(CUDA_LIBS) -ldl -lm -lpthread -lutil
 
-SRC      := $(sort $(wildcard gen/*.c runners/*.c charts/*.c))
+SRC      := $(sort $(wildcard gen/*/*.c runners/*.c charts/*.c))
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
-MAIN_OBJ := $(BUILD)/gen/main.o
+MAIN_OBJ := $(BUILD)/gen/cli/main.o
 LIB_OBJ  := $(filter-out $(MAIN_OBJ),$(OBJ))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)

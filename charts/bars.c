@@ -1,7 +1,7 @@
 /*
  * bars.c - horizontal grouped bars with whiskers and NA notes (see bars.h).
  */
-#include "bars.h"
+#include "charts/bars.h"
 
 #include <math.h>
 #include <stdio.h>

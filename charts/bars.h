@@ -13,7 +13,7 @@
 #ifndef BENCHGEN_BARS_H
 #define BENCHGEN_BARS_H
 
-#include "chart.h"
+#include "charts/chart.h"
 
 struct bars {
     const char *title;      /* NULL: none */

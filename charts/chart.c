@@ -2,9 +2,9 @@
  * chart.c - fonts, text, axes, colours and rendering shared by every chart
  * (see chart.h).
  */
-#include "chart.h"
-#include "error.h"
-#include "util.h"
+#include "charts/chart.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 /*
  * distribution.c - histogram of a cell's timed steps with its statistics (see distribution.h).
  */
-#include "distribution.h"
+#include "charts/distribution.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
 #ifndef BENCHGEN_DISTRIBUTION_H
 #define BENCHGEN_DISTRIBUTION_H
 
-#include "chart.h"
+#include "charts/chart.h"
 
 struct distribution {
     const char *title; /* may be NULL */

@@ -7,7 +7,7 @@
  * logarithmically, which reads better than 1-2-5 decades that would leave a
  * +/-10% comparison with two ticks.
  */
-#include "forest.h"
+#include "charts/forest.h"
 
 #include <math.h>
 #include <stdio.h>

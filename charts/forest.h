@@ -11,7 +11,7 @@
 #ifndef BENCHGEN_FOREST_H
 #define BENCHGEN_FOREST_H
 
-#include "chart.h"
+#include "charts/chart.h"
 
 struct forest_row {
     const char *label; /* left column */

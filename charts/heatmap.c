@@ -1,7 +1,7 @@
 /*
  * heatmap.c - matrix of cells coloured by their ratio to the row's best (see heatmap.h).
  */
-#include "heatmap.h"
+#include "charts/heatmap.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #ifndef BENCHGEN_HEATMAP_H
 #define BENCHGEN_HEATMAP_H
 
-#include "chart.h"
+#include "charts/chart.h"
 
 struct heatmap {
     const char *title, *subtitle; /* may be NULL */

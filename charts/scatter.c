@@ -1,7 +1,7 @@
 /*
  * scatter.c - log-log measured vs published with the diagonal (see scatter.h).
  */
-#include "scatter.h"
+#include "charts/scatter.h"
 
 #include <math.h>
 #include <stdio.h>

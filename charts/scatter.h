@@ -8,7 +8,7 @@
 #ifndef BENCHGEN_SCATTER_H
 #define BENCHGEN_SCATTER_H
 
-#include "chart.h"
+#include "charts/chart.h"
 
 struct scatter {
     const char *title, *subtitle; /* may be NULL */

@@ -1,7 +1,7 @@
 /*
  * series.c - step times in execution order, warm-up and compile time included (see series.h).
  */
-#include "series.h"
+#include "charts/series.h"
 
 #include <math.h>
 #include <stdio.h>

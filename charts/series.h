@@ -9,7 +9,7 @@
 #ifndef BENCHGEN_SERIES_H
 #define BENCHGEN_SERIES_H
 
-#include "chart.h"
+#include "charts/chart.h"
 
 struct series {
     const char *title;    /* may be NULL */

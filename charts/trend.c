@@ -4,7 +4,7 @@
  * Each panel has its own y range: cells differ by orders of magnitude, and a
  * shared axis would flatten every cell but the slowest into a line.
  */
-#include "trend.h"
+#include "charts/trend.h"
 
 #include <math.h>
 #include <stdio.h>

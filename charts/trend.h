@@ -11,7 +11,7 @@
 #ifndef BENCHGEN_TREND_H
 #define BENCHGEN_TREND_H
 
-#include "chart.h"
+#include "charts/chart.h"
 
 struct trend_series {
     const char *label;     /* panel title */

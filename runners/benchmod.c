@@ -4,10 +4,10 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "benchmod.h"
-#include "catalog.h"
-#include "channel.h"
-#include "util.h"
+#include "runners/benchmod.h"
+#include "plan/catalog.h"
+#include "runners/channel.h"
+#include "base/util.h"
 
 static int report_fd = -1;
 static int64_t t0;

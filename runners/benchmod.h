@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 
-#include "matrix.h"
+#include "plan/matrix.h"
 
 /* Where messages go and when the worker started; call before Python starts. */
 void benchmod_configure(int report_fd, int64_t t0_ns, const struct cell *cell);

@@ -4,14 +4,14 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "cell.h"
-#include "benchmod.h"
-#include "catalog.h"
-#include "channel.h"
-#include "error.h"
-#include "pyembed.h"
-#include "synth.h"
-#include "util.h"
+#include "runners/cell.h"
+#include "runners/benchmod.h"
+#include "plan/catalog.h"
+#include "runners/channel.h"
+#include "base/error.h"
+#include "runners/pyembed.h"
+#include "runners/synth.h"
+#include "base/util.h"
 
 #include <stdio.h>
 #include <stdlib.h>

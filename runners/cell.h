@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "worker.h"
+#include "runners/worker.h"
 
 /* Never returns: ends with _exit(). */
 _Noreturn void cell_main(const struct worker_job *job, int report_fd, int64_t t0_ns);

@@ -1,8 +1,8 @@
 /*
  * channel.c - writing and parsing the worker's JSON-lines report (see channel.h).
  */
-#include "channel.h"
-#include "error.h"
+#include "runners/channel.h"
+#include "base/error.h"
 
 #include <errno.h>
 #include <stdlib.h>

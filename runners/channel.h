@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "result.h"
+#include "store/result.h"
 
 /* Child side. Each returns 0 or BG_EIO. */
 int channel_send_marker(int fd, const char *name, int64_t ns);

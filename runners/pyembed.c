@@ -4,8 +4,8 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
-#include "pyembed.h"
-#include "error.h"
+#include "runners/pyembed.h"
+#include "base/error.h"
 
 #include <string.h>
 

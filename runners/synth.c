@@ -5,8 +5,8 @@
  * (SC'11); constants and round structure follow Random123, and the unit test
  * checks its published known-answer vectors.
  */
-#include "synth.h"
-#include "error.h"
+#include "runners/synth.h"
+#include "base/error.h"
 
 #include <math.h>
 #include <stdio.h>

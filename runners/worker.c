@@ -1,12 +1,12 @@
 /*
  * worker.c - forking, watching and judging one cell worker (see worker.h).
  */
-#include "worker.h"
-#include "catalog.h"
-#include "cell.h"
-#include "channel.h"
-#include "error.h"
-#include "util.h"
+#include "runners/worker.h"
+#include "plan/catalog.h"
+#include "runners/cell.h"
+#include "runners/channel.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <dirent.h>
 #include <errno.h>

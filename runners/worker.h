@@ -21,8 +21,8 @@
 
 #include <signal.h>
 
-#include "matrix.h"
-#include "result.h"
+#include "plan/matrix.h"
+#include "store/result.h"
 
 struct worker_job {
     const struct cell *cell;

@@ -31,9 +31,9 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "bundle.h"
-#include "error.h"
-#include "util.h"
+#include "bundle/bundle.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #define RUN BENCHGEN_SOURCE_DIR "/tests/fixtures/compare/base"
 #define TOP "diffusers-base-20260101T000000Z/"

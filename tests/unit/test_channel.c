@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "channel.h"
+#include "runners/channel.h"
 
 static void drain(int fd, struct channel_reader *cr, struct result *r, size_t chunk)
 {

@@ -20,9 +20,9 @@
 
 #include <jansson.h>
 
-#include "compare.h"
-#include "error.h"
-#include "util.h"
+#include "compare/compare.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #define FIX BENCHGEN_SOURCE_DIR "/tests/fixtures/compare/"
 

@@ -29,13 +29,13 @@
 #include <archive_entry.h>
 #include <jansson.h>
 
-#include "chart.h"
-#include "compare.h"
-#include "compare_report.h"
-#include "error.h"
-#include "forest.h"
-#include "trend.h"
-#include "util.h"
+#include "charts/chart.h"
+#include "compare/compare.h"
+#include "compare/compare_report.h"
+#include "base/error.h"
+#include "charts/forest.h"
+#include "charts/trend.h"
+#include "base/util.h"
 
 #define FIX BENCHGEN_SOURCE_DIR "/tests/fixtures/compare/"
 

@@ -14,9 +14,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "envs.h"
-#include "error.h"
-#include "util.h"
+#include "run/envs.h"
+#include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "error.h"
-#include "matrix.h"
-#include "spec.h"
+#include "plan/catalog.h"
+#include "base/error.h"
+#include "plan/matrix.h"
+#include "plan/spec.h"
 
 static struct spec *parse(const char *yaml)
 {

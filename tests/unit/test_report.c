@@ -24,17 +24,17 @@
 #include <archive.h>
 #include <archive_entry.h>
 
-#include "chart.h"
-#include "error.h"
-#include "escape.h"
-#include "grid.h"
-#include "rctx.h"
-#include "reference.h"
-#include "report.h"
-#include "rundata.h"
-#include "tables.h"
-#include "template.h"
-#include "util.h"
+#include "charts/chart.h"
+#include "base/error.h"
+#include "base/escape.h"
+#include "report/grid.h"
+#include "report/rctx.h"
+#include "report/reference.h"
+#include "report/report.h"
+#include "store/rundata.h"
+#include "report/tables.h"
+#include "base/template.h"
+#include "base/util.h"
 
 #ifndef BENCHGEN_SOURCE_DIR
 #define BENCHGEN_SOURCE_DIR "."

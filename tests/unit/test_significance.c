@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "significance.h"
+#include "stats/significance.h"
 
 /* ---- a seeded normal generator for the simulations ---------------------- */
 

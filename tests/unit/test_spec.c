@@ -19,10 +19,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "error.h"
-#include "spec.h"
-#include "util.h"
+#include "plan/catalog.h"
+#include "base/error.h"
+#include "plan/spec.h"
+#include "base/util.h"
 
 #ifndef BENCHGEN_SOURCE_DIR
 #define BENCHGEN_SOURCE_DIR "."

@@ -16,8 +16,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
-#include "stats.h"
+#include "base/error.h"
+#include "stats/stats.h"
 
 /* cmocka 1.1.5's assert_float_equal compares floats; benchgen needs doubles. */
 static void assert_near_(double got, double want, double tol, const char *what)

@@ -24,13 +24,13 @@
 #include <jansson.h>
 #include <sqlite3.h>
 
-#include "error.h"
-#include "matrix.h"
-#include "result.h"
-#include "rundata.h"
-#include "show.h"
-#include "spec.h"
-#include "store.h"
+#include "base/error.h"
+#include "plan/matrix.h"
+#include "store/result.h"
+#include "store/rundata.h"
+#include "cli/show.h"
+#include "plan/spec.h"
+#include "store/store.h"
 
 #ifndef BENCHGEN_VERSION
 #define BENCHGEN_VERSION "0.0.0"

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "synth.h"
-#include "util.h"
+#include "runners/synth.h"
+#include "base/util.h"
 
 /* Known-answer vectors of Philox4x32-10 from Random123's kat_vectors. */
 static void test_philox_known_answers(void **state)

@@ -10,10 +10,10 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "envs.h"
-#include "gpu.h"
-#include "sysinfo.h"
-#include "util.h"
+#include "run/envs.h"
+#include "run/gpu.h"
+#include "run/sysinfo.h"
+#include "base/util.h"
 
 #include <ctype.h>
 #include <stdbool.h>
