@@ -15,32 +15,8 @@
 #ifndef BENCHGEN_FIGURES_H
 #define BENCHGEN_FIGURES_H
 
+#include "report/figure.h"
 #include "report/rctx.h"
-
-/* A figure's data: a struct whose first member is a struct figure_arena, so
- * every allocation made for it (figure_arena_alloc, figure_arena_printf) is
- * released together by figure_arena_free(data), the figure's free_data.
- * figure_arena_new(size) gives the zeroed data struct; a failed allocation
- * returns NULL and sets a->failed, so builders can check once at the end. */
-struct figure_arena {
-    void **p;
-    size_t n, cap;
-    int failed;
-};
-void *figure_arena_new(size_t size);
-void *figure_arena_alloc(struct figure_arena *a, size_t size);
-char *figure_arena_printf(struct figure_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void figure_arena_free(void *data);
-
-/* Appends a figure to *figs (name passed through escape_filename; title and
- * caption copied). It owns data from then on: free_data(data) runs when the
- * list is freed, or here when the figure cannot be added. */
-int figures_add(struct figure **figs, size_t *nfigs, int section, double w, double h, double png_scale,
-                chart_draw_fn draw, void *data, void (*free_data)(void *), const char *name,
-                const char *title, const char *caption);
-
-/* Releases every figure of the list and the array itself. */
-void figures_free(struct figure *figs, size_t nfigs);
 
 /* Fills x->figs from x's grid, baseline and reference. */
 int figures_build(struct rctx *x);

@@ -4,7 +4,7 @@
 #include "report/rctx.h"
 #include "plan/catalog.h"
 #include "base/error.h"
-#include "report/figures.h"
+#include "report/figure.h"
 #include "base/template.h"
 
 #include <math.h>

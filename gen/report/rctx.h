@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "charts/chart.h"
+#include "report/figure.h"
 #include "report/grid.h"
 #include "report/reference.h"
 #include "store/rundata.h"
@@ -26,21 +27,6 @@ enum {
     RCTX_CHARTS = 1 << 4, /* the chart files: PNG, SVG and PDF under charts/ */
     RCTX_ALL = 0x1F
 };
-
-struct figure {
-    char *name;       /* file stem under charts/ ("heatmap", "cells-bert_fit_b32") */
-    char *title;      /* caption heading */
-    char *caption;    /* one sentence: what it shows */
-    int section;      /* FIG_* */
-    double w, h;      /* points */
-    double png_scale; /* PNG pixels per point */
-    chart_draw_fn draw;
-    void *data; /* owned; released with free_data */
-    void (*free_data)(void *data);
-    char *svg; /* normalised SVG text for inline HTML; NULL until rendered */
-};
-
-enum { FIG_SUMMARY, FIG_SPEEDUP, FIG_HEATMAP, FIG_CELLS, FIG_REFERENCE, FIG_FOREST, FIG_TREND };
 
 struct rctx {
     const struct rundata *rd;
