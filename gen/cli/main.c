@@ -11,6 +11,7 @@
 #include "plan/matrix.h"
 #include "report/report.h"
 #include "run/scheduler.h"
+#include "cli/cli.h"
 #include "cli/show.h"
 #include "plan/spec.h"
 #include "store/store.h"
@@ -422,7 +423,7 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "report"))
         return report_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
-        return compare_main(argc - 1, argv + 1);
+        return cli_compare(argc - 1, argv + 1);
     if (!strcmp(cmd, "bundle"))
         return bundle_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify"))

@@ -152,11 +152,4 @@ const char *compare_match_name(enum compare_match m);
  * 1 ms, else 4 significant digits; "-" for NAN. */
 void compare_fmt_ms(char *buf, size_t n, double ms);
 
-/* `benchgen compare ...`; argv[0] is "compare". With --out DIR it writes
- * compare.txt and compare.json there, then the report formats
- * (compare_report_render(), compare_report.h). Returns the exit status:
- * 0 no cell slower, 3 some cell slower, 2 usage error, 1 a run unreadable or
- * the output could not be written. */
-int compare_main(int argc, char **argv);
-
 #endif /* BENCHGEN_COMPARE_H */
