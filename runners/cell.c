@@ -160,9 +160,8 @@ static void run_steps(PyObject *step, int n, int warmup)
     }
 }
 
-_Noreturn void cell_main(const struct worker_job *job, int fd, int64_t t0_ns)
+_Noreturn void cell_main(const struct cell *c, const char *python, const char *home, int fd, int64_t t0_ns)
 {
-    const struct cell *c = job->cell;
     report_fd = fd;
     t0 = t0_ns;
 
@@ -173,9 +172,9 @@ _Noreturn void cell_main(const struct worker_job *job, int fd, int64_t t0_ns)
     setenv("BENCHGEN_CELL", c->key, 1);
 
     benchmod_configure(fd, t0_ns, c);
-    char *runners = util_printf("%s/runners", job->home);
+    char *runners = util_printf("%s/runners", home);
     if (!runners || pyembed_register_builtin("_benchgen", benchmod_init) < 0 ||
-        pyembed_start(job->python, runners) < 0)
+        pyembed_start(python, runners) < 0)
         finish("error", "error", error_last(), 1);
     marker("python");
 

@@ -11,9 +11,13 @@
 
 #include <stdint.h>
 
-#include "runners/worker.h"
+struct cell;
 
-/* Never returns: ends with _exit(). */
-_Noreturn void cell_main(const struct worker_job *job, int report_fd, int64_t t0_ns);
+/* Runs cell c with the interpreter bound to python (a venv's bin/python) and
+ * home/runners on sys.path; reports on report_fd. Never returns: ends with
+ * _exit(). The parameters are worker_job's (worker.h), passed one by one so
+ * this module does not depend on its caller. */
+_Noreturn void cell_main(const struct cell *c, const char *python, const char *home, int report_fd,
+                         int64_t t0_ns);
 
 #endif /* BENCHGEN_CELL_H */

@@ -113,7 +113,7 @@ static _Noreturn void child(const struct worker_job *job, int wfd, int64_t t0, c
     fcntl(wfd, F_SETFD, FD_CLOEXEC); /* not inherited by anything Python execs */
     if (scratch)
         isolate_caches(scratch);
-    cell_main(job, wfd, t0);
+    cell_main(job->cell, job->python, job->home, wfd, t0);
 }
 
 /* Decides the final status from what the parent saw. */
