@@ -2,6 +2,7 @@
 #
 #   make            build ./benchgen
 #   make test       install what is missing, build, run every test (CI calls this)
+#   make layers     check that includes point down the layer chain, with no cycle
 #   make asan       the same tests against an AddressSanitizer + UBSan build
 #   make report     install, build environments, run data/matrix/cpu-tiny.yaml, render the report
 #
@@ -84,7 +85,7 @@ LIB_OBJ  := $(filter-out $(MAIN_OBJ),$(OBJ))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check-deps deps test unit-bins asan report clean
+.PHONY: all check-deps deps test layers unit-bins asan report clean
 all: check-deps benchgen
 
 check-deps:
@@ -127,12 +128,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 # creates the small test environment, then runs the unit and integration
 # suites and prints one "N passed, N failed" line.
 test:
+	$(Q)scripts/check-layers.py
 	$(Q)scripts/install-deps.sh
 	$(Q)scripts/install-report-deps.sh
 	$(Q)$(MAKE) --no-print-directory all unit-bins
 	$(Q)tests/run.sh $(BUILD)
 
 unit-bins: $(TEST_BIN)
+
+# Includes point down the layer chain, no cycle (docs/ARCHITECTURE.md).
+layers:
+	$(Q)scripts/check-layers.py
 
 # handle_segv=0: a workload that segfaults must die of SIGSEGV, as it would
 # without ASan, so the fault test still sees a `crash`.
