@@ -8,18 +8,16 @@
  * can point at the exact key or value it rejects. Validation stops at the
  * first problem; a spec is all right or not loaded at all.
  *
- * Scalars are typed by their text, not by tags: an integer field takes a
- * plain (unquoted) decimal integer only, so "1.5", "true", "0x10" and "'3'"
- * are all rejected rather than coerced.
+ * The typed node checks (integers, strings, enums, maps with known keys)
+ * live in spec_node.c.
  */
 #include "plan/spec.h"
 #include "plan/catalog.h"
+#include "plan/spec_node.h"
 #include "base/error.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,301 +40,6 @@ static const char *const row_keys[] = {"model",     "task",    "batch",    "step
                                        "precision", "timeout", "backends", "workload", NULL};
 enum { R_MODEL, R_TASK, R_BATCH, R_STEPS, R_WARMUP, R_PRECISION, R_TIMEOUT, R_BACKENDS, R_WORKLOAD, R_NROW };
 
-struct ctx {
-    const char *path;
-    const char *text;
-    size_t len;
-    yaml_document_t *doc;
-    struct spec *spec;
-    char *dir; /* where relative workload paths start */
-};
-
-/* ---- messages ------------------------------------------------------------ */
-
-static int fail_at(const struct ctx *c, size_t line0, size_t col0, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail_at(const struct ctx *c, size_t line0, size_t col0, const char *fmt, ...)
-{
-    char msg[2048];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    return error_set(BG_ESPEC, "%s:%zu:%zu: %s", c->path, line0 + 1, col0 + 1, msg);
-}
-
-#define FAIL(c, node, ...) fail_at((c), (node)->start_mark.line, (node)->start_mark.column, __VA_ARGS__)
-
-static const char *scalar(const yaml_node_t *n)
-{
-    return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* How a node looks in a message: 'text' (cut short) for scalars, else its
- * kind. For type errors a quoted scalar says so: "10" is why an integer
- * field refused what looks like 10. */
-static const char *describe(const yaml_node_t *n, char buf[96], bool type_error)
-{
-    if (n->type == YAML_SEQUENCE_NODE)
-        return "a list";
-    if (n->type == YAML_MAPPING_NODE)
-        return "a map";
-    const char *s = scalar(n);
-    size_t len = n->data.scalar.length;
-    char shown[64];
-    size_t k = 0;
-    for (size_t i = 0; i < len && k < 48; i++)
-        shown[k++] = (s[i] == '\n' || s[i] == '\t') ? ' ' : s[i];
-    shown[k] = '\0';
-    if (!type_error || n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
-        snprintf(buf, 96, "'%s%s'", shown, k < len ? "..." : "");
-    else
-        snprintf(buf, 96, "the quoted string \"%s%s\"", shown, k < len ? "..." : "");
-    return buf;
-}
-
-/* "a, b, c" from the first n names, or up to a NULL entry. */
-static const char *join(char *buf, size_t cap, const char *const *names, size_t n)
-{
-    size_t off = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < n && names[i]; i++)
-        off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, "%s%s", i ? ", " : "", names[i]);
-    return buf;
-}
-
-/* libyaml counts lines and columns itself, except for reader (encoding)
- * errors, which only give a byte offset. */
-static void offset_to_mark(const char *text, size_t len, size_t off, size_t *line, size_t *col)
-{
-    *line = *col = 0;
-    for (size_t i = 0; i < off && i < len; i++) {
-        if (text[i] == '\n') {
-            (*line)++;
-            *col = 0;
-        } else {
-            (*col)++;
-        }
-    }
-}
-
-static int syntax_error(const struct ctx *c, const yaml_parser_t *p)
-{
-    if (p->error == YAML_MEMORY_ERROR)
-        return error_set(BG_ENOMEM, "out of memory");
-    size_t line = p->problem_mark.line, col = p->problem_mark.column;
-    if (p->error == YAML_READER_ERROR)
-        offset_to_mark(c->text, c->len, p->problem_offset, &line, &col);
-    const char *problem = p->problem ? p->problem : "unknown error";
-    if (p->context)
-        return fail_at(c, line, col, "YAML syntax error: %s (%s at line %zu, column %zu)", problem,
-                       p->context, p->context_mark.line + 1, p->context_mark.column + 1);
-    return fail_at(c, line, col, "YAML syntax error: %s", problem);
-}
-
-/* ---- scalars ------------------------------------------------------------- */
-
-static bool is_plain(const yaml_node_t *n)
-{
-    return n->type == YAML_SCALAR_NODE && n->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-}
-
-/* YAML 1.2 core-schema decimal integer: [-+]?[0-9]+ */
-static bool looks_int(const char *s)
-{
-    if (*s == '-' || *s == '+')
-        s++;
-    if (!*s)
-        return false;
-    for (; *s; s++)
-        if (*s < '0' || *s > '9')
-            return false;
-    return true;
-}
-
-/* [-+]?(digits[.digits*] | .digits)([eE][-+]?digits)? - no inf, nan or hex. */
-static bool looks_number(const char *s)
-{
-    if (*s == '-' || *s == '+')
-        s++;
-    size_t digits = 0;
-    while (*s >= '0' && *s <= '9')
-        s++, digits++;
-    if (*s == '.') {
-        s++;
-        while (*s >= '0' && *s <= '9')
-            s++, digits++;
-    }
-    if (!digits)
-        return false;
-    if (*s == 'e' || *s == 'E') {
-        s++;
-        if (*s == '-' || *s == '+')
-            s++;
-        if (*s < '0' || *s > '9')
-            return false;
-        while (*s >= '0' && *s <= '9')
-            s++;
-    }
-    return *s == '\0';
-}
-
-static bool is_null(const yaml_node_t *n)
-{
-    const char *s = scalar(n);
-    return is_plain(n) && (!*s || strcmp(s, "~") == 0 || strcmp(s, "null") == 0 || strcmp(s, "Null") == 0 ||
-                           strcmp(s, "NULL") == 0);
-}
-
-static int get_int(const struct ctx *c, const char *key, const yaml_node_t *n, int min, int *out)
-{
-    char buf[96];
-    const char *s = scalar(n);
-    if (!s || !is_plain(n) || !looks_int(s))
-        return FAIL(c, n, "%s: expected an integer, got %s", key, describe(n, buf, true));
-    errno = 0;
-    long long v = strtoll(s, NULL, 10);
-    if (errno == ERANGE || v > INT_MAX || v < INT_MIN)
-        return FAIL(c, n, "%s: %s is out of range", key, s);
-    if (v < min)
-        return FAIL(c, n, "%s: must be >= %d, got %lld", key, min, v);
-    *out = (int)v;
-    return 0;
-}
-
-static int get_u64(const struct ctx *c, const char *key, const yaml_node_t *n, uint64_t *out)
-{
-    char buf[96];
-    const char *s = scalar(n);
-    if (!s || !is_plain(n) || !looks_int(s))
-        return FAIL(c, n, "%s: expected an integer, got %s", key, describe(n, buf, true));
-    if (*s == '-') {
-        bool zero = strspn(s + 1, "0") == strlen(s + 1);
-        if (!zero)
-            return FAIL(c, n, "%s: must be >= 0, got %s", key, s);
-    }
-    errno = 0;
-    unsigned long long v = strtoull(*s == '-' ? "0" : s, NULL, 10);
-    if (errno == ERANGE)
-        return FAIL(c, n, "%s: %s is out of range (largest is %llu)", key, s, (unsigned long long)UINT64_MAX);
-    *out = (uint64_t)v;
-    return 0;
-}
-
-/* A positive number of seconds. */
-static int get_seconds(const struct ctx *c, const char *key, const yaml_node_t *n, double *out)
-{
-    char buf[96];
-    const char *s = scalar(n);
-    if (!s || !is_plain(n) || !looks_number(s))
-        return FAIL(c, n, "%s: expected a number of seconds, got %s", key, describe(n, buf, true));
-    double v = strtod(s, NULL);
-    if (!isfinite(v))
-        return FAIL(c, n, "%s: %s is out of range", key, s);
-    if (v <= 0)
-        return FAIL(c, n, "%s: must be > 0, got %s", key, s);
-    *out = v;
-    return 0;
-}
-
-static int get_string(const struct ctx *c, const char *key, const yaml_node_t *n, char **out)
-{
-    char buf[96];
-    if (n->type != YAML_SCALAR_NODE || is_null(n))
-        return FAIL(c, n, "%s: expected a string, got %s", key,
-                    is_null(n) ? "nothing" : describe(n, buf, true));
-    char *s = strdup(scalar(n));
-    if (!s)
-        return error_set(BG_ENOMEM, "out of memory");
-    free(*out);
-    *out = s;
-    return 0;
-}
-
-static int get_enum(const struct ctx *c, const char *key, const yaml_node_t *n, const char *const *allowed,
-                    char **out)
-{
-    char buf[96], list[256];
-    const char *s = scalar(n);
-    if (s && !is_null(n))
-        for (size_t i = 0; allowed[i]; i++)
-            if (strcmp(s, allowed[i]) == 0)
-                return get_string(c, key, n, out);
-    return FAIL(c, n, "%s: expected one of %s, got %s", key, join(list, sizeof(list), allowed, SIZE_MAX),
-                is_null(n) ? "nothing" : describe(n, buf, false));
-}
-
-static int get_safe_name(const struct ctx *c, const char *key, const yaml_node_t *n, char **out)
-{
-    int err = get_string(c, key, n, out);
-    if (err < 0)
-        return err;
-    if (!util_is_safe_name(*out)) {
-        char buf[96];
-        return FAIL(c, n, "%s: %s is not a valid name (letters, digits and . _ + - only)", key,
-                    describe(n, buf, false));
-    }
-    return 0;
-}
-
-/* ---- maps ---------------------------------------------------------------- */
-
-struct field {
-    yaml_node_t *key, *value;
-};
-
-/* Files every pair of map under the allowed key it names; rejects keys that
- * are not scalars, unknown keys and keys given twice. */
-static int map_collect(const struct ctx *c, const yaml_node_t *map, const char *what,
-                       const char *const *allowed, struct field *fields)
-{
-    char buf[96], list[512];
-    for (size_t i = 0; allowed[i]; i++)
-        fields[i].key = fields[i].value = NULL;
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
-        const char *name = scalar(k);
-        if (!name)
-            return FAIL(c, k, "%s: keys must be plain names, got %s", what, describe(k, buf, false));
-        size_t i = 0;
-        while (allowed[i] && strcmp(allowed[i], name) != 0)
-            i++;
-        if (!allowed[i])
-            return FAIL(c, k, "unknown key '%s' in %s (allowed: %s)", name, what,
-                        join(list, sizeof(list), allowed, SIZE_MAX));
-        if (fields[i].key)
-            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", name,
-                        fields[i].key->start_mark.line + 1, fields[i].key->start_mark.column + 1);
-        fields[i].key = k;
-        fields[i].value = v;
-    }
-    return 0;
-}
-
-static int require(const struct ctx *c, const yaml_node_t *map, const char *what, const char *const *names,
-                   const struct field *fields, const int *required, size_t nrequired)
-{
-    for (size_t i = 0; i < nrequired; i++)
-        if (!fields[required[i]].key)
-            return FAIL(c, map, "%s: missing required key '%s'", what, names[required[i]]);
-    return 0;
-}
-
-/* For maps whose keys are data (warmup, envs): an earlier pair with the same key. */
-static const yaml_node_t *earlier_key(const struct ctx *c, const yaml_node_t *map,
-                                      const yaml_node_pair_t *pair)
-{
-    const char *name = scalar(yaml_document_get_node(c->doc, pair->key));
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < pair; p++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-        if (scalar(k) && name && strcmp(scalar(k), name) == 0)
-            return k;
-    }
-    return NULL;
-}
-
 /* ---- backends ------------------------------------------------------------ */
 
 static bool in_list(char **list, size_t n, const char *s)
@@ -347,24 +50,24 @@ static bool in_list(char **list, size_t n, const char *s)
     return false;
 }
 
-static int backend_known(const struct ctx *c, const char *key, const yaml_node_t *n)
+static int backend_known(const struct spec_ctx *c, const char *key, const yaml_node_t *n)
 {
     char buf[96];
-    const char *s = scalar(n);
+    const char *s = node_scalar(n);
     if (!s || !catalog_backend_find(s))
-        return FAIL(c, n, "%s: unknown backend %s (backends: %s)", key, describe(n, buf, false),
+        return FAIL(c, n, "%s: unknown backend %s (backends: %s)", key, node_describe(n, buf, false),
                     catalog_backend_names());
     return 0;
 }
 
 /* A non-empty list of known backends without repeats; with within, each must
  * also be one of within (a row's backends against the spec's). */
-static int get_backends(const struct ctx *c, const char *key, const yaml_node_t *seq, char ***out,
+static int get_backends(const struct spec_ctx *c, const char *key, const yaml_node_t *seq, char ***out,
                         size_t *nout, char **within, size_t nwithin)
 {
     char buf[96];
     if (seq->type != YAML_SEQUENCE_NODE)
-        return FAIL(c, seq, "%s: expected a list of backends, got %s", key, describe(seq, buf, true));
+        return FAIL(c, seq, "%s: expected a list of backends, got %s", key, node_describe(seq, buf, true));
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
     if (n == 0)
         return FAIL(c, seq, "%s: must list at least one backend (backends: %s)", key,
@@ -378,16 +81,16 @@ static int get_backends(const struct ctx *c, const char *key, const yaml_node_t 
         yaml_node_t *item = yaml_document_get_node(c->doc, *it);
         if ((err = backend_known(c, key, item)) < 0)
             goto done;
-        const char *name = scalar(item);
+        const char *name = node_scalar(item);
         if (within && !in_list(within, nwithin, name)) {
             char spec_list[512];
-            join(spec_list, sizeof(spec_list), (const char *const *)within, nwithin);
+            node_join(spec_list, sizeof(spec_list), (const char *const *)within, nwithin);
             err = FAIL(c, item, "%s: backend '%s' is not in the spec's backends (%s)", key, name, spec_list);
             goto done;
         }
         for (yaml_node_item_t *prev = seq->data.sequence.items.start; prev < it; prev++) {
             yaml_node_t *p = yaml_document_get_node(c->doc, *prev);
-            if (strcmp(scalar(p), name) == 0) {
+            if (strcmp(node_scalar(p), name) == 0) {
                 err = FAIL(c, item, "%s: duplicate backend '%s' (first at line %zu, column %zu)", key, name,
                            p->start_mark.line + 1, p->start_mark.column + 1);
                 goto done;
@@ -412,29 +115,29 @@ done:
 }
 
 /* warmup: N, or {default: N, <backend>: N, ...} */
-static int get_warmup(const struct ctx *c, const yaml_node_t *n)
+static int get_warmup(const struct spec_ctx *c, const yaml_node_t *n)
 {
     char buf[96], list[512];
     struct spec *spec = c->spec;
     if (n->type == YAML_SCALAR_NODE)
-        return get_int(c, "warmup", n, 0, &spec->warmup);
+        return node_get_int(c, "warmup", n, 0, &spec->warmup);
     if (n->type != YAML_MAPPING_NODE)
         return FAIL(c, n, "warmup: expected an integer or a map {default: N, <backend>: N}, got %s",
-                    describe(n, buf, true));
+                    node_describe(n, buf, true));
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
-        const char *name = scalar(k);
+        const char *name = node_scalar(k);
         const yaml_node_t *dup;
         int w = 0, err;
         if (!name || (strcmp(name, "default") != 0 && !catalog_backend_find(name)))
-            return FAIL(c, k, "warmup: unknown key %s (allowed: default, %s)", describe(k, buf, false),
+            return FAIL(c, k, "warmup: unknown key %s (allowed: default, %s)", node_describe(k, buf, false),
                         catalog_backend_names());
-        if ((dup = earlier_key(c, n, p)))
+        if ((dup = node_earlier_key(c, n, p)))
             return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", name,
                         dup->start_mark.line + 1, dup->start_mark.column + 1);
         snprintf(list, sizeof(list), "warmup.%s", name);
-        if ((err = get_int(c, list, v, 0, &w)) < 0)
+        if ((err = node_get_int(c, list, v, 0, &w)) < 0)
             return err;
         if (strcmp(name, "default") == 0)
             spec->warmup = w;
@@ -445,12 +148,12 @@ static int get_warmup(const struct ctx *c, const yaml_node_t *n)
 }
 
 /* envs: {<backend>: <environment name>, ...} */
-static int get_envs(const struct ctx *c, const yaml_node_t *n)
+static int get_envs(const struct spec_ctx *c, const yaml_node_t *n)
 {
     char buf[96], key[128];
     if (n->type != YAML_MAPPING_NODE)
         return FAIL(c, n, "envs: expected a map {<backend>: <environment>}, got %s",
-                    describe(n, buf, true));
+                    node_describe(n, buf, true));
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
@@ -459,13 +162,13 @@ static int get_envs(const struct ctx *c, const yaml_node_t *n)
         int err;
         if ((err = backend_known(c, "envs", k)) < 0)
             return err;
-        if ((dup = earlier_key(c, n, p)))
-            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", scalar(k),
+        if ((dup = node_earlier_key(c, n, p)))
+            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", node_scalar(k),
                         dup->start_mark.line + 1, dup->start_mark.column + 1);
-        snprintf(key, sizeof(key), "envs.%s", scalar(k));
-        err = get_safe_name(c, key, v, &env);
+        snprintf(key, sizeof(key), "envs.%s", node_scalar(k));
+        err = node_get_safe_name(c, key, v, &env);
         if (err == 0)
-            err = kvlist_add(&c->spec->env_by_backend, scalar(k), env);
+            err = kvlist_add(&c->spec->env_by_backend, node_scalar(k), env);
         free(env);
         if (err < 0)
             return err;
@@ -491,10 +194,10 @@ static bool ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static int get_workload(const struct ctx *c, const yaml_node_t *n, char **out)
+static int get_workload(const struct spec_ctx *c, const yaml_node_t *n, char **out)
 {
     char *given = NULL, *joined = NULL;
-    int err = get_string(c, "workload", n, &given);
+    int err = node_get_string(c, "workload", n, &given);
     if (err < 0)
         return err;
     if (!ends_with(given, ".py") || strlen(given) == 3) {
@@ -518,10 +221,10 @@ done:
     return err;
 }
 
-static int parse_row(const struct ctx *c, const yaml_node_t *map, struct spec_row *row)
+static int parse_row(const struct spec_ctx *c, const yaml_node_t *map, struct spec_row *row)
 {
     static const int required[] = {R_MODEL, R_TASK, R_BATCH};
-    struct field f[R_NROW];
+    struct node_field f[R_NROW];
     char buf[96], list[256];
     struct spec *spec = c->spec;
     int err;
@@ -531,23 +234,23 @@ static int parse_row(const struct ctx *c, const yaml_node_t *map, struct spec_ro
     row->col = (int)map->start_mark.column + 1;
     if (map->type != YAML_MAPPING_NODE)
         return FAIL(c, map, "rows: each row must be a map like {model: bert, task: fit, batch: 8}, got %s",
-                    describe(map, buf, true));
-    if ((err = map_collect(c, map, "a row", row_keys, f)) < 0 ||
-        (err = require(c, map, "row", row_keys, f, required, 3)) < 0)
+                    node_describe(map, buf, true));
+    if ((err = node_map_collect(c, map, "a row", row_keys, f)) < 0 ||
+        (err = node_require(c, map, "row", row_keys, f, required, 3)) < 0)
         return err;
 
-    if ((err = get_string(c, "model", f[R_MODEL].value, &row->model)) < 0 ||
-        (err = get_string(c, "task", f[R_TASK].value, &row->task)) < 0 ||
-        (err = get_int(c, "batch", f[R_BATCH].value, 1, &row->batch)) < 0)
+    if ((err = node_get_string(c, "model", f[R_MODEL].value, &row->model)) < 0 ||
+        (err = node_get_string(c, "task", f[R_TASK].value, &row->task)) < 0 ||
+        (err = node_get_int(c, "batch", f[R_BATCH].value, 1, &row->batch)) < 0)
         return err;
-    if (f[R_STEPS].key && (err = get_int(c, "steps", f[R_STEPS].value, 1, &row->steps)) < 0)
+    if (f[R_STEPS].key && (err = node_get_int(c, "steps", f[R_STEPS].value, 1, &row->steps)) < 0)
         return err;
-    if (f[R_WARMUP].key && (err = get_int(c, "warmup", f[R_WARMUP].value, 0, &row->warmup)) < 0)
+    if (f[R_WARMUP].key && (err = node_get_int(c, "warmup", f[R_WARMUP].value, 0, &row->warmup)) < 0)
         return err;
     if (f[R_PRECISION].key &&
-        (err = get_enum(c, "precision", f[R_PRECISION].value, precisions, &row->precision)) < 0)
+        (err = node_get_enum(c, "precision", f[R_PRECISION].value, precisions, &row->precision)) < 0)
         return err;
-    if (f[R_TIMEOUT].key && (err = get_seconds(c, "timeout", f[R_TIMEOUT].value, &row->timeout)) < 0)
+    if (f[R_TIMEOUT].key && (err = node_get_seconds(c, "timeout", f[R_TIMEOUT].value, &row->timeout)) < 0)
         return err;
     if (f[R_BACKENDS].key && (err = get_backends(c, "backends", f[R_BACKENDS].value, &row->backends,
                                                  &row->nbackends, spec->backends, spec->nbackends)) < 0)
@@ -596,12 +299,12 @@ static void row_free(struct spec_row *row)
     free(row->backends);
 }
 
-static int get_rows(const struct ctx *c, const yaml_node_t *seq)
+static int get_rows(const struct spec_ctx *c, const yaml_node_t *seq)
 {
     char buf[96];
     struct spec *spec = c->spec;
     if (seq->type != YAML_SEQUENCE_NODE)
-        return FAIL(c, seq, "rows: expected a list of rows, got %s", describe(seq, buf, true));
+        return FAIL(c, seq, "rows: expected a list of rows, got %s", node_describe(seq, buf, true));
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
     if (n == 0)
         return FAIL(c, seq, "rows: must list at least one row");
@@ -621,53 +324,53 @@ static int get_rows(const struct ctx *c, const yaml_node_t *seq)
 
 /* ---- the document -------------------------------------------------------- */
 
-static int parse_top(const struct ctx *c, const yaml_node_t *root)
+static int parse_top(const struct spec_ctx *c, const yaml_node_t *root)
 {
     static const int required[] = {K_NAME, K_BACKENDS, K_ROWS};
-    struct field f[K_NTOP];
+    struct node_field f[K_NTOP];
     struct spec *spec = c->spec;
     char buf[96];
     int err;
 
     if (!root)
-        return fail_at(c, 0, 0, "empty spec: expected a map with at least name, backends and rows");
+        return node_fail_at(c, 0, 0, "empty spec: expected a map with at least name, backends and rows");
     if (root->type != YAML_MAPPING_NODE)
         return FAIL(c, root, "the spec must be a map with at least name, backends and rows, got %s",
-                    describe(root, buf, true));
-    if ((err = map_collect(c, root, "the spec", top_keys, f)) < 0 ||
-        (err = require(c, root, "spec", top_keys, f, required, 3)) < 0)
+                    node_describe(root, buf, true));
+    if ((err = node_map_collect(c, root, "the spec", top_keys, f)) < 0 ||
+        (err = node_require(c, root, "spec", top_keys, f, required, 3)) < 0)
         return err;
 
-    if ((err = get_string(c, "name", f[K_NAME].value, &spec->name)) < 0)
+    if ((err = node_get_string(c, "name", f[K_NAME].value, &spec->name)) < 0)
         return err;
     if (!util_is_safe_name(spec->name))
         return FAIL(c, f[K_NAME].value,
                     "name: '%s' is not a valid run name (letters, digits and . _ + - only)", spec->name);
-    if (f[K_DESCRIPTION].key && !is_null(f[K_DESCRIPTION].value) &&
-        (err = get_string(c, "description", f[K_DESCRIPTION].value, &spec->description)) < 0)
+    if (f[K_DESCRIPTION].key && !node_is_null(f[K_DESCRIPTION].value) &&
+        (err = node_get_string(c, "description", f[K_DESCRIPTION].value, &spec->description)) < 0)
         return err;
-    if (f[K_SIZE].key && (err = get_enum(c, "size", f[K_SIZE].value, sizes, &spec->size)) < 0)
+    if (f[K_SIZE].key && (err = node_get_enum(c, "size", f[K_SIZE].value, sizes, &spec->size)) < 0)
         return err;
     if (f[K_PRECISION].key &&
-        (err = get_enum(c, "precision", f[K_PRECISION].value, precisions, &spec->precision)) < 0)
+        (err = node_get_enum(c, "precision", f[K_PRECISION].value, precisions, &spec->precision)) < 0)
         return err;
-    if (f[K_STEPS].key && (err = get_int(c, "steps", f[K_STEPS].value, 1, &spec->steps)) < 0)
+    if (f[K_STEPS].key && (err = node_get_int(c, "steps", f[K_STEPS].value, 1, &spec->steps)) < 0)
         return err;
     if (f[K_WARMUP].key && (err = get_warmup(c, f[K_WARMUP].value)) < 0)
         return err;
-    if (f[K_SEED].key && (err = get_u64(c, "seed", f[K_SEED].value, &spec->seed)) < 0)
+    if (f[K_SEED].key && (err = node_get_u64(c, "seed", f[K_SEED].value, &spec->seed)) < 0)
         return err;
-    if (f[K_TIMEOUT].key && (err = get_seconds(c, "timeout", f[K_TIMEOUT].value, &spec->timeout)) < 0)
+    if (f[K_TIMEOUT].key && (err = node_get_seconds(c, "timeout", f[K_TIMEOUT].value, &spec->timeout)) < 0)
         return err;
     if (f[K_MEMORY_LIMIT].key) {
         const yaml_node_t *v = f[K_MEMORY_LIMIT].value;
-        int64_t bytes = scalar(v) ? spec_parse_bytes(scalar(v)) : -1;
+        int64_t bytes = node_scalar(v) ? spec_parse_bytes(node_scalar(v)) : -1;
         if (bytes < 0)
             return FAIL(c, v, "memory_limit: expected bytes like 8GiB, 512MiB, 2GB or 1000000, got %s",
-                        describe(v, buf, true));
+                        node_describe(v, buf, true));
         spec->memory_limit = (uint64_t)bytes;
     }
-    if (f[K_REPEATS].key && (err = get_int(c, "repeats", f[K_REPEATS].value, 1, &spec->repeats)) < 0)
+    if (f[K_REPEATS].key && (err = node_get_int(c, "repeats", f[K_REPEATS].value, 1, &spec->repeats)) < 0)
         return err;
     err = get_backends(c, "backends", f[K_BACKENDS].value, &spec->backends, &spec->nbackends, NULL, 0);
     if (err < 0)
@@ -678,7 +381,7 @@ static int parse_top(const struct ctx *c, const yaml_node_t *root)
 }
 
 /* First pass: syntax, aliases, and exactly one document. */
-static int prescan(const struct ctx *c)
+static int prescan(const struct spec_ctx *c)
 {
     yaml_parser_t parser;
     yaml_event_t ev;
@@ -688,16 +391,16 @@ static int prescan(const struct ctx *c)
     yaml_parser_set_input_string(&parser, (const unsigned char *)c->text, c->len);
     for (;;) {
         if (!yaml_parser_parse(&parser, &ev)) {
-            err = syntax_error(c, &parser);
+            err = node_syntax_error(c, &parser);
             break;
         }
         yaml_event_type_t type = ev.type;
         if (type == YAML_ALIAS_EVENT)
-            err = fail_at(c, ev.start_mark.line, ev.start_mark.column,
+            err = node_fail_at(c, ev.start_mark.line, ev.start_mark.column,
                           "aliases (*%s) are not supported: write the value out",
                           (char *)ev.data.alias.anchor);
         else if (type == YAML_DOCUMENT_START_EVENT && ++ndocs > 1)
-            err = fail_at(c, ev.start_mark.line, ev.start_mark.column,
+            err = node_fail_at(c, ev.start_mark.line, ev.start_mark.column,
                           "a spec is one YAML document, found a second one");
         yaml_event_delete(&ev);
         if (err < 0 || type == YAML_STREAM_END_EVENT)
@@ -719,7 +422,7 @@ static char *dir_of(const char *path)
 
 int spec_parse(struct spec **out, const char *path, const char *text, size_t len)
 {
-    struct ctx c = {.path = path ? path : "<spec>", .text = text, .len = len};
+    struct spec_ctx c = {.path = path ? path : "<spec>", .text = text, .len = len};
     yaml_parser_t parser;
     yaml_document_t doc;
     bool have_parser = false, have_doc = false;
@@ -757,7 +460,7 @@ int spec_parse(struct spec **out, const char *path, const char *text, size_t len
     have_parser = true;
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &doc)) {
-        err = syntax_error(&c, &parser);
+        err = node_syntax_error(&c, &parser);
         goto done;
     }
     have_doc = true;
