@@ -30,7 +30,12 @@ defines:
         It must depend only on cell.model, .task, .batch and .size, never on
         the backend, so every backend gets byte-identical data. Images are
         declared channels-last (NHWC); a channels-first framework transposes.
-        Optional for built-in models: workloads/inputs.py declares theirs.
+        Every declaration is checked key by key before any memory is filled
+        (check_inputs below): an unknown key is rejected (a misspelt `dist`
+        would otherwise silently mean uniform), and each bad key gets its own
+        message. Required for a custom workload (one named like a built-in
+        model never gets the built-in inputs); built-in models may leave it
+        out: workloads/inputs.py declares theirs.
 
     def setup(cell, data) -> callable
         Builds the model and everything a step needs. data maps each input
@@ -38,7 +43,7 @@ defines:
         write). Returns a zero-argument function that runs exactly one step
         (one optimizer step, one forward pass, or one generate call) and
         synchronises the device before returning, because the C timer stops
-        when it returns.
+        when it returns. Anything else returned is an error that names it.
 
     def supported(cell) -> str | None        (optional)
         A reason when this backend cannot run this model/task at all.
@@ -95,6 +100,77 @@ def _load_file(path):
     return module
 
 
+INPUT_KEYS = ("name", "dtype", "shape", "dist", "low", "high")
+DTYPES = ("int32", "int64", "float32", "uint8")
+DISTS = ("uniform", "normal", "const")
+MAX_RANK = 8  # runners/synth.h SYNTH_MAX_DIMS
+MAX_NAME = 63  # runners/synth.h: name[64]
+
+
+def _is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _suggest(word, choices):
+    import difflib
+    close = difflib.get_close_matches(str(word), choices, n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def check_inputs(specs):
+    """Every problem with a list of input declarations, one message per bad
+    key (an empty list when all is well)."""
+    if not isinstance(specs, (list, tuple)):
+        return [f"inputs() must return a list of dicts, got {type(specs).__name__}"]
+    problems, seen = [], {}
+    for i, spec in enumerate(specs):
+        if not isinstance(spec, dict):
+            problems.append(f"input #{i}: expected a dict, got {type(spec).__name__}")
+            continue
+        name = spec.get("name")
+        where = f"input '{name}'" if isinstance(name, str) and name else f"input #{i}"
+        for key in spec:
+            if key not in INPUT_KEYS:
+                problems.append(f"{where}: unknown key {key!r}{_suggest(key, INPUT_KEYS)} "
+                                f"(keys: {', '.join(INPUT_KEYS)})")
+        if not isinstance(name, str) or not name:
+            problems.append(f"{where}: name must be a non-empty string, got {name!r}")
+        elif len(name.encode()) > MAX_NAME:
+            problems.append(f"{where}: name is longer than {MAX_NAME} bytes")
+        elif name in seen:
+            problems.append(f"{where}: name given twice (inputs #{seen[name]} and #{i})")
+        else:
+            seen[name] = i
+        dtype = spec.get("dtype")
+        if dtype not in DTYPES:
+            problems.append(f"{where}: dtype {dtype!r} is not one of {', '.join(DTYPES)}"
+                            f"{_suggest(dtype, DTYPES) if isinstance(dtype, str) else ''}")
+        shape = spec.get("shape")
+        if not isinstance(shape, (list, tuple)):
+            problems.append(f"{where}: shape must be a list of sizes, got {shape!r}")
+        elif len(shape) > MAX_RANK:
+            problems.append(f"{where}: rank {len(shape)} is above the largest supported, {MAX_RANK}")
+        elif not all(isinstance(d, int) and not isinstance(d, bool) and d >= 1 for d in shape):
+            problems.append(f"{where}: shape {list(shape)!r} must hold integers >= 1")
+        dist = spec.get("dist", "uniform")
+        if dist not in DISTS:
+            problems.append(f"{where}: dist {dist!r} is not one of {', '.join(DISTS)}"
+                            f"{_suggest(dist, DISTS) if isinstance(dist, str) else ''}")
+        elif dist == "normal" and dtype in DTYPES and dtype != "float32":
+            problems.append(f"{where}: dist 'normal' needs dtype float32, got {dtype!r}")
+        low, high = spec.get("low"), spec.get("high")
+        if not _is_number(low):
+            problems.append(f"{where}: low must be a number, got {low!r}")
+        if dist != "const" and not _is_number(high):
+            problems.append(f"{where}: high must be a number, got {high!r}")
+        elif dist == "const" and high is not None and not _is_number(high):
+            problems.append(f"{where}: high must be a number when given, got {high!r}")
+        if (dist == "uniform" and dtype in DTYPES and dtype != "float32" and _is_number(low)
+                and _is_number(high) and not high > low):
+            problems.append(f"{where}: integer range [{low}, {high}) is empty")
+    return problems
+
+
 class Cell:
     def __init__(self):
         self.cell = types.SimpleNamespace(**_benchgen.cell)
@@ -118,11 +194,25 @@ class Cell:
     def input_specs(self):
         fn = getattr(self.module, "inputs", None)
         if fn is None:
+            if self.cell.workload:
+                # Never fall back to a built-in model's inputs: a custom
+                # workload named `bert` is not BERT.
+                raise AttributeError(
+                    f"workload {self.cell.workload} defines no inputs(cell): a custom workload must "
+                    "declare its synthetic inputs, a list of dicts with name, dtype, shape, dist, low "
+                    "and high (see runners/harness.py or the README's custom workload example)")
             from workloads import inputs as builtin_inputs
             fn = builtin_inputs.for_cell
+        specs = fn(self.cell)
+        problems = check_inputs(specs)
+        if problems:
+            raise ValueError(f"{self.describe()}: inputs() declared bad inputs:\n  " + "\n  ".join(problems))
         # Kept: setup() reshapes the C buffers with exactly these declarations.
-        self.specs = [dict(s) for s in fn(self.cell)]
+        self.specs = [dict(s) for s in specs]
         return self.specs
+
+    def describe(self):
+        return f"workload {self.cell.workload}" if self.cell.workload else f"built-in workload {self.module.__name__}"
 
     def setup(self, views):
         import numpy as np
@@ -131,7 +221,14 @@ class Cell:
         for spec in self.specs:
             arr = np.frombuffer(views[spec["name"]], dtype=spec["dtype"]).reshape(spec["shape"])
             data[spec["name"]] = arr
-        return self.module.setup(self.cell, data)
+        step = self.module.setup(self.cell, data)
+        if not callable(step):
+            shown = repr(step)
+            if len(shown) > 80:
+                shown = shown[:77] + "..."
+            raise TypeError(f"{self.describe()}: setup(cell, data) must return a function that runs one "
+                            f"step; it returned {type(step).__name__} {shown}")
+        return step
 
     def facts(self):
         fn = getattr(self.module, "facts", None)
