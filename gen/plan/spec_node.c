@@ -3,6 +3,7 @@
  */
 #include "plan/spec_node.h"
 #include "base/error.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <limits.h>
