@@ -308,7 +308,7 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
     }
     fflush(stdout);
     struct sched_summary sum;
-    err = sched_run(st, &plan, &sum);
+    err = sched_run(st, &plan, NULL, &sum);
     if (!err) {
         fprintf(stderr, "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped -> %s\n", sum.total,
                 sum.ok, sum.unsupported, sum.failed, sum.skipped, store_dir(st));

@@ -1,12 +1,12 @@
 /*
- * scheduler.c - the run loop: environments, workers, store, progress (see scheduler.h).
+ * scheduler.c - the run loop: an executor starts cells, the store records them,
+ * progress is printed (see scheduler.h).
  */
 #include "run/scheduler.h"
-#include "run/envs.h"
+#include "run/executor.h"
 #include "base/error.h"
 #include "stats/stats.h"
 #include "base/util.h"
-#include "runners/worker.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -86,8 +86,8 @@ static void print_done(const struct progress *p, const struct result *r)
     }
     if (p->tty)
         fprintf(stderr, "\r\033[K");
-    fprintf(stderr, "[%d/%d] %-40s %-11s %6.1f s%s\n", p->index, p->total, p->cell->key, r->status, r->wall_s,
-            line);
+    fprintf(stderr, "[%d/%d] %-40s %-11s %6.1f s%s\n", p->done + 1, p->total, p->cell->key, r->status,
+            r->wall_s, line);
 }
 
 void sched_print_plan(const struct matrix *todo, FILE *out)
@@ -101,36 +101,40 @@ void sched_print_plan(const struct matrix *todo, FILE *out)
     }
 }
 
-static int run_one(struct store *st, const struct cell *c, struct progress *p, struct result *r)
+/* The executor's hooks: a cell starts, a cell ticks. */
+static void on_started(void *arg, const struct cell *c)
 {
-    int err = 0;
-    char *file = matrix_key_filename(c->key);
-    char *log = file ? util_printf("%s/logs/%s.log", store_dir(st), file) : NULL;
-    struct env_info env = {0};
-    if (!log) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
-    if (envs_resolve(c->env, &env) < 0 || (strcmp(env.state, "ready") && strcmp(env.state, "external"))) {
-        snprintf(r->status, sizeof(r->status), "skipped");
-        r->detail = env.state ? util_printf("environment %s is %s: run `benchgen env sync %s`", c->env, env.state,
-                                            c->env)
-                              : strdup(error_last());
-        r->started = r->finished = time(NULL);
-    } else {
-        struct worker_job job = {.cell = c, .python = env.python, .log_path = log, .home = util_home_dir()};
-        if ((err = worker_run(&job, r, &stop_requested, tick, p)) < 0)
-            goto done;
-    }
-    err = store_record(st, c, r, log);
-done:
-    env_info_free(&env);
-    free(log);
-    free(file);
-    return err;
+    struct progress *p = arg;
+    p->index++;
+    p->cell = c;
+    if (!p->tty)
+        fprintf(stderr, "[%d/%d] %s: running\n", p->index, p->total, c->key);
 }
 
-int sched_run(struct store *st, const struct matrix *todo, struct sched_summary *sum)
+static void on_tick(void *arg, const struct cell *c, const struct result *r, int64_t elapsed_ns)
+{
+    struct progress *p = arg;
+    p->cell = c;
+    tick(p, r, elapsed_ns);
+}
+
+static void count(struct sched_summary *sum, const char *status)
+{
+    sum->total++;
+    if (!strcmp(status, "ok"))
+        sum->ok++;
+    else if (!strcmp(status, "unsupported"))
+        sum->unsupported++;
+    else if (!strcmp(status, "skipped"))
+        sum->skipped++;
+    else if (!strcmp(status, "interrupted"))
+        sum->interrupted++;
+    else
+        sum->failed++;
+}
+
+int sched_run(struct store *st, const struct matrix *todo, const struct exec_options *eo,
+              struct sched_summary *sum)
 {
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_stop;
@@ -141,33 +145,33 @@ int sched_run(struct store *st, const struct matrix *todo, struct sched_summary 
 
     memset(sum, 0, sizeof(*sum));
     struct progress p = {.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
-    int err = store_mark_started(st, time(NULL));
-    for (size_t i = 0; !err && i < todo->ncells && !stop_requested; i++) {
-        const struct cell *c = &todo->cells[i];
-        struct result r = {0};
-        p.index = (int)i + 1;
-        p.cell = c;
-        if (!p.tty)
-            fprintf(stderr, "[%d/%d] %s: running\n", p.index, p.total, c->key);
-        err = run_one(st, c, &p, &r);
-        if (!err) {
-            print_done(&p, &r);
-            p.done++;
-            p.done_wall += r.wall_s;
-            sum->total++;
-            if (!strcmp(r.status, "ok"))
-                sum->ok++;
-            else if (!strcmp(r.status, "unsupported"))
-                sum->unsupported++;
-            else if (!strcmp(r.status, "skipped"))
-                sum->skipped++;
-            else if (!strcmp(r.status, "interrupted"))
-                sum->interrupted++;
-            else
-                sum->failed++;
+    struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .arg = &p};
+    struct executor ex;
+    int err = executor_open(&ex, eo, st, &stop_requested, &hooks);
+    bool opened = err == 0;
+    if (!err)
+        err = store_mark_started(st, time(NULL));
+    if (!err)
+        err = ex.ops->start(&ex, todo);
+    while (!err) {
+        struct exec_event ev;
+        int got = ex.ops->next(&ex, &ev);
+        if (got <= 0) {
+            err = got;
+            break;
         }
-        result_free(&r);
+        p.cell = ev.cell;
+        err = store_record(st, ev.cell, &ev.result, ev.log_path);
+        if (!err) {
+            print_done(&p, &ev.result);
+            p.done++;
+            p.done_wall += ev.result.wall_s;
+            count(sum, ev.result.status);
+        }
+        exec_event_free(&ev);
     }
+    if (opened)
+        ex.ops->close(&ex);
     if (!err && !stop_requested)
         err = store_mark_finished(st, time(NULL));
     sigaction(SIGINT, &old_int, NULL);

@@ -1,0 +1,121 @@
+/*
+ * executor.c - picking an executor and what every executor does to start one
+ * cell where it runs (see executor.h).
+ */
+#include "run/executor.h"
+#include "run/envs.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "runners/worker.h"
+
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int executor_open(struct executor *ex, const struct exec_options *opt, struct store *st,
+                  volatile sig_atomic_t *stop, const struct exec_hooks *hooks)
+{
+    static const struct exec_options defaults = {0};
+    static const struct executor_ops *const tables[] = {&executor_local_ops};
+    memset(ex, 0, sizeof(*ex));
+    ex->opt = opt ? opt : &defaults;
+    ex->st = st;
+    ex->stop = stop;
+    if (hooks)
+        ex->hooks = *hooks;
+    const char *kind = ex->opt->kind ? ex->opt->kind : "local";
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+        if (strcmp(tables[i]->name, kind) == 0)
+            ex->ops = tables[i];
+    if (!ex->ops)
+        return error_set(BG_EUSAGE, "unknown executor '%s' (known: local)", kind);
+    return ex->ops->open(ex);
+}
+
+/* Tick adapter: the worker's hook knows no cell. */
+struct tick_ctx {
+    const struct cell *cell;
+    const struct exec_hooks *hooks;
+};
+
+static void on_tick(void *arg, const struct result *partial, int64_t elapsed_ns)
+{
+    struct tick_ctx *t = arg;
+    t->hooks->tick(t->hooks->arg, t->cell, partial, elapsed_ns);
+}
+
+int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_atomic_t *stop,
+                      const struct exec_hooks *hooks, struct result *r)
+{
+    struct env_info env = {0};
+    int err = 0;
+    if (envs_resolve(c->env, &env) < 0 || (strcmp(env.state, "ready") && strcmp(env.state, "external"))) {
+        snprintf(r->status, sizeof(r->status), "skipped");
+        r->detail = env.state ? util_printf("environment %s is %s: run `benchgen env sync %s`", c->env, env.state,
+                                            c->env)
+                              : strdup(error_last());
+        r->started = r->finished = time(NULL);
+    } else {
+        struct worker_job job = {.cell = c, .python = env.python, .log_path = log_path, .home = util_home_dir()};
+        struct tick_ctx t = {.cell = c, .hooks = hooks};
+        bool ticks = hooks && hooks->tick;
+        if ((err = worker_run(&job, r, stop, ticks ? on_tick : NULL, ticks ? &t : NULL)) < 0)
+            goto done;
+    }
+    err = executor_note_place(r);
+done:
+    env_info_free(&env);
+    return err;
+}
+
+/* "0-3,8,10-11" for a CPU set. */
+static int format_cpus(const cpu_set_t *set, struct strbuf *sb)
+{
+    int err = 0;
+    for (int i = 0; !err && i < CPU_SETSIZE; i++) {
+        if (!CPU_ISSET(i, set))
+            continue;
+        int j = i;
+        while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, set))
+            j++;
+        err = j > i ? strbuf_printf(sb, "%s%d-%d", sb->len ? "," : "", i, j)
+                    : strbuf_printf(sb, "%s%d", sb->len ? "," : "", i);
+        i = j;
+    }
+    return err;
+}
+
+int executor_note_place(struct result *r)
+{
+    char host[256] = "";
+    if (gethostname(host, sizeof(host) - 1) < 0)
+        snprintf(host, sizeof(host), "?");
+    struct strbuf cores = {0};
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    int err = 0;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0)
+        err = format_cpus(&set, &cores);
+    const char *dev = getenv("CUDA_VISIBLE_DEVICES");
+    if (!err && (err = kvlist_add(&r->env, "where.host", host)) == 0 &&
+        (err = kvlist_add(&r->env, "where.cores", cores.len ? cores.buf : "")) == 0)
+        err = kvlist_add(&r->env, "where.devices", dev ? dev : "");
+    strbuf_free(&cores);
+    return err < 0 ? error_set(BG_ENOMEM, "out of memory") : 0;
+}
+
+char *executor_log_path(const char *run_dir, const struct cell *c)
+{
+    char *file = matrix_key_filename(c->key);
+    char *log = file ? util_printf("%s/logs/%s.log", run_dir, file) : NULL;
+    free(file);
+    return log;
+}
+
+void exec_event_free(struct exec_event *ev)
+{
+    result_free(&ev->result);
+    free(ev->log_path);
+    memset(ev, 0, sizeof(*ev));
+}

@@ -1,0 +1,102 @@
+/*
+ * executor.h - starts cells and hands back their results.
+ *
+ * The scheduler (scheduler.h) plans and records; an executor only starts
+ * cells and returns what each produced. One interface, one file per
+ * executor (like redis's ae.c and its ae_epoll.c/ae_kqueue.c):
+ *
+ *   executor_local.c  one cell at a time in this process's worker
+ *                     (runners/worker.h)
+ *
+ * Life of an executor: executor_open() checks the options and picks the
+ * table; start() begins every cell of a plan (an executor runs them as its
+ * resources allow); next() blocks until one cell has finished and hands
+ * back its result, until none is left; close() releases everything. A
+ * non-zero *stop (SIGINT/SIGTERM in the scheduler) makes a local executor
+ * kill the cell in flight, which then comes back from next() as
+ * `interrupted`, and return 0 after it.
+ *
+ * Ownership: the options' strings are borrowed for the executor's life;
+ * the event's result and log path are the caller's after next()
+ * (exec_event_free()).
+ */
+#ifndef BENCHGEN_EXECUTOR_H
+#define BENCHGEN_EXECUTOR_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan/matrix.h"
+#include "store/result.h"
+#include "store/store.h"
+
+/* What the command line (or a test) asks of the executor. Zero = defaults. */
+struct exec_options {
+    const char *kind; /* "local" (NULL means local) */
+};
+
+/* One finished cell. */
+struct exec_event {
+    const struct cell *cell; /* borrowed from the plan given to start() */
+    struct result result;
+    char *log_path;
+};
+
+/* Progress hooks; every member may be NULL. */
+struct exec_hooks {
+    /* About every 250 ms while a cell runs in this process. */
+    void (*tick)(void *arg, const struct cell *c, const struct result *partial, int64_t elapsed_ns);
+    /* A cell is about to start. */
+    void (*started)(void *arg, const struct cell *c);
+    void *arg;
+};
+
+struct executor;
+
+struct executor_ops {
+    const char *name;
+    /* Checks the options against this machine or cluster; 0 or an error. */
+    int (*open)(struct executor *ex);
+    /* Begins every cell of todo (borrowed until close()). */
+    int (*start)(struct executor *ex, const struct matrix *todo);
+    /* 1 and *ev filled when a cell finished; 0 when none is left; < 0 error. */
+    int (*next)(struct executor *ex, struct exec_event *ev);
+    void (*close)(struct executor *ex);
+};
+
+struct executor {
+    const struct executor_ops *ops;
+    const struct exec_options *opt;
+    struct store *st;                /* the run being executed (borrowed) */
+    volatile sig_atomic_t *stop;     /* set by the scheduler's signal handler */
+    struct exec_hooks hooks;
+    void *priv;                      /* the executor's own state */
+};
+
+extern const struct executor_ops executor_local_ops;
+
+/* Picks the table for opt->kind (opt may be NULL: local) and opens it.
+ * BG_EUSAGE for an unknown kind or options the executor refuses. */
+int executor_open(struct executor *ex, const struct exec_options *opt, struct store *st,
+                  volatile sig_atomic_t *stop, const struct exec_hooks *hooks);
+
+/* What an executor does to start one cell where it runs: resolves the
+ * cell's Python environment (missing -> `skipped`, with the command that
+ * fixes it), runs it in a worker and notes where it ran (executor_note_place).
+ * 0 whenever a status was recorded in *r. */
+int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_atomic_t *stop,
+                      const struct exec_hooks *hooks, struct result *r);
+
+/* Adds where the calling process runs to r->env: where.host, where.cores
+ * (its CPU affinity, "0-3,8") and where.devices (CUDA_VISIBLE_DEVICES, ""
+ * when unset). */
+int executor_note_place(struct result *r);
+
+/* RUN_DIR/logs/<key as file name>.log, malloc'd. */
+char *executor_log_path(const char *run_dir, const struct cell *c);
+
+void exec_event_free(struct exec_event *ev);
+
+#endif /* BENCHGEN_EXECUTOR_H */
