@@ -67,16 +67,6 @@ int doc_html_table(struct strbuf *sb, const struct table *t)
     return err ? err : strbuf_puts(sb, "</tbody></table></div>\n");
 }
 
-static int html_built_table(struct strbuf *sb, const struct rctx *x, enum table_kind kind)
-{
-    struct table t;
-    int err = tables_build(x, kind, &t);
-    if (err == 0)
-        err = doc_html_table(sb, &t);
-    table_free(&t);
-    return err;
-}
-
 int doc_html_paragraphs(struct strbuf *sb, char **paras, size_t n)
 {
     int err = 0, in_list = 0;
@@ -299,143 +289,146 @@ int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct 
     return err;
 }
 
-static int html_figures(struct strbuf *sb, const struct rctx *x, int section, struct doc_html_glyphs *g)
+/* ---- the document ---------------------------------------------------------- */
+
+static int html_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
+{
+    struct strbuf *sb = ctx;
+    char *t = strndup(s, n);
+    int err = t ? 0 : error_set(BG_ENOMEM, "out of memory");
+    if (!err && anchor) {
+        err = strbuf_puts(sb, "<a href=\"#");
+        char *a = strndup(anchor, alen);
+        err = err ? err : a ? escape_html(sb, a) : error_set(BG_ENOMEM, "out of memory");
+        free(a);
+        err = err ? err : strbuf_puts(sb, "\">");
+    }
+    err = err ? err : escape_html(sb, t);
+    err = err ? err : anchor ? strbuf_puts(sb, "</a>") : 0;
+    free(t);
+    return err;
+}
+
+static int html_para(struct strbuf *sb, const struct doc_block *b)
+{
+    static const char *const open[] = {"<p>", "<p class=\"muted\">", "<p><b>", "<p class=\"note\"><b>",
+                                       "<p class=\"ok\"><b>", "<p class=\"note\">"};
+    static const char *const close[] = {"</p>\n", "</p>\n", "</b></p>\n", "</b></p>\n", "</b></p>\n", "</p>\n"};
+    int err = strbuf_puts(sb, open[b->style]);
+    if (err == 0)
+        err = (b->flags & DOC_LINKS) ? doc_links(b->text, html_link, sb) : escape_html(sb, b->text);
+    return err ? err : strbuf_puts(sb, close[b->style]);
+}
+
+int doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyphs *g)
 {
     int err = 0;
-    for (size_t i = 0; i < x->nfigs && err == 0; i++)
-        if (x->figs[i].section == section)
-            err = doc_html_figure(sb, &x->figs[i], i, g);
-    return err;
-}
-
-static int html_warnings(struct strbuf *sb, const struct rctx *x)
-{
-    int err = 0;
-    size_t nwarn = 0;
-    for (size_t i = 0; i < x->rd->ncells && err == 0; i++) {
-        const struct rd_cell *c = &x->rd->cells[i];
-        char w[200];
-        grid_warnings(&c->st, w, sizeof(w));
-        if (!w[0] || !c->status || strcmp(c->status, "ok"))
-            continue;
-        if (nwarn++ == 0)
-            err = strbuf_puts(sb, "<h3>Warnings</h3>\n<ul class=\"warnings\">\n");
-        err = err ? err : strbuf_puts(sb, "<li><code>");
-        err = err ? err : escape_html(sb, c->key);
-        err = err ? err : strbuf_puts(sb, "</code>: ");
-        err = err ? err : escape_html(sb, w);
-        err = err ? err : strbuf_puts(sb, "</li>\n");
+    for (size_t i = 0; i < d->n && err == 0; i++) {
+        const struct doc_block *b = &d->b[i];
+        int in_list = i > 0 && d->b[i - 1].kind == DOC_WARNING;
+        if (in_list && b->kind != DOC_WARNING && (err = strbuf_puts(sb, "</ul>\n")) < 0)
+            break;
+        switch (b->kind) {
+        case DOC_SECTION:
+            err = strbuf_puts(sb, "<section id=\"");
+            err = err ? err : escape_html(sb, b->id);
+            err = err ? err : strbuf_puts(sb, "\">\n");
+            if (!err && b->text) {
+                err = strbuf_puts(sb, "<h2>");
+                err = err ? err : escape_html(sb, b->text);
+                err = err ? err : strbuf_puts(sb, "</h2>\n");
+            }
+            break;
+        case DOC_END: err = strbuf_puts(sb, "</section>\n"); break;
+        case DOC_HEADING:
+            err = strbuf_puts(sb, "<h3>");
+            err = err ? err : escape_html(sb, b->text);
+            err = err ? err : strbuf_puts(sb, "</h3>\n");
+            break;
+        case DOC_PARA: err = html_para(sb, b); break;
+        case DOC_PARAS: err = doc_html_paragraphs(sb, b->items, b->nitems); break;
+        case DOC_WARNING:
+            err = in_list ? 0 : strbuf_puts(sb, "<ul class=\"warnings\">\n");
+            err = err ? err : strbuf_puts(sb, "<li>");
+            if (!err && b->id) {
+                err = strbuf_puts(sb, "<code>");
+                err = err ? err : escape_html(sb, b->id);
+                err = err ? err : strbuf_puts(sb, "</code>: ");
+            }
+            err = err ? err : escape_html(sb, b->text);
+            err = err ? err : strbuf_puts(sb, "</li>\n");
+            if (!err && i + 1 == d->n)
+                err = strbuf_puts(sb, "</ul>\n");
+            break;
+        case DOC_TABLE: err = doc_html_table(sb, &b->table); break;
+        case DOC_FIGURE:
+            if (b->fig < d->nfigs)
+                err = doc_html_figure(sb, &d->figs[b->fig], b->fig, g);
+            break;
+        case DOC_CODE:
+            err = strbuf_puts(sb, "<pre>");
+            err = err ? err : escape_html(sb, b->text);
+            err = err ? err : strbuf_puts(sb, "</pre>\n");
+            break;
+        case DOC_DETAILS:
+            err = strbuf_puts(sb, "<details><summary><code>");
+            err = err ? err : escape_html(sb, b->id);
+            err = err ? err : strbuf_puts(sb, "</code></summary><pre>");
+            err = err ? err : escape_html(sb, b->text);
+            err = err ? err : strbuf_puts(sb, "</pre></details>\n");
+            break;
+        }
     }
-    if (err == 0 && nwarn)
-        err = strbuf_puts(sb, "</ul>\n");
-    size_t nf = rctx_nfailures(x);
-    if (err == 0 && nf)
-        err = strbuf_printf(sb,
-                            "<p class=\"note\">%zu cell%s did not produce a number: see "
-                            "<a href=\"#failures\">Failures</a>.</p>\n",
-                            nf, nf == 1 ? "" : "s");
     return err;
 }
 
-static int html_failures(struct strbuf *sb, const struct rctx *x)
+/* The navigation: a link to every titled section. */
+static int html_nav(struct strbuf *sb, const struct doc *d)
 {
-    int err = html_built_table(sb, x, TABLE_FAILURES);
-    for (size_t i = 0; i < x->rd->ncells && err == 0; i++) {
-        const struct rd_cell *c = &x->rd->cells[i];
-        if ((c->status && strcmp(c->status, "ok") == 0) || !c->detail || !strchr(c->detail, '\n'))
+    int err = strbuf_append(sb, "", 0);
+    for (size_t i = 0; i < d->n && err == 0; i++) {
+        const struct doc_block *b = &d->b[i];
+        if (b->kind != DOC_SECTION || !b->text || !b->id)
             continue;
-        err = strbuf_puts(sb, "<details><summary><code>");
-        err = err ? err : escape_html(sb, c->key);
-        err = err ? err : strbuf_puts(sb, "</code></summary><pre>");
-        err = err ? err : escape_html(sb, c->detail);
-        err = err ? err : strbuf_puts(sb, "</pre></details>\n");
+        err = strbuf_puts(sb, "<a href=\"#");
+        err = err ? err : escape_html(sb, b->id);
+        err = err ? err : strbuf_puts(sb, "\">");
+        err = err ? err : escape_html(sb, b->text);
+        err = err ? err : strbuf_puts(sb, "</a>");
     }
     return err;
 }
 
-static int put(struct kvlist *vars, const char *key, struct strbuf *sb)
-{
-    int err = kvlist_add(vars, key, sb->buf ? sb->buf : "");
-    strbuf_free(sb);
-    return err;
-}
-
-int doc_html_write(const struct rctx *x, const char *path)
+int doc_html_write(const struct doc *d, const char *template_name, const char *path)
 {
     struct kvlist vars = {0};
-    struct strbuf sb = {0}, out = {0};
+    struct strbuf body = {0}, nav = {0}, out = {0};
     struct doc_html_glyphs glyphs = {0};
-    char *tmpl = NULL, *css = NULL, *title = NULL;
-    int err = 0;
-    if ((err = template_load(&tmpl, "report.html")) < 0 || (err = template_load(&css, "report.css")) < 0)
-        goto done;
-    title = util_printf("Benchmark report: %s", x->rd->name);
-    if (!title) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    char *tmpl = NULL, *css = NULL;
     char gen[64];
+    int err = doc_error(d);
     snprintf(gen, sizeof(gen), "benchgen %s", BENCHGEN_VERSION);
-    if ((err = kvlist_add(&vars, "title", title)) < 0 ||
-        (err = kvlist_add(&vars, "description", x->rd->description)) < 0 ||
+    if (err < 0 || (err = template_load(&tmpl, template_name)) < 0 ||
+        (err = template_load(&css, "report.css")) < 0)
+        goto done;
+    if ((err = strbuf_append(&body, "", 0)) < 0 || (err = doc_html_render(&body, d, &glyphs)) < 0 ||
+        (err = html_nav(&nav, d)) < 0)
+        goto done;
+    if ((err = kvlist_add(&vars, "title", d->title)) < 0 ||
+        (err = kvlist_add(&vars, "description", d->subtitle)) < 0 ||
         (err = kvlist_add(&vars, "generator", gen)) < 0 || (err = kvlist_add(&vars, "css", css)) < 0 ||
-        (err = kvlist_add(&vars, "spec", x->rd->spec_text)) < 0 ||
-        (err = kvlist_add(&vars, "nav_reference", x->ref ? "<a href=\"#reference\">Published</a>" : "")) < 0)
+        (err = kvlist_add(&vars, "nav", nav.buf)) < 0 || (err = kvlist_add(&vars, "body", body.buf)) < 0)
         goto done;
-#define SECTION(key, expr)                                          \
-    do {                                                            \
-        strbuf_append(&sb, "", 0);                                  \
-        if ((err = (expr)) < 0 || (err = put(&vars, key, &sb)) < 0) \
-            goto done;                                              \
-    } while (0)
-    SECTION("meta", html_built_table(&sb, x, TABLE_META));
-    SECTION("warnings", html_warnings(&sb, x));
-    SECTION("summary", html_built_table(&sb, x, TABLE_SUMMARY));
-    SECTION("summary_detail", html_built_table(&sb, x, TABLE_DETAIL));
-    SECTION("charts_summary", html_figures(&sb, x, FIG_SUMMARY, &glyphs));
-    SECTION("speedup", html_built_table(&sb, x, TABLE_SPEEDUP));
-    SECTION("charts_speedup", html_figures(&sb, x, FIG_SPEEDUP, &glyphs));
-    SECTION("charts_heatmap", html_figures(&sb, x, FIG_HEATMAP, &glyphs));
-    strbuf_append(&sb, "", 0);
-    if (x->ref) {
-        err = strbuf_puts(&sb, "<section id=\"reference\">\n<h2>Measured vs published</h2>\n");
-        if (err == 0 && x->hardware_note[0]) {
-            err = strbuf_puts(&sb, "<p class=\"note\">");
-            err = err ? err : escape_html(&sb, x->hardware_note);
-            err = err ? err : strbuf_puts(&sb, "</p>\n");
-        }
-        err = err ? err : html_built_table(&sb, x, TABLE_REFERENCE);
-        err = err ? err : html_figures(&sb, x, FIG_REFERENCE, &glyphs);
-        err = err ? err : strbuf_puts(&sb, "</section>\n");
-    }
-    if (err < 0 || (err = put(&vars, "reference", &sb)) < 0)
-        goto done;
-    SECTION("statistics", html_built_table(&sb, x, TABLE_STATISTICS));
-    SECTION("charts_cells", html_figures(&sb, x, FIG_CELLS, &glyphs));
-    SECTION("method", doc_html_paragraphs(&sb, x->method, x->nmethod));
-    strbuf_append(&sb, "", 0);
-    if ((err = doc_html_paragraphs(&sb, x->fairness, x->nfairness)) < 0 ||
-        (err = strbuf_puts(&sb, "<h3>Facts recorded per backend</h3>\n")) < 0 ||
-        (err = html_built_table(&sb, x, TABLE_FACTS)) < 0 || (err = put(&vars, "fairness", &sb)) < 0)
-        goto done;
-    strbuf_append(&sb, "", 0);
-    if ((err = strbuf_puts(&sb, "<h3>Machine and run</h3>\n")) < 0 ||
-        (err = html_built_table(&sb, x, TABLE_RUN_ENV)) < 0 ||
-        (err = strbuf_puts(&sb, "<h3>Python environments</h3>\n")) < 0 ||
-        (err = html_built_table(&sb, x, TABLE_PY_ENV)) < 0 || (err = put(&vars, "environment", &sb)) < 0)
-        goto done;
-    SECTION("failures", html_failures(&sb, x));
-#undef SECTION
-    if ((err = template_render(&out, "report.html", tmpl, &vars, escape_html)) < 0)
+    if ((err = template_render(&out, template_name, tmpl, &vars, escape_html)) < 0)
         goto done;
     err = chart_write_file(path, out.buf, out.len);
 done:
     kvlist_free(&vars);
-    strbuf_free(&sb);
+    strbuf_free(&body);
+    strbuf_free(&nav);
     strbuf_free(&out);
     doc_html_glyphs_free(&glyphs);
     free(tmpl);
     free(css);
-    free(title);
     return err;
 }

@@ -6,18 +6,19 @@
 #ifndef BENCHGEN_DOC_HTML_H
 #define BENCHGEN_DOC_HTML_H
 
-#include "report/rctx.h"
-
 #include <stdint.h>
 
-#include "report/tables.h"
 #include "base/util.h"
+#include "report/doc.h"
+#include "report/tables.h"
 
-/* Needs the figures rendered with their SVG text kept (figures_render keep_svg). */
-int doc_html_write(const struct rctx *x, const char *path);
+/* The document d in templates/<template_name> (its {{title}},
+ * {{description}}, {{generator}}, {{{css}}} from report.css, {{{nav}}}: a
+ * link to every titled section, {{{body}}}), written to path. Needs the
+ * figures rendered with their SVG text kept (figures_render keep_svg). */
+int doc_html_write(const struct doc *d, const char *template_name, const char *path);
 
-/* The building blocks doc_html_write uses, for other HTML documents (the
- * comparison report). Each appends to sb and returns 0 or BG_ENOMEM. */
+/* The building blocks doc_html_write uses. Each appends to sb and returns 0 or BG_ENOMEM. */
 
 /* A table in a scrolling div; "None." for an empty one. */
 int doc_html_table(struct strbuf *sb, const struct table *t);
@@ -41,5 +42,8 @@ void doc_html_glyphs_free(struct doc_html_glyphs *g);
  * differ between the figures of a document) and a caption linking
  * charts/NAME.{png,svg,pdf}. */
 int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g);
+
+/* Every block of d, in order. */
+int doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyphs *g);
 
 #endif /* BENCHGEN_DOC_HTML_H */

@@ -46,16 +46,6 @@ int doc_md_table(struct strbuf *sb, const struct table *t)
     return err;
 }
 
-static int md_built_table(struct strbuf *sb, const struct rctx *x, enum table_kind kind)
-{
-    struct table t;
-    int err = tables_build(x, kind, &t);
-    if (err == 0)
-        err = doc_md_table(sb, &t);
-    table_free(&t);
-    return err;
-}
-
 int doc_md_paragraphs(struct strbuf *sb, char **paras, size_t n)
 {
     int err = 0;
@@ -78,151 +68,108 @@ int doc_md_figure(struct strbuf *sb, const struct figure *f, const char *charts_
     return err ? err : strbuf_printf(sb, "](%s/%s.png)\n\n", charts_rel, f->name);
 }
 
-static int md_figures(struct strbuf *sb, const struct rctx *x, int section, const char *charts_rel)
+/* ---- the document ---------------------------------------------------------- */
+
+static int md_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
+{
+    struct strbuf *sb = ctx;
+    char *t = strndup(s, n);
+    int err = t ? 0 : error_set(BG_ENOMEM, "out of memory");
+    err = err ? err : anchor ? strbuf_puts(sb, "[") : 0;
+    err = err ? err : escape_md(sb, t);
+    /* anchors are benchgen's own ("failures"), never the run's */
+    err = err ? err : anchor ? strbuf_printf(sb, "](#%.*s)", (int)alen, anchor) : 0;
+    free(t);
+    return err;
+}
+
+static int md_text(struct strbuf *sb, const char *hashes, const char *text)
+{
+    int err = hashes ? strbuf_printf(sb, "%s ", hashes) : 0;
+    err = err ? err : escape_md(sb, text);
+    return err ? err : strbuf_puts(sb, "\n\n");
+}
+
+int doc_md_render(struct strbuf *sb, const struct doc *d, const char *charts_rel)
 {
     int err = 0;
-    for (size_t i = 0; i < x->nfigs && err == 0; i++) {
-        const struct figure *f = &x->figs[i];
-        if (f->section != section)
-            continue;
-        if (section == FIG_CELLS) {
-            err = strbuf_puts(sb, "### ");
-            err = err ? err : escape_md(sb, f->title);
-            err = err ? err : strbuf_puts(sb, "\n\n");
+    for (size_t i = 0; i < d->n && err == 0; i++) {
+        const struct doc_block *b = &d->b[i];
+        if (i > 0 && d->b[i - 1].kind == DOC_WARNING && b->kind != DOC_WARNING && (err = strbuf_puts(sb, "\n")))
+            break;
+        switch (b->kind) {
+        case DOC_SECTION: err = b->text ? md_text(sb, "##", b->text) : 0; break;
+        case DOC_END: break;
+        case DOC_HEADING: err = md_text(sb, "###", b->text); break;
+        case DOC_PARA: {
+            int bold = b->style == DOC_STRONG || b->style == DOC_NOTE || b->style == DOC_GOOD;
+            err = bold ? strbuf_puts(sb, "**") : 0;
+            if (!err)
+                err = (b->flags & DOC_LINKS) ? doc_links(b->text, md_link, sb) : escape_md(sb, b->text);
+            err = err ? err : strbuf_puts(sb, bold ? "**\n\n" : "\n\n");
+            break;
         }
-        err = err ? err : doc_md_figure(sb, f, charts_rel);
+        case DOC_PARAS: err = doc_md_paragraphs(sb, b->items, b->nitems); break;
+        case DOC_WARNING:
+            err = strbuf_puts(sb, "- ");
+            if (!err && b->id) {
+                err = escape_md(sb, b->id);
+                err = err ? err : strbuf_puts(sb, ": ");
+            }
+            err = err ? err : escape_md(sb, b->text);
+            err = err ? err : strbuf_puts(sb, i + 1 == d->n ? "\n\n" : "\n");
+            break;
+        case DOC_TABLE:
+            err = doc_md_table(sb, &b->table);
+            err = err ? err : strbuf_puts(sb, "\n");
+            break;
+        case DOC_FIGURE:
+            if (b->fig >= d->nfigs)
+                break;
+            if (b->flags & DOC_MDHEAD)
+                err = md_text(sb, "###", d->figs[b->fig].title);
+            err = err ? err : doc_md_figure(sb, &d->figs[b->fig], charts_rel);
+            break;
+        case DOC_CODE:
+            err = escape_md_code(sb, b->text, b->id);
+            err = err ? err : strbuf_puts(sb, "\n");
+            break;
+        case DOC_DETAILS:
+            err = strbuf_puts(sb, "<details><summary>");
+            /* inside raw HTML, Markdown escaping does not apply: use HTML escaping */
+            err = err ? err : escape_html(sb, b->id);
+            err = err ? err : strbuf_puts(sb, "</summary>\n\n");
+            err = err ? err : escape_md_code(sb, b->text, "text");
+            err = err ? err : strbuf_puts(sb, "\n</details>\n\n");
+            break;
+        }
     }
     return err;
 }
 
-static int md_warnings(struct strbuf *sb, const struct rctx *x)
-{
-    int err = 0;
-    size_t nwarn = 0;
-    for (size_t i = 0; i < x->rd->ncells && err == 0; i++) {
-        const struct rd_cell *c = &x->rd->cells[i];
-        char w[200];
-        grid_warnings(&c->st, w, sizeof(w));
-        if (!w[0] || !c->status || strcmp(c->status, "ok"))
-            continue;
-        if (nwarn++ == 0)
-            err = strbuf_puts(sb, "**Warnings**\n\n");
-        err = err ? err : strbuf_puts(sb, "- ");
-        err = err ? err : escape_md(sb, c->key);
-        err = err ? err : strbuf_puts(sb, ": ");
-        err = err ? err : escape_md(sb, w);
-        err = err ? err : strbuf_puts(sb, "\n");
-    }
-    size_t nf = rctx_nfailures(x);
-    if (err == 0 && nf)
-        err = strbuf_printf(sb, "%s%zu cell%s did not produce a number: see [Failures](#failures).\n",
-                            nwarn ? "\n" : "", nf, nf == 1 ? "" : "s");
-    return err;
-}
-
-static int md_failures(struct strbuf *sb, const struct rctx *x)
-{
-    int err = md_built_table(sb, x, TABLE_FAILURES);
-    for (size_t i = 0; i < x->rd->ncells && err == 0; i++) {
-        const struct rd_cell *c = &x->rd->cells[i];
-        if ((c->status && strcmp(c->status, "ok") == 0) || !c->detail || !strchr(c->detail, '\n'))
-            continue;
-        err = strbuf_puts(sb, "\n<details><summary>");
-        /* inside raw HTML, Markdown escaping does not apply: use HTML escaping */
-        err = err ? err : escape_html(sb, c->key);
-        err = err ? err : strbuf_puts(sb, "</summary>\n\n");
-        err = err ? err : escape_md_code(sb, c->detail, "text");
-        err = err ? err : strbuf_puts(sb, "\n</details>\n");
-    }
-    return err;
-}
-
-static int md_environment(struct strbuf *sb, const struct rctx *x)
-{
-    int err = strbuf_puts(sb, "### Machine and run\n\n");
-    err = err ? err : md_built_table(sb, x, TABLE_RUN_ENV);
-    err = err ? err : strbuf_puts(sb, "\n### Python environments\n\n");
-    err = err ? err : md_built_table(sb, x, TABLE_PY_ENV);
-    return err;
-}
-
-/* One placeholder's value built by a function into a fresh buffer. */
-static int put(struct kvlist *vars, const char *key, struct strbuf *sb)
-{
-    int err = kvlist_add(vars, key, sb->buf ? sb->buf : "");
-    strbuf_free(sb);
-    return err;
-}
-
-int doc_md_write(const struct rctx *x, const char *path, const char *charts_rel)
+int doc_md_write(const struct doc *d, const char *template_name, const char *path, const char *charts_rel)
 {
     struct kvlist vars = {0};
-    struct strbuf sb = {0}, out = {0};
-    char *tmpl = NULL, *title = NULL;
-    int err = 0;
-    if ((err = template_load(&tmpl, "report.md")) < 0)
-        goto done;
-    title = util_printf("Benchmark report: %s", x->rd->name);
-    if (!title) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    struct strbuf body = {0}, out = {0};
+    char *tmpl = NULL;
     char gen[64];
+    int err = doc_error(d);
     snprintf(gen, sizeof(gen), "benchgen %s", BENCHGEN_VERSION);
-    if ((err = kvlist_add(&vars, "title", title)) < 0 ||
-        (err = kvlist_add(&vars, "description", x->rd->description)) < 0 ||
-        (err = kvlist_add(&vars, "generator", gen)) < 0)
+    if (err < 0 || (err = template_load(&tmpl, template_name)) < 0)
         goto done;
-#define SECTION(key, expr)                                          \
-    do {                                                            \
-        strbuf_append(&sb, "", 0);                                  \
-        if ((err = (expr)) < 0 || (err = put(&vars, key, &sb)) < 0) \
-            goto done;                                              \
-    } while (0)
-    SECTION("meta", md_built_table(&sb, x, TABLE_META));
-    SECTION("warnings", md_warnings(&sb, x));
-    SECTION("summary", md_built_table(&sb, x, TABLE_SUMMARY));
-    SECTION("summary_detail", md_built_table(&sb, x, TABLE_DETAIL));
-    SECTION("charts_summary", md_figures(&sb, x, FIG_SUMMARY, charts_rel));
-    SECTION("speedup", md_built_table(&sb, x, TABLE_SPEEDUP));
-    SECTION("speedup_charts", md_figures(&sb, x, FIG_SPEEDUP, charts_rel));
-    SECTION("charts_heatmap", md_figures(&sb, x, FIG_HEATMAP, charts_rel));
-    if (x->ref) {
-        strbuf_append(&sb, "", 0);
-        err = strbuf_puts(&sb, "## Measured vs published\n\n");
-        if (err == 0 && x->hardware_note[0]) {
-            err = strbuf_puts(&sb, "**");
-            err = err ? err : escape_md(&sb, x->hardware_note);
-            err = err ? err : strbuf_puts(&sb, "**\n\n");
-        }
-        err = err ? err : md_built_table(&sb, x, TABLE_REFERENCE);
-        err = err ? err : strbuf_puts(&sb, "\n");
-        err = err ? err : md_figures(&sb, x, FIG_REFERENCE, charts_rel);
-        if (err < 0 || (err = put(&vars, "reference", &sb)) < 0)
-            goto done;
-    } else if ((err = kvlist_add(&vars, "reference", "")) < 0) {
+    if ((err = strbuf_append(&body, "", 0)) < 0 || (err = doc_md_render(&body, d, charts_rel)) < 0)
         goto done;
-    }
-    SECTION("statistics", md_built_table(&sb, x, TABLE_STATISTICS));
-    SECTION("cell_charts", md_figures(&sb, x, FIG_CELLS, charts_rel));
-    SECTION("method", doc_md_paragraphs(&sb, x->method, x->nmethod));
-    strbuf_append(&sb, "", 0);
-    if ((err = doc_md_paragraphs(&sb, x->fairness, x->nfairness)) < 0 ||
-        (err = strbuf_puts(&sb, "Facts recorded per backend:\n\n")) < 0 ||
-        (err = md_built_table(&sb, x, TABLE_FACTS)) < 0 || (err = put(&vars, "fairness", &sb)) < 0)
+    if ((err = kvlist_add(&vars, "title", d->title)) < 0 ||
+        (err = kvlist_add(&vars, "description", d->subtitle)) < 0 ||
+        (err = kvlist_add(&vars, "generator", gen)) < 0 || (err = kvlist_add(&vars, "body", body.buf)) < 0)
         goto done;
-    SECTION("environment", md_environment(&sb, x));
-    SECTION("failures", md_failures(&sb, x));
-    SECTION("spec", escape_md_code(&sb, x->rd->spec_text, "yaml"));
-#undef SECTION
-    if ((err = template_render(&out, "report.md", tmpl, &vars, escape_md)) < 0)
+    if ((err = template_render(&out, template_name, tmpl, &vars, escape_md)) < 0)
         goto done;
     err = chart_write_file(path, out.buf, out.len);
 done:
     kvlist_free(&vars);
-    strbuf_free(&sb);
+    strbuf_free(&body);
     strbuf_free(&out);
     free(tmpl);
-    free(title);
     return err;
 }

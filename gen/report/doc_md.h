@@ -6,16 +6,16 @@
 #ifndef BENCHGEN_DOC_MD_H
 #define BENCHGEN_DOC_MD_H
 
-#include "report/rctx.h"
-
-#include "report/tables.h"
 #include "base/util.h"
+#include "report/doc.h"
+#include "report/tables.h"
 
-/* charts_rel: the charts folder relative to the Markdown file ("charts"). */
-int doc_md_write(const struct rctx *x, const char *path, const char *charts_rel);
+/* The document d in templates/<template_name> ({{title}}, {{description}},
+ * {{generator}}, {{{body}}}), written to path; charts_rel: the charts folder
+ * relative to the Markdown file ("charts"). */
+int doc_md_write(const struct doc *d, const char *template_name, const char *path, const char *charts_rel);
 
-/* The building blocks doc_md_write uses, for other Markdown documents (the
- * comparison report). Each appends to sb and returns 0 or BG_ENOMEM. */
+/* The building blocks doc_md_write uses. Each appends to sb and returns 0 or BG_ENOMEM. */
 
 /* A table: the caption as a paragraph, then a GFM table ("_None._" when empty);
  * bold cells as **text**, warnings with a warning sign. */
@@ -26,5 +26,8 @@ int doc_md_paragraphs(struct strbuf *sb, char **paras, size_t n);
 
 /* "![title](charts_rel/NAME.png)" and a blank line. */
 int doc_md_figure(struct strbuf *sb, const struct figure *f, const char *charts_rel);
+
+/* Every block of d, in order. */
+int doc_md_render(struct strbuf *sb, const struct doc *d, const char *charts_rel);
 
 #endif /* BENCHGEN_DOC_MD_H */

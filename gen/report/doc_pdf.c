@@ -251,16 +251,6 @@ done:
     free(nat_head);
 }
 
-static int built_table(struct doc_pdf *p, const struct rctx *x, enum table_kind kind, double size)
-{
-    struct table t;
-    int err = tables_build(x, kind, &t);
-    if (err == 0)
-        doc_pdf_table(p, &t, size);
-    table_free(&t);
-    return err;
-}
-
 /* ---- figures and code ----------------------------------------------------------- */
 
 int doc_pdf_figure(struct doc_pdf *p, const struct figure *f)
@@ -282,17 +272,6 @@ int doc_pdf_figure(struct doc_pdf *p, const struct figure *f)
     doc_pdf_paragraph(p, cap, CHART_FONT_ITALIC, 8, CHART_MUTED, 0);
     p->y += 6;
     return err;
-}
-
-static int figures(struct doc_pdf *p, const struct rctx *x, int section)
-{
-    for (size_t i = 0; i < x->nfigs; i++)
-        if (x->figs[i].section == section) {
-            int err = doc_pdf_figure(p, &x->figs[i]);
-            if (err < 0)
-                return err;
-        }
-    return 0;
 }
 
 void doc_pdf_code(struct doc_pdf *p, const char *text)
@@ -321,96 +300,72 @@ void doc_pdf_code(struct doc_pdf *p, const char *text)
     p->y += 8;
 }
 
-static void warnings(struct doc_pdf *p, const struct rctx *x)
+/* ---- the document ------------------------------------------------------------- */
+
+static int pdf_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < x->rd->ncells; i++) {
-        const struct rd_cell *c = &x->rd->cells[i];
-        char w[200], line[600];
-        grid_warnings(&c->st, w, sizeof(w));
-        if (!w[0] || !c->status || strcmp(c->status, "ok"))
-            continue;
-        if (n++ == 0)
-            doc_pdf_heading(p, "Warnings", 3);
-        snprintf(line, sizeof(line), "%s: %s", c->key, w);
-        doc_pdf_paragraph(p, line, CHART_FONT_REGULAR, 8.5, CHART_WARN, 1);
-    }
-    size_t nf = rctx_nfailures(x);
-    if (nf) {
-        char line[128];
-        snprintf(line, sizeof(line), "%zu cell%s did not produce a number: see Failures.", nf,
-                 nf == 1 ? "" : "s");
-        doc_pdf_paragraph(p, line, CHART_FONT_REGULAR, 8.5, CHART_WARN, 0);
-    }
+    (void)anchor;
+    (void)alen;
+    return strbuf_append(ctx, s, n);
 }
 
-static int body(struct doc_pdf *p, const struct rctx *x)
+static void pdf_para(struct doc_pdf *p, const struct doc_block *b)
+{
+    static const struct {
+        enum chart_font font;
+        double size;
+        unsigned color;
+    } look[] = {[DOC_NORMAL] = {CHART_FONT_REGULAR, 9, CHART_INK},
+                [DOC_MUTED] = {CHART_FONT_REGULAR, 10, CHART_MUTED},
+                [DOC_STRONG] = {CHART_FONT_BOLD, 9, CHART_INK},
+                [DOC_NOTE] = {CHART_FONT_BOLD, 9, CHART_WARN},
+                [DOC_GOOD] = {CHART_FONT_BOLD, 9, CHART_INK},
+                [DOC_ALERT] = {CHART_FONT_REGULAR, 8.5, CHART_WARN}};
+    struct strbuf sb = {0};
+    const char *text = b->text;
+    if ((b->flags & DOC_LINKS) && strbuf_append(&sb, "", 0) == 0 && doc_links(b->text, pdf_link, &sb) == 0)
+        text = sb.buf;
+    doc_pdf_paragraph(p, text, look[b->style].font, b->size > 0 ? b->size : look[b->style].size,
+                      look[b->style].color, 0);
+    strbuf_free(&sb);
+}
+
+int doc_pdf_render(struct doc_pdf *p, const struct doc *d)
 {
     int err = 0;
-    char title[600];
-    snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
-    doc_pdf_heading(p, title, 1);
-    if (x->rd->description[0])
-        doc_pdf_paragraph(p, x->rd->description, CHART_FONT_REGULAR, 10, CHART_MUTED, 0);
-    if ((err = built_table(p, x, TABLE_META, 8)) < 0)
-        return err;
-    warnings(p, x);
-
-    doc_pdf_heading(p, "Summary", 2);
-    doc_pdf_paragraph(
-        p,
-        "Mean ms/step of the timed steps (the published metric); lower is better. Outlined and bold: the "
-        "row's fastest cell; shading: ratio to the row's best. NA: no number, with the reason.",
-        CHART_FONT_REGULAR, 9, CHART_INK, 0);
-    if ((err = built_table(p, x, TABLE_SUMMARY, 7.5)) < 0 || (err = built_table(p, x, TABLE_DETAIL, 7)) < 0 ||
-        (err = figures(p, x, FIG_SUMMARY)) < 0)
-        return err;
-    doc_pdf_heading(p, "Speedup", 2);
-    if ((err = built_table(p, x, TABLE_SPEEDUP, 7.5)) < 0 || (err = figures(p, x, FIG_SPEEDUP)) < 0)
-        return err;
-    doc_pdf_heading(p, "Relative to each row's best", 2);
-    if ((err = figures(p, x, FIG_HEATMAP)) < 0)
-        return err;
-    if (x->ref) {
-        doc_pdf_heading(p, "Measured vs published", 2);
-        if (x->hardware_note[0])
-            doc_pdf_paragraph(p, x->hardware_note, CHART_FONT_BOLD, 9, CHART_WARN, 0);
-        if ((err = built_table(p, x, TABLE_REFERENCE, 6.5)) < 0 || (err = figures(p, x, FIG_REFERENCE)) < 0)
-            return err;
+    doc_pdf_heading(p, d->title, 1);
+    if (d->subtitle[0])
+        doc_pdf_paragraph(p, d->subtitle, CHART_FONT_REGULAR, 10, CHART_MUTED, 0);
+    for (size_t i = 0; i < d->n && err == 0; i++) {
+        const struct doc_block *b = &d->b[i];
+        switch (b->kind) {
+        case DOC_SECTION:
+            if (b->text)
+                doc_pdf_heading(p, b->text, 2);
+            break;
+        case DOC_END: break;
+        case DOC_HEADING: doc_pdf_heading(p, b->text, 3); break;
+        case DOC_PARA: pdf_para(p, b); break;
+        case DOC_PARAS: doc_pdf_paragraphs(p, b->items, b->nitems); break;
+        case DOC_WARNING: {
+            char *line = b->id ? util_printf("%s: %s", b->id, b->text) : NULL;
+            doc_pdf_paragraph(p, line ? line : b->text, CHART_FONT_REGULAR, 8.5, CHART_WARN, 1);
+            free(line);
+            break;
+        }
+        case DOC_TABLE: doc_pdf_table(p, &b->table, b->size > 0 ? b->size : 7.5); break;
+        case DOC_FIGURE:
+            if (b->fig < d->nfigs)
+                err = doc_pdf_figure(p, &d->figs[b->fig]);
+            break;
+        case DOC_CODE: doc_pdf_code(p, b->text); break;
+        case DOC_DETAILS:
+            doc_pdf_heading(p, b->id, 3);
+            doc_pdf_code(p, b->text);
+            break;
+        }
     }
-    doc_pdf_heading(p, "Statistics per cell", 2);
-    if ((err = built_table(p, x, TABLE_STATISTICS, 6)) < 0)
-        return err;
-    doc_pdf_heading(p, "Step times per cell", 2);
-    if ((err = figures(p, x, FIG_CELLS)) < 0)
-        return err;
-    doc_pdf_heading(p, "Method", 2);
-    doc_pdf_paragraphs(p, x->method, x->nmethod);
-    doc_pdf_heading(p, "Fairness notes", 2);
-    doc_pdf_paragraphs(p, x->fairness, x->nfairness);
-    doc_pdf_heading(p, "Facts recorded per backend", 3);
-    if ((err = built_table(p, x, TABLE_FACTS, 7.5)) < 0)
-        return err;
-    doc_pdf_heading(p, "Environment", 2);
-    doc_pdf_heading(p, "Machine and run", 3);
-    if ((err = built_table(p, x, TABLE_RUN_ENV, 7.5)) < 0)
-        return err;
-    doc_pdf_heading(p, "Python environments", 3);
-    if ((err = built_table(p, x, TABLE_PY_ENV, 7)) < 0)
-        return err;
-    doc_pdf_heading(p, "Failures", 2);
-    if ((err = built_table(p, x, TABLE_FAILURES, 7.5)) < 0)
-        return err;
-    for (size_t i = 0; i < x->rd->ncells; i++) {
-        const struct rd_cell *c = &x->rd->cells[i];
-        if ((c->status && strcmp(c->status, "ok") == 0) || !c->detail || !strchr(c->detail, '\n'))
-            continue;
-        doc_pdf_heading(p, c->key, 3);
-        doc_pdf_code(p, c->detail);
-    }
-    doc_pdf_heading(p, "Spec", 2);
-    doc_pdf_code(p, x->rd->spec_text);
-    return 0;
+    return err;
 }
 
 int doc_pdf_open(struct doc_pdf **out, const char *title, const char *subject, const char *date,
@@ -463,16 +418,14 @@ int doc_pdf_close(struct doc_pdf *p, const char *path)
     return err;
 }
 
-int doc_pdf_write(const struct rctx *x, const char *path)
+int doc_pdf_write(const struct doc *d, const char *path, const char *subject, const char *date,
+                  const char *footer)
 {
     struct doc_pdf *p;
-    char title[600], footer[400];
-    snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
-    snprintf(footer, sizeof(footer), "%s \xC2\xB7 %s \xC2\xB7 benchgen report", x->rd->name, x->created_text);
-    int err = doc_pdf_open(&p, title, "ms/step benchmark results", x->pdf_date, footer);
-    if (err < 0)
+    int err = doc_error(d);
+    if (err < 0 || (err = doc_pdf_open(&p, d->title, subject, date, footer)) < 0)
         return err;
-    err = body(p, x);
+    err = doc_pdf_render(p, d);
     int cerr = doc_pdf_close(p, err ? NULL : path);
     return err ? err : cerr;
 }

@@ -8,14 +8,15 @@
 #ifndef BENCHGEN_DOC_PDF_H
 #define BENCHGEN_DOC_PDF_H
 
-#include "report/rctx.h"
-
+#include "report/doc.h"
 #include "report/tables.h"
 
-int doc_pdf_write(const struct rctx *x, const char *path);
+/* The document d as a PDF at path: its metadata are d's title, subject and
+ * date (ISO 8601 UTC: the run's, never the clock); footer ends every page. */
+int doc_pdf_write(const struct doc *d, const char *path, const char *subject, const char *date,
+                  const char *footer);
 
-/* The flowing layout doc_pdf_write draws with, for other documents (the
- * comparison report): a cursor moves down A4 landscape pages; each block asks
+/* The flowing layout doc_pdf_write draws with: a cursor moves down A4 landscape pages; each block asks
  * for the room it needs and starts a new page when it is not there.
  *
  * doc_pdf_open() starts a document whose PDF metadata are title, subject and
@@ -42,5 +43,7 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size);
 int doc_pdf_figure(struct doc_pdf *p, const struct figure *f);
 /* A monospaced block, one line at a time. */
 void doc_pdf_code(struct doc_pdf *p, const char *text);
+/* The title, subtitle and every block of d, in order. */
+int doc_pdf_render(struct doc_pdf *p, const struct doc *d);
 
 #endif /* BENCHGEN_DOC_PDF_H */

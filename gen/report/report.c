@@ -16,6 +16,7 @@
 #include "base/escape.h"
 #include "report/figures.h"
 #include "report/rctx.h"
+#include "report/report_doc.h"
 #include "store/rundata.h"
 #include "base/util.h"
 #include "report/workbook.h"
@@ -194,6 +195,7 @@ struct job {
 
 struct job_ctx {
     struct rctx *x;
+    const struct doc *doc;
     const char *out_dir, *charts;
     unsigned chart_files;
 };
@@ -211,17 +213,21 @@ static int run_job(const struct job *j, struct job_ctx *c)
     int err = 0;
     switch (j->kind) {
     case JOB_CHARTS: return figures_render(c->x, c->charts, c->chart_files, 0, j->shard, j->nshards);
-    case JOB_PDF:
+    case JOB_PDF: {
+        char footer[400];
+        snprintf(footer, sizeof(footer), "%s \xC2\xB7 %s \xC2\xB7 benchgen report", c->x->rd->name,
+                 c->x->created_text);
         if ((err = doc_path(path, sizeof(path), c->out_dir, "report.pdf")) == 0)
-            err = doc_pdf_write(c->x, path);
+            err = doc_pdf_write(c->doc, path, "ms/step benchmark results", c->x->pdf_date, footer);
         break;
+    }
     case JOB_XLSX:
         if ((err = doc_path(path, sizeof(path), c->out_dir, "report.xlsx")) == 0)
             err = workbook_write(c->x, path);
         break;
     case JOB_MD:
         if ((err = doc_path(path, sizeof(path), c->out_dir, "report.md")) == 0)
-            err = doc_md_write(c->x, path, "charts");
+            err = doc_md_write(c->doc, "report.md", path, "charts");
         break;
     }
     return err < 0 ? error_prefix(err, "%s", path) : 0;
@@ -290,6 +296,7 @@ static int render(const struct report_opts *o, char *out_dir, size_t out_cap)
 {
     struct rundata *rd = NULL;
     struct rctx x;
+    struct doc doc = {0};
     int have_ctx = 0, err;
     char charts[PATH_MAX], path[PATH_MAX];
     int64_t t0 = util_now_ns();
@@ -333,7 +340,7 @@ static int render(const struct report_opts *o, char *out_dir, size_t out_cap)
     if (chart_files &&
         ((err = util_mkdir_p(charts, 0755)) < 0 || (err = figures_clean_dir(charts, NULL)) < 0))
         goto done;
-    if ((err = figures_build(&x)) < 0)
+    if ((err = figures_build(&x)) < 0 || (err = report_doc_build(&doc, &x)) < 0)
         goto done;
 
     int par = o->jobs > 0 ? o->jobs : default_jobs();
@@ -354,7 +361,7 @@ static int render(const struct report_opts *o, char *out_dir, size_t out_cap)
              o->formats & RCTX_PDF ? ", report.pdf" : "", o->formats & RCTX_XLSX ? ", report.xlsx" : "",
              o->formats & RCTX_MD ? ", report.md" : "", o->formats & RCTX_HTML ? ", report.html" : "", par,
              par == 1 ? "" : "es");
-    struct job_ctx jc = {&x, out_dir, charts, chart_files};
+    struct job_ctx jc = {&x, &doc, out_dir, charts, chart_files};
     if ((err = run_jobs(jobs, njobs, par, &jc)) < 0)
         goto done;
     if (o->formats & RCTX_HTML) {
@@ -363,13 +370,14 @@ static int render(const struct report_opts *o, char *out_dir, size_t out_cap)
         err = (chart_files & CHART_SVG) ? figures_load_svg(&x, charts) : figures_render(&x, NULL, 0, 1, 0, 1);
         if (err < 0 || (err = doc_path(path, sizeof(path), out_dir, "report.html")) < 0)
             goto done;
-        if ((err = doc_html_write(&x, path)) < 0) {
+        if ((err = doc_html_write(&doc, "report.html", path)) < 0) {
             error_prefix(err, "%s", path);
             goto done;
         }
     }
     progress(o, "done in %.2f s", (double)(util_now_ns() - t0) / 1e9);
 done:
+    doc_free(&doc);
     if (have_ctx)
         rctx_free(&x);
     rundata_free(rd);

@@ -27,6 +27,9 @@
 #include "charts/chart.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "report/doc.h"
+#include "report/doc_html.h"
+#include "report/doc_md.h"
 #include "report/grid.h"
 #include "report/rctx.h"
 #include "report/reference.h"
@@ -260,8 +263,54 @@ static void test_template(void **state)
     /* the shipped templates only use placeholders the writers fill */
     char *t = NULL;
     assert_int_equal(template_load(&t, "report.html"), 0);
-    assert_non_null(strstr(t, "{{{summary}}}"));
+    assert_non_null(strstr(t, "{{{body}}}"));
+    assert_non_null(strstr(t, "{{{nav}}}"));
     free(t);
+}
+
+/* One document, drawn by the HTML and Markdown writers: the same blocks,
+ * escaped for each format, links only where benchgen wrote them. */
+static void test_doc_model(void **state)
+{
+    (void)state;
+    struct doc d;
+    struct table t;
+    doc_init(&d, "T <1>", "sub", NULL, 0);
+    doc_section(&d, "s1", "Sec & one");
+    doc_heading(&d, "Warnings");
+    doc_warning(&d, "cell|a", "noisy <b>");
+    doc_warning(&d, NULL, "second");
+    doc_paraf(&d, DOC_ALERT, DOC_LINKS, "%d cells failed: see [Failures](#failures).", 2);
+    doc_para(&d, DOC_NORMAL, "[not](#a link) from the run");
+    assert_int_equal(table_init(&t, 1), 0);
+    assert_int_equal(table_head(&t, 0, "H", 0), 0);
+    long r = table_row(&t);
+    assert_int_equal(table_set(&t, r, 0, 0, NAN, "v|1"), 0);
+    assert_int_equal(table_finish(&t), 0);
+    doc_table(&d, &t, 7);
+    assert_null(t.cells); /* the document owns it now */
+    doc_code(&d, "a: 1\n", "yaml");
+    doc_end(&d);
+    assert_int_equal(doc_error(&d), 0);
+
+    struct strbuf h = {0}, m = {0};
+    struct doc_html_glyphs g = {0};
+    assert_int_equal(doc_html_render(&h, &d, &g), 0);
+    assert_non_null(strstr(h.buf, "<section id=\"s1\">\n<h2>Sec &amp; one</h2>\n<h3>Warnings</h3>\n"
+                                  "<ul class=\"warnings\">\n<li><code>cell|a</code>: noisy &lt;b&gt;</li>\n"
+                                  "<li>second</li>\n</ul>\n"));
+    assert_non_null(strstr(h.buf, "<p class=\"note\">2 cells failed: see <a href=\"#failures\">Failures</a>.</p>"));
+    assert_non_null(strstr(h.buf, "<p>[not](#a link) from the run</p>"));
+    assert_non_null(strstr(h.buf, "<pre>a: 1\n</pre>\n</section>\n"));
+    assert_int_equal(doc_md_render(&m, &d, "charts"), 0);
+    assert_non_null(strstr(m.buf, "## Sec \\& one\n\n### Warnings\n\n- cell\\|a: noisy \\<b\\>\n"));
+    assert_non_null(strstr(m.buf, "- second\n\n2 cells failed: see [Failures](#failures)."));
+    assert_non_null(strstr(m.buf, "| v\\|1 |"));
+    assert_non_null(strstr(m.buf, "```yaml\na: 1\n"));
+    strbuf_free(&h);
+    strbuf_free(&m);
+    doc_html_glyphs_free(&g);
+    doc_free(&d);
 }
 
 /* ---- reference ---------------------------------------------------------------- */
@@ -637,6 +686,7 @@ int main(void)
         cmocka_unit_test(test_escape_md),
         cmocka_unit_test(test_escape_other),
         cmocka_unit_test(test_template),
+        cmocka_unit_test(test_doc_model),
         cmocka_unit_test(test_reference_parse),
         cmocka_unit_test(test_reference_committed),
         cmocka_unit_test(test_format_number),

@@ -1,0 +1,296 @@
+/*
+ * compare_tables.c - the comparison report's tables (see compare_tables.h).
+ */
+#include "compare/compare_tables.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* verdict tints of the tables */
+#define BG_SLOWER 0xF8696Bu
+#define BG_FASTER 0x63BE7Bu
+#define BG_AMBIGUOUS 0xFFEB84u
+
+static unsigned verdict_bg(enum significance_verdict v)
+{
+    switch (v) {
+    case SIGNIFICANCE_SLOWER: return BG_SLOWER;
+    case SIGNIFICANCE_FASTER: return BG_FASTER;
+    case SIGNIFICANCE_AMBIGUOUS: return BG_AMBIGUOUS;
+    default: return 0;
+    }
+}
+
+/* The first line of a failed side's detail ("RuntimeError: ..."), or "". */
+static void side_detail(const struct compare_side *s, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    for (size_t k = 0; k < s->nreps; k++) {
+        const struct rd_cell *c = s->reps[k];
+        if (c->status && strcmp(c->status, "ok") != 0 && c->detail && c->detail[0]) {
+            snprintf(buf, n, "%.*s", (int)strcspn(c->detail, "\n"), c->detail);
+            return;
+        }
+    }
+}
+
+/* The verdict table's last column: why, what differs, what else changed. */
+static char *cell_note(const struct compare_cell *c)
+{
+    struct strbuf sb = {0};
+    char detail[200];
+    int err = strbuf_append(&sb, "", 0);
+    if (c->match == COMPARE_MISMATCH)
+        err = err ? err : strbuf_puts(&sb, c->mismatch);
+    else if (c->t.verdict == SIGNIFICANCE_AMBIGUOUS)
+        err = err ? err : strbuf_puts(&sb, c->t.why);
+    if (c->match == COMPARE_MATCHED && c->t.verdict == SIGNIFICANCE_NONE) {
+        for (int side = 0; side < 2 && !err; side++) {
+            side_detail(side ? &c->b : &c->a, detail, sizeof(detail));
+            if (detail[0])
+                err = strbuf_printf(&sb, "%s%s: %s", sb.len ? "; " : "", side ? "this run" : "baseline",
+                                    detail);
+        }
+    }
+    if (!err && c->confounded)
+        err = strbuf_printf(&sb, "%sconfounded: %s", sb.len ? "; " : "", c->unintended);
+    if (err) {
+        strbuf_free(&sb);
+        return NULL;
+    }
+    return strbuf_detach(&sb);
+}
+
+
+/* ---- tables ------------------------------------------------------------------ */
+
+int compare_tables_runs(const struct crep *x, struct table *t)
+{
+    static const char *const head[] = {"#", "Run", "Role", "Created (UTC)", "benchgen", "Command line"};
+    int err = table_init(t, 6);
+    for (size_t c = 0; c < 6 && !err; c++)
+        err = table_head(t, c, head[c], c == 0);
+    for (size_t k = 0; k < x->r->nruns && !err; k++) {
+        const struct rundata *rd = x->r->runs[k];
+        long r = table_row(t);
+        if (r < 0)
+            return (int)r;
+        if ((err = table_set(t, r, 0, 0, (double)k, "%zu", k)) < 0 ||
+            (err = table_set(t, r, 1, 0, NAN, "%s", rd->name)) < 0 ||
+            (err = table_set(t, r, 2, 0, NAN, "%s", k ? "compared with [0]" : "baseline")) < 0 ||
+            (err = table_set(t, r, 3, 0, NAN, "%s", rd->created_utc)) < 0 ||
+            (err = table_set(t, r, 4, TC_MONO, NAN, "%s (%s)", rd->benchgen_version, rd->git_commit)) < 0 ||
+            (err = table_set(t, r, 5, TC_MONO, NAN, "%s", rd->command_line)) < 0)
+            return err;
+    }
+    return err ? err : table_finish(t);
+}
+
+int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
+{
+    static const char *const head[] = {"Cell",   "A ms/step", "B ms/step", "B/A",
+                                       "95% CI", "q (BH)",    "Verdict",   "Note"};
+    static const int numeric[] = {0, 1, 1, 1, 1, 1, 0, 0};
+    int err = table_init(t, 8);
+    for (size_t c = 0; c < 8 && !err; c++)
+        err = table_head(t, c, head[c], numeric[c]);
+    for (size_t i = 0; i < p->ncells && !err; i++) {
+        const struct compare_cell *c = &p->cells[i];
+        char a[64], b[64], why[96], v[128];
+        long r = table_row(t);
+        if (r < 0)
+            return (int)r;
+        double va = crep_side_text(&c->a, 1, a, sizeof(a)), vb = crep_side_text(&c->b, 0, b, sizeof(b));
+        compare_verdict_text(v, sizeof(v), c);
+        char *note = cell_note(c);
+        if (!note)
+            return error_set(BG_ENOMEM, "out of memory");
+        err = table_set(t, r, 0, TC_MONO, NAN, "%s", c->id);
+        err = err ? err : table_set(t, r, 1, isfinite(va) ? 0 : TC_NA, va, "%s", a);
+        err = err ? err : table_set(t, r, 2, isfinite(vb) ? 0 : TC_NA, vb, "%s", b);
+        if (!err && c->t.valid) {
+            err = table_set(t, r, 3, 0, c->t.ratio, "%.4f", c->t.ratio);
+            err = err ? err : table_set(t, r, 4, 0, NAN, "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
+            if (!err && isfinite(c->t.p_adj))
+                err = c->t.p_adj < 1e-4 ? table_set(t, r, 5, 0, c->t.p_adj, "%.1e", c->t.p_adj)
+                                        : table_set(t, r, 5, 0, c->t.p_adj, "%.4f", c->t.p_adj);
+            else if (!err)
+                err = table_set(t, r, 5, TC_NA, NAN, "NA");
+        } else if (!err) {
+            crep_untested_reason(c, why, sizeof(why));
+            err = table_set(t, r, 3, TC_NA, NAN, "NA (%s)", why);
+            err = err ? err : table_set(t, r, 4, TC_NA, NAN, "NA");
+            err = err ? err : table_set(t, r, 5, TC_NA, NAN, "NA");
+        }
+        unsigned bg = c->match == COMPARE_MATCHED ? verdict_bg(c->t.verdict) : 0;
+        unsigned vflags = c->t.verdict == SIGNIFICANCE_NONE ? TC_NA : bg ? TC_HEAT : 0;
+        err = err ? err : table_set(t, r, 6, vflags, NAN, "%s", v);
+        if (!err && bg)
+            t->cells[(size_t)r * t->ncols + 6].bg = bg;
+        err = err ? err : table_set(t, r, 7, c->confounded ? TC_WARN : 0, NAN, "%s", note);
+        free(note);
+    }
+    return err ? err : table_finish(t);
+}
+
+int compare_tables_geomeans(const struct compare_pair *p, struct table *t)
+{
+    static const char *const head[] = {"Backend", "Tested cells", "Geomean B/A", "Speed-up (A/B)"};
+    int err = table_init(t, 4);
+    for (size_t c = 0; c < 4 && !err; c++)
+        err = table_head(t, c, head[c], c > 0);
+    t->caption = strdup("Geometric mean of the ratios B/A over the tested cells; the speed-up is its inverse "
+                        "(above 1: this run is faster).");
+    if (!t->caption)
+        return error_set(BG_ENOMEM, "out of memory");
+    for (size_t k = 0; k <= p->nbackends && !err; k++) {
+        int all = k == p->nbackends;
+        size_t n = all ? p->ngeomean : p->backends[k].ncells;
+        double g = all ? p->geomean_ratio : p->backends[k].geomean_ratio;
+        long r = table_row(t);
+        if (r < 0)
+            return (int)r;
+        unsigned bold = all ? TC_BOLD : 0;
+        err = all ? table_set(t, r, 0, bold, NAN, "All tested cells")
+                  : table_set(t, r, 0, TC_MONO, NAN, "%s", p->backends[k].backend);
+        err = err ? err : table_set(t, r, 1, bold, (double)n, "%zu", n);
+        if (!err && n && isfinite(g) && g > 0) {
+            char sp[64];
+            crep_speedup_text(g, sp, sizeof(sp));
+            err = table_set(t, r, 2, bold, g, "%.4f", g);
+            err = err ? err : table_set(t, r, 3, bold, 1.0 / g, "%s", sp);
+        } else if (!err) {
+            err = table_set(t, r, 2, TC_NA, NAN, "NA (no tested cells)");
+            err = err ? err : table_set(t, r, 3, TC_NA, NAN, "NA (no tested cells)");
+        }
+    }
+    return err ? err : table_finish(t);
+}
+
+static int env_row(struct table *t, const char *scope, const struct compare_change *ch,
+                   const struct compare_pair *p)
+{
+    long r = table_row(t);
+    if (r < 0)
+        return (int)r;
+    const char *tag = crep_change_tag(ch, p);
+    int err = table_set(t, r, 0, 0, NAN, "%s", scope);
+    err = err ? err : table_set(t, r, 1, TC_MONO, NAN, "%s", ch->key);
+    err = err ? err : table_set(t, r, 2, ch->a ? TC_MONO : TC_NA, NAN, "%s", ch->a ? ch->a : "(none)");
+    err = err ? err : table_set(t, r, 3, ch->b ? TC_MONO : TC_NA, NAN, "%s", ch->b ? ch->b : "(none)");
+    return err ? err : table_set(t, r, 4, strcmp(tag, "NOT intended") ? 0 : TC_WARN, NAN, "%s", tag);
+}
+
+/* Whether a side recorded its environment (a cell that failed early has none). */
+static bool env_recorded(const struct compare_side *s)
+{
+    for (size_t k = 0; k < s->nreps; k++)
+        if (s->reps[k]->environment.n)
+            return true;
+    return false;
+}
+
+static bool same_changes(const struct compare_cell *x, const struct compare_cell *y)
+{
+    if (x->nchanges != y->nchanges)
+        return false;
+    if (x->nchanges == 0 &&
+        (env_recorded(&x->a) && env_recorded(&x->b)) != (env_recorded(&y->a) && env_recorded(&y->b)))
+        return false;
+    for (size_t k = 0; k < x->nchanges; k++) {
+        const struct compare_change *a = &x->changes[k], *b = &y->changes[k];
+        if (strcmp(a->key, b->key) || (a->a == NULL) != (b->a == NULL) || (a->b == NULL) != (b->b == NULL) ||
+            (a->a && strcmp(a->a, b->a)) || (a->b && strcmp(a->b, b->b)) || a->counted != b->counted ||
+            a->intended != b->intended)
+            return false;
+    }
+    return strcmp(x->a.reps[0]->env, y->a.reps[0]->env) == 0 &&
+           strcmp(x->b.reps[0]->env, y->b.reps[0]->env) == 0;
+}
+
+/* Run-wide differences, then the per-cell ones grouped like the text
+ * output: cells with the same list share one scope (usually one group per
+ * Python environment). */
+int compare_tables_envs(const struct compare_pair *p, struct table *t)
+{
+    static const char *const head[] = {"Scope", "Key", "Baseline", "This run", "Counted / intended"};
+    bool *done = calloc(p->ncells + 1, sizeof(*done));
+    struct strbuf scope = {0};
+    int err = done ? table_init(t, 5) : error_set(BG_ENOMEM, "out of memory");
+    for (size_t c = 0; c < 5 && !err; c++)
+        err = table_head(t, c, head[c], 0);
+    for (size_t i = 0; i < p->nenv && !err; i++)
+        err = env_row(t, "whole run", &p->env[i], p);
+    for (size_t i = 0; i < p->ncells && !err; i++) {
+        const struct compare_cell *c = &p->cells[i];
+        if (done[i] || c->a.nreps == 0 || c->b.nreps == 0)
+            continue;
+        size_t count = 0;
+        for (size_t j = i; j < p->ncells; j++)
+            if (!done[j] && p->cells[j].a.nreps && p->cells[j].b.nreps && same_changes(c, &p->cells[j]))
+                count++;
+        strbuf_free(&scope);
+        err = strbuf_printf(&scope, "%zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s",
+                            c->a.reps[0]->env, c->b.reps[0]->env);
+        for (size_t j = i, shown = 0; j < p->ncells && !err; j++) {
+            if (done[j] || !p->cells[j].a.nreps || !p->cells[j].b.nreps || !same_changes(c, &p->cells[j]))
+                continue;
+            done[j] = true;
+            err = strbuf_printf(&scope, "%s %s", shown++ ? "," : "", p->cells[j].id);
+        }
+        for (size_t k = 0; k < c->nchanges && !err; k++) /* the scope once, on its group's first row */
+            err = env_row(t, k ? "" : scope.buf, &c->changes[k], p);
+        if (!err && c->nchanges == 0) {
+            long r = table_row(t);
+            if (r < 0) {
+                err = (int)r;
+                break;
+            }
+            err = table_set(t, r, 0, 0, NAN, "%s", scope.buf);
+            err = err ? err
+                      : table_set(t, r, 1, TC_NA, NAN, "%s",
+                                  env_recorded(&c->a) && env_recorded(&c->b)
+                                      ? "(no differences)"
+                                      : "(environment not recorded on a side)");
+        }
+    }
+    strbuf_free(&scope);
+    free(done);
+    return err ? err : table_finish(t);
+}
+
+int compare_tables_trend(const struct crep *x, struct table *t)
+{
+    const struct compare_result *r = x->r;
+    int err = table_init(t, 1 + r->nruns);
+    err = err ? err : table_head(t, 0, "Cell", 0);
+    t->caption = strdup("Mean ms/step of each cell in every run; NA: the run has no number for it, and why.");
+    if (!t->caption && !err)
+        err = error_set(BG_ENOMEM, "out of memory");
+    for (size_t k = 0; k < r->nruns && !err; k++) {
+        char *h = util_printf("[%zu] %s", k, crep_run_name(x, k));
+        err = h ? table_head(t, 1 + k, h, 1) : error_set(BG_ENOMEM, "out of memory");
+        free(h);
+    }
+    for (size_t i = 0; i < r->ntrend && !err; i++) {
+        long row = table_row(t);
+        if (row < 0)
+            return (int)row;
+        err = table_set(t, row, 0, TC_MONO, NAN, "%s", r->trend[i].id);
+        for (size_t k = 0; k < r->nruns && !err; k++) {
+            const struct compare_side *s = &r->trend[i].points[k];
+            char buf[64];
+            double v = s->nreps ? crep_side_text(s, 0, buf, sizeof(buf)) : NAN;
+            if (!s->nreps)
+                snprintf(buf, sizeof(buf), "NA (absent)");
+            err = table_set(t, row, 1 + k, isfinite(v) ? 0 : TC_NA, v, "%s", buf);
+        }
+    }
+    return err ? err : table_finish(t);
+}
+

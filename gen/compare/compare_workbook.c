@@ -1,0 +1,335 @@
+/*
+ * compare_workbook.c - compare.xlsx (see compare_workbook.h).
+ */
+#include "compare/compare_workbook.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "report/workbook.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cwb {
+    struct workbook w;
+    lxw_format *ratio, *ms, *sci, *red, *green, *yellow;
+};
+
+static void cwb_formats(struct cwb *c)
+{
+    lxw_workbook *wb = c->w.wb;
+    c->ratio = workbook_add_format(wb);
+    format_set_num_format(c->ratio, "0.0000");
+    c->ms = workbook_add_format(wb);
+    format_set_num_format(c->ms, "#,##0.000");
+    c->sci = workbook_add_format(wb);
+    format_set_num_format(c->sci, "0.00E+00");
+    c->red = workbook_add_format(wb);
+    format_set_bg_color(c->red, 0xFFC7CE);
+    format_set_font_color(c->red, 0x9C0006);
+    c->green = workbook_add_format(wb);
+    format_set_bg_color(c->green, 0xC6EFCE);
+    format_set_font_color(c->green, 0x006100);
+    c->yellow = workbook_add_format(wb);
+    format_set_bg_color(c->yellow, 0xFFEB9C);
+    format_set_font_color(c->yellow, 0x9C5700);
+}
+
+/* A number in format f, else an NA text saying why. */
+static void put_num_or_na(struct cwb *c, lxw_worksheet *ws, lxw_row_t r, lxw_col_t col, double v,
+                          lxw_format *f, const char *na)
+{
+    if (isfinite(v))
+        workbook_put_num(&c->w, ws, r, col, v, f);
+    else
+        workbook_put_str(&c->w, ws, r, col, na, c->w.na);
+}
+
+static void text_rule(struct cwb *c, lxw_worksheet *ws, lxw_row_t r0, lxw_row_t r1, lxw_col_t col,
+                      const char *text, lxw_format *f)
+{
+    lxw_conditional_format cf = {.type = LXW_CONDITIONAL_TYPE_TEXT,
+                                 .criteria = LXW_CONDITIONAL_CRITERIA_TEXT_BEGINS_WITH,
+                                 .value_string = (char *)text,
+                                 .format = f};
+    if (!c->w.err && r1 >= r0)
+        worksheet_conditional_format_range(ws, r0, col, r1, col, &cf);
+}
+
+/* Ratios: green below 1, white at 1, red above. */
+static void ratio_scale(struct cwb *c, lxw_worksheet *ws, lxw_row_t r0, lxw_row_t r1, lxw_col_t col)
+{
+    lxw_conditional_format cf = {.type = LXW_CONDITIONAL_3_COLOR_SCALE,
+                                 .min_color = 0x63BE7B,
+                                 .mid_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER,
+                                 .mid_value = 1,
+                                 .mid_color = 0xFFFFFF,
+                                 .max_color = 0xF8696B};
+    if (!c->w.err && r1 >= r0)
+        worksheet_conditional_format_range(ws, r0, col, r1, col, &cf);
+}
+
+static void sheet_head(struct cwb *c, lxw_worksheet *ws, const char *title, const char *subtitle,
+                       const char *const *head, size_t n, lxw_row_t hr)
+{
+    workbook_put_str(&c->w, ws, 0, 0, title, c->w.title);
+    workbook_put_str(&c->w, ws, 1, 0, subtitle, c->w.subtitle);
+    for (size_t i = 0; i < n; i++)
+        workbook_put_str(&c->w, ws, hr, (lxw_col_t)i, head[i], c->w.head);
+    worksheet_set_row(ws, hr, 30, NULL);
+}
+
+static char *comparison_label(const struct crep *x, const struct compare_pair *p)
+{
+    return util_printf("[%zu] %s", p->run, crep_run_name(x, p->run));
+}
+
+static void side_cells(struct cwb *c, lxw_worksheet *ws, lxw_row_t r, lxw_col_t col,
+                       const struct compare_side *s, int baseline)
+{
+    char text[64];
+    double v = crep_side_text(s, baseline, text, sizeof(text));
+    workbook_put_str(&c->w, ws, r, col, s->nreps ? s->status : "absent", NULL);
+    workbook_put_num(&c->w, ws, r, col + 1, (double)s->n, c->w.int0);
+    put_num_or_na(c, ws, r, col + 2, v, c->ms, text);
+}
+
+static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
+{
+    static const char *const head[] = {"Comparison", "Cell",
+                                       "Model",      "Task",
+                                       "Batch",      "Backend",
+                                       "Match",      "A status",
+                                       "A steps",    "A mean ms",
+                                       "B status",   "B steps",
+                                       "B mean ms",  "Ratio B/A",
+                                       "CI low",     "CI high",
+                                       "p",          "q (BH)",
+                                       "Verdict",    "Why",
+                                       "Confounded", "Unintended changes",
+                                       "Mismatch"};
+    size_t nh = sizeof(head) / sizeof(*head);
+    lxw_row_t hr = 3, r = hr + 1;
+    sheet_head(c, ws, x->title, x->method[0], head, nh, hr);
+    for (size_t k = 0; k < x->r->npairs; k++) {
+        const struct compare_pair *p = &x->r->pairs[k];
+        char *label = comparison_label(x, p);
+        if (!label)
+            return c->w.err = error_set(BG_ENOMEM, "out of memory");
+        for (size_t i = 0; i < p->ncells && !c->w.err; i++, r++) {
+            const struct compare_cell *cell = &p->cells[i];
+            const struct significance_test *t = &cell->t;
+            char why[96], na[112], v[128];
+            crep_untested_reason(cell, why, sizeof(why));
+            snprintf(na, sizeof(na), "NA (%s)", why);
+            compare_verdict_text(v, sizeof(v), cell);
+            workbook_put_str(&c->w, ws, r, 0, label, NULL);
+            workbook_put_str(&c->w, ws, r, 1, cell->id, c->w.mono);
+            workbook_put_str(&c->w, ws, r, 2, cell->model, NULL);
+            workbook_put_str(&c->w, ws, r, 3, cell->task, NULL);
+            workbook_put_num(&c->w, ws, r, 4, cell->batch, c->w.int0);
+            workbook_put_str(&c->w, ws, r, 5, cell->backend, NULL);
+            workbook_put_str(&c->w, ws, r, 6, compare_match_name(cell->match), NULL);
+            side_cells(c, ws, r, 7, &cell->a, 1);
+            side_cells(c, ws, r, 10, &cell->b, 0);
+            put_num_or_na(c, ws, r, 13, t->valid ? t->ratio : NAN, c->ratio, na);
+            put_num_or_na(c, ws, r, 14, t->valid ? t->ci_lo : NAN, c->ratio, t->valid ? "NA" : na);
+            put_num_or_na(c, ws, r, 15, t->valid ? t->ci_hi : NAN, c->ratio, t->valid ? "NA" : na);
+            put_num_or_na(c, ws, r, 16, t->valid ? t->mwu.p : NAN, c->sci, t->valid ? "NA" : na);
+            put_num_or_na(c, ws, r, 17, t->valid ? t->p_adj : NAN, c->sci, t->valid ? "NA" : na);
+            workbook_put_str(&c->w, ws, r, 18, v, t->verdict == SIGNIFICANCE_NONE ? c->w.na : NULL);
+            workbook_put_str(&c->w, ws, r, 19, cell->match == COMPARE_MATCHED ? t->why : why, NULL);
+            workbook_put_str(&c->w, ws, r, 20, cell->confounded ? "yes" : "no", NULL);
+            workbook_put_str(&c->w, ws, r, 21, cell->unintended, NULL);
+            workbook_put_str(&c->w, ws, r, 22, cell->mismatch, NULL);
+        }
+        free(label);
+    }
+    lxw_row_t last = r - 1;
+    text_rule(c, ws, hr + 1, last, 18, "slower", c->red);
+    text_rule(c, ws, hr + 1, last, 18, "faster", c->green);
+    text_rule(c, ws, hr + 1, last, 18, "ambiguous", c->yellow);
+    text_rule(c, ws, hr + 1, last, 20, "yes", c->yellow);
+    ratio_scale(c, ws, hr + 1, last, 13);
+    worksheet_set_column(ws, 0, 0, 22, NULL);
+    worksheet_set_column(ws, 1, 1, 34, NULL);
+    worksheet_set_column(ws, 2, 17, 11, NULL);
+    worksheet_set_column(ws, 18, 18, 18, NULL);
+    worksheet_set_column(ws, 19, 22, 36, NULL);
+    worksheet_freeze_panes(ws, hr + 1, 2);
+    if (last > hr)
+        worksheet_autofilter(ws, hr, 0, last, (lxw_col_t)(nh - 1));
+    return c->w.err;
+}
+
+static int sheet_geomeans(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
+{
+    static const char *const head[] = {"Comparison", "Backend", "Tested cells", "Geomean ratio B/A",
+                                       "Speed-up A/B"};
+    lxw_row_t hr = 3, r = hr + 1;
+    sheet_head(
+        c, ws, "Geometric-mean ratio per backend",
+        "Geometric mean of B/A over the tested cells; the speed-up is its inverse (above 1: this run is "
+        "faster).",
+        head, 5, hr);
+    for (size_t k = 0; k < x->r->npairs && !c->w.err; k++) {
+        const struct compare_pair *p = &x->r->pairs[k];
+        char *label = comparison_label(x, p);
+        if (!label)
+            return c->w.err = error_set(BG_ENOMEM, "out of memory");
+        for (size_t b = 0; b <= p->nbackends; b++, r++) {
+            int all = b == p->nbackends;
+            size_t n = all ? p->ngeomean : p->backends[b].ncells;
+            double g = all ? p->geomean_ratio : p->backends[b].geomean_ratio;
+            int ok = n && g > 0 && isfinite(g);
+            workbook_put_str(&c->w, ws, r, 0, label, all ? c->w.bold : NULL);
+            workbook_put_str(&c->w, ws, r, 1, all ? "all tested cells" : p->backends[b].backend,
+                             all ? c->w.bold : NULL);
+            workbook_put_num(&c->w, ws, r, 2, (double)n, c->w.int0);
+            put_num_or_na(c, ws, r, 3, ok ? g : NAN, c->ratio, "NA (no tested cells)");
+            put_num_or_na(c, ws, r, 4, ok ? 1.0 / g : NAN, c->ratio, "NA (no tested cells)");
+        }
+        free(label);
+    }
+    ratio_scale(c, ws, hr + 1, r - 1, 3);
+    worksheet_set_column(ws, 0, 1, 26, NULL);
+    worksheet_set_column(ws, 2, 4, 16, NULL);
+    worksheet_freeze_panes(ws, hr + 1, 0);
+    return c->w.err;
+}
+
+static void env_line(struct cwb *c, lxw_worksheet *ws, lxw_row_t r, const char *label, const char *scope,
+                     const struct compare_change *ch, const struct compare_pair *p)
+{
+    workbook_put_str(&c->w, ws, r, 0, label, NULL);
+    workbook_put_str(&c->w, ws, r, 1, scope, c->w.mono);
+    workbook_put_str(&c->w, ws, r, 2, ch->key, c->w.mono);
+    workbook_put_str(&c->w, ws, r, 3, ch->a ? ch->a : "(none)", ch->a ? NULL : c->w.na);
+    workbook_put_str(&c->w, ws, r, 4, ch->b ? ch->b : "(none)", ch->b ? NULL : c->w.na);
+    workbook_put_str(&c->w, ws, r, 5, ch->counted ? "yes" : "no", NULL);
+    workbook_put_str(&c->w, ws, r, 6, ch->intended ? "yes" : "no", NULL);
+    workbook_put_str(&c->w, ws, r, 7, crep_change_tag(ch, p), NULL);
+}
+
+static int sheet_env(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
+{
+    static const char *const head[] = {"Comparison", "Scope",   "Key",      "Baseline",
+                                       "This run",   "Counted", "Intended", "Status"};
+    lxw_row_t hr = 3, r = hr + 1;
+    sheet_head(
+        c, ws, "Environment differences",
+        "Whole run (machine, drivers, benchgen) and per cell (Python and packages). Counted: can change "
+        "performance; NOT intended: a counted change the comparison's intent does not explain.",
+        head, 8, hr);
+    for (size_t k = 0; k < x->r->npairs && !c->w.err; k++) {
+        const struct compare_pair *p = &x->r->pairs[k];
+        char *label = comparison_label(x, p);
+        if (!label)
+            return c->w.err = error_set(BG_ENOMEM, "out of memory");
+        for (size_t i = 0; i < p->nenv; i++, r++)
+            env_line(c, ws, r, label, "whole run", &p->env[i], p);
+        for (size_t i = 0; i < p->ncells; i++)
+            for (size_t j = 0; j < p->cells[i].nchanges; j++, r++)
+                env_line(c, ws, r, label, p->cells[i].id, &p->cells[i].changes[j], p);
+        free(label);
+    }
+    text_rule(c, ws, hr + 1, r - 1, 7, "NOT intended", c->red);
+    worksheet_set_column(ws, 0, 0, 22, NULL);
+    worksheet_set_column(ws, 1, 2, 32, NULL);
+    worksheet_set_column(ws, 3, 4, 30, NULL);
+    worksheet_set_column(ws, 5, 7, 13, NULL);
+    worksheet_freeze_panes(ws, hr + 1, 0);
+    if (r - 1 > hr)
+        worksheet_autofilter(ws, hr, 0, r - 1, 7);
+    return c->w.err;
+}
+
+static int sheet_trend(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
+{
+    const struct compare_result *r = x->r;
+    lxw_row_t hr = 3;
+    workbook_put_str(&c->w, ws, 0, 0, "Trend: mean ms/step in each run", c->w.title);
+    workbook_put_str(&c->w, ws, 1, 0, x->trend.caption, c->w.subtitle);
+    for (size_t col = 0; col < x->trend.ncols; col++)
+        workbook_put_str(&c->w, ws, hr, (lxw_col_t)col, x->trend.head[col], c->w.head);
+    worksheet_set_row(ws, hr, 30, NULL);
+    for (size_t i = 0; i < r->ntrend && !c->w.err; i++) {
+        lxw_row_t row = hr + 1 + (lxw_row_t)i;
+        workbook_put_str(&c->w, ws, row, 0, r->trend[i].id, c->w.mono);
+        for (size_t k = 0; k < r->nruns; k++) {
+            const struct tcell *cell = table_at(&x->trend, i, 1 + k);
+            put_num_or_na(c, ws, row, (lxw_col_t)(1 + k), cell->num, c->ms, cell->text);
+        }
+    }
+    worksheet_set_column(ws, 0, 0, 34, NULL);
+    worksheet_set_column(ws, 1, (lxw_col_t)r->nruns, 22, NULL);
+    worksheet_freeze_panes(ws, hr + 1, 1);
+    return c->w.err;
+}
+
+static int sheet_runs(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
+{
+    static const char *const head[] = {"Index",         "Role",     "Name",       "Description",
+                                       "Created (UTC)", "benchgen", "Git commit", "Command line"};
+    const struct compare_result *r = x->r;
+    lxw_row_t hr = 3, row = hr + 1;
+    sheet_head(c, ws, "Runs", x->subtitle, head, 8, hr);
+    for (size_t k = 0; k < r->nruns; k++, row++) {
+        const struct rundata *rd = r->runs[k];
+        workbook_put_num(&c->w, ws, row, 0, (double)k, c->w.int0);
+        workbook_put_str(&c->w, ws, row, 1, k ? "compared with [0]" : "baseline", NULL);
+        workbook_put_str(&c->w, ws, row, 2, rd->name, NULL);
+        workbook_put_str(&c->w, ws, row, 3, rd->description, NULL);
+        workbook_put_str(&c->w, ws, row, 4, rd->created_utc, NULL);
+        workbook_put_str(&c->w, ws, row, 5, rd->benchgen_version, NULL);
+        workbook_put_str(&c->w, ws, row, 6, rd->git_commit, c->w.mono);
+        workbook_put_str(&c->w, ws, row, 7, rd->command_line, c->w.mono);
+    }
+    row++;
+    static const char *const settings[] = {
+        "Alpha (false discovery rate)", "Noise band (+/- fraction)",    "Confidence level",
+        "Bootstrap resamples",          "Minimum timed steps per side", "Exit status"};
+    double values[] = {r->opt.alpha,
+                       r->opt.noise,
+                       1.0 - r->opt.alpha,
+                       (double)r->opt.resamples,
+                       SIGNIFICANCE_MIN_SAMPLES,
+                       compare_exit_status(r)};
+    for (size_t i = 0; i < 6; i++, row++) {
+        workbook_put_str(&c->w, ws, row, 0, settings[i], c->w.bold);
+        workbook_put_num(&c->w, ws, row, 2, values[i], NULL);
+    }
+    row = workbook_put_paragraphs(&c->w, ws, row + 1, x->method, x->nmethod);
+    (void)row;
+    worksheet_set_column(ws, 0, 0, 30, NULL);
+    worksheet_set_column(ws, 1, 2, 22, NULL);
+    worksheet_set_column(ws, 3, 7, 30, NULL);
+    return c->w.err;
+}
+
+int compare_workbook_write(const struct crep *x, const char *path)
+{
+    struct cwb c;
+    int err = workbook_begin(&c.w, path, x->title, "benchmark comparison: ms/step ratios and verdicts",
+                             x->subtitle, x->created);
+    if (err < 0)
+        return err;
+    cwb_formats(&c);
+    lxw_worksheet *verdicts = workbook_sheet(&c.w, "Verdicts"), *geomean = workbook_sheet(&c.w, "Geomean"),
+                  *env = workbook_sheet(&c.w, "Environment diff");
+    lxw_worksheet *trend = x->r->nruns >= 3 ? workbook_sheet(&c.w, "Trend") : NULL;
+    lxw_worksheet *runs = workbook_sheet(&c.w, "Runs");
+    err = c.w.err;
+    if (err == 0)
+        err = sheet_verdicts(&c, x, verdicts);
+    if (err == 0)
+        err = sheet_geomeans(&c, x, geomean);
+    if (err == 0)
+        err = sheet_env(&c, x, env);
+    if (err == 0 && trend)
+        err = sheet_trend(&c, x, trend);
+    if (err == 0)
+        err = sheet_runs(&c, x, runs);
+    return workbook_finish(&c.w, path, err);
+}

@@ -1,0 +1,111 @@
+/*
+ * doc.h - the document model every report is built as: a flat list of
+ * blocks (sections, headings, paragraphs, notes, warnings, tables, figures,
+ * code and folded details) that the run report (report_doc.c) and the
+ * comparison report (compare_doc.c) build once and that one writer per
+ * format draws: doc_html_render, doc_md_render, doc_pdf_render (and the
+ * workbook's doc_xlsx_render for the sheets that read as a document).
+ *
+ * Text is raw, as stored: each writer escapes it for its format. A paragraph
+ * made by benchgen itself (never by the run) may carry links written as
+ * "[label](#anchor)" when it has DOC_LINKS: HTML makes them <a>, Markdown
+ * keeps them, the PDF prints the label.
+ *
+ * Building never checks each call: the first failure is remembered in
+ * d->err and later calls do nothing, so a builder checks doc_error() once.
+ *
+ * Ownership: a struct doc starts zeroed ({0}) with doc_init() naming its
+ * figures (borrowed; they must outlive it); doc_free() releases every block,
+ * and the tables handed to doc_table().
+ */
+#ifndef BENCHGEN_DOC_H
+#define BENCHGEN_DOC_H
+
+#include <stddef.h>
+
+#include "report/figure.h"
+#include "report/tables.h"
+
+enum doc_kind {
+    DOC_SECTION,  /* starts a top-level section: id (an anchor) and text (its heading, or NULL) */
+    DOC_END,      /* ends the section */
+    DOC_HEADING,  /* a subsection heading, level 3 */
+    DOC_PARA,     /* a paragraph: text and a style */
+    DOC_PARAS,    /* paragraphs from a template: "- " ones form a list */
+    DOC_WARNING,  /* one warning: id (a cell key, or NULL) and text; consecutive ones form one list */
+    DOC_TABLE,    /* a table */
+    DOC_FIGURE,   /* a figure of the document's list, by index */
+    DOC_CODE,     /* a preformatted block: text, and id as its language ("yaml") */
+    DOC_DETAILS   /* a folded block: id (its summary, shown as code) and text */
+};
+
+enum doc_style {
+    DOC_NORMAL,
+    DOC_MUTED,  /* a subtitle or description */
+    DOC_STRONG, /* a summary line, in bold */
+    DOC_NOTE,   /* something a reader must not miss, in bold (hardware differs, a cell got slower) */
+    DOC_GOOD,   /* a reassuring result ("no cell got slower"), in bold */
+    DOC_ALERT   /* a warning sentence under the warnings (cells failed) */
+};
+
+/* Block flags. */
+enum {
+    DOC_LINKS = 1 << 0,   /* a paragraph's "[label](#anchor)" are links */
+    DOC_MDHEAD = 1 << 1,  /* a figure: Markdown puts its title as a "###" heading above it */
+    DOC_NOPAGE = 1 << 2   /* a section heading that may sit at a page's foot in the PDF */
+};
+
+struct doc_block {
+    enum doc_kind kind;
+    enum doc_style style;
+    unsigned flags;
+    char *id;          /* see the kinds */
+    char *text;        /* see the kinds */
+    struct table table; /* DOC_TABLE (owned) */
+    double size;       /* DOC_TABLE: the PDF's font size; DOC_PARA: 0 for the default */
+    size_t fig;        /* DOC_FIGURE: index into the document's figures */
+    char **items;      /* DOC_PARAS: the paragraphs (owned) */
+    size_t nitems;
+};
+
+struct doc {
+    char *title;    /* the document's title (the PDF's level-1 heading, the HTML's <h1>) */
+    char *subtitle; /* one line under it, or "" */
+    const struct figure *figs; /* borrowed */
+    size_t nfigs;
+    struct doc_block *b;
+    size_t n, cap;
+    int err;
+};
+
+/* Starts d with its title, subtitle (NULL: none) and figure list. */
+void doc_init(struct doc *d, const char *title, const char *subtitle, const struct figure *figs, size_t nfigs);
+void doc_free(struct doc *d);
+/* 0, or the first error a call met (BG_ENOMEM). */
+int doc_error(const struct doc *d);
+
+void doc_section(struct doc *d, const char *id, const char *title);
+void doc_end(struct doc *d);
+void doc_heading(struct doc *d, const char *text);
+void doc_para(struct doc *d, enum doc_style style, const char *text);
+void doc_paraf(struct doc *d, enum doc_style style, unsigned flags, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void doc_paras(struct doc *d, char **paras, size_t n);
+void doc_warning(struct doc *d, const char *key, const char *text);
+/* Takes t over (t is zeroed): the document frees it. size: the PDF's font size. */
+void doc_table(struct doc *d, struct table *t, double size);
+/* flags: DOC_MDHEAD. */
+void doc_figure(struct doc *d, size_t index, unsigned flags);
+void doc_code(struct doc *d, const char *text, const char *lang);
+void doc_details(struct doc *d, const char *summary, const char *text);
+
+/* The last block added (to set flags), or NULL. */
+struct doc_block *doc_last(struct doc *d);
+
+/* Splits authored text with links into runs: calls out(text, len, anchor,
+ * ctx) for each plain run (anchor NULL) and each link (text = its label).
+ * Returns the first non-zero out() result. */
+int doc_links(const char *text, int (*out)(const char *s, size_t n, const char *anchor, size_t alen, void *ctx),
+              void *ctx);
+
+#endif /* BENCHGEN_DOC_H */

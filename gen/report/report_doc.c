@@ -1,0 +1,135 @@
+/*
+ * report_doc.c - the run report's document (see report_doc.h).
+ */
+#include "report/report_doc.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "report/tables.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void table(struct doc *d, const struct rctx *x, enum table_kind kind, double size)
+{
+    struct table t;
+    if (d->err)
+        return;
+    int err = tables_build(x, kind, &t);
+    if (err < 0)
+        d->err = err;
+    else
+        doc_table(d, &t, size);
+}
+
+static void figures(struct doc *d, const struct rctx *x, int section, unsigned flags)
+{
+    for (size_t i = 0; i < x->nfigs; i++)
+        if (x->figs[i].section == section)
+            doc_figure(d, i, flags);
+}
+
+static void warnings(struct doc *d, const struct rctx *x)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->rd->ncells; i++) {
+        const struct rd_cell *c = &x->rd->cells[i];
+        char w[200];
+        grid_warnings(&c->st, w, sizeof(w));
+        if (!w[0] || !c->status || strcmp(c->status, "ok"))
+            continue;
+        if (n++ == 0)
+            doc_heading(d, "Warnings");
+        doc_warning(d, c->key, w);
+    }
+    size_t nf = rctx_nfailures(x);
+    if (nf)
+        doc_paraf(d, DOC_ALERT, DOC_LINKS, "%zu cell%s did not produce a number: see [Failures](#failures).", nf,
+                  nf == 1 ? "" : "s");
+}
+
+static void failures(struct doc *d, const struct rctx *x)
+{
+    table(d, x, TABLE_FAILURES, 7.5);
+    for (size_t i = 0; i < x->rd->ncells; i++) {
+        const struct rd_cell *c = &x->rd->cells[i];
+        if ((c->status && strcmp(c->status, "ok") == 0) || !c->detail || !strchr(c->detail, '\n'))
+            continue;
+        doc_details(d, c->key, c->detail);
+    }
+}
+
+int report_doc_build(struct doc *d, const struct rctx *x)
+{
+    char *title = util_printf("Benchmark report: %s", x->rd->name);
+    if (!title)
+        return error_set(BG_ENOMEM, "out of memory");
+    doc_init(d, title, x->rd->description, x->figs, x->nfigs);
+    free(title);
+
+    doc_section(d, "run", NULL);
+    table(d, x, TABLE_META, 8);
+    warnings(d, x);
+    doc_end(d);
+
+    doc_section(d, "summary", "Summary");
+    doc_para(d, DOC_NORMAL,
+             "Mean ms/step of the timed steps (the published metric); lower is better. Outlined and bold: the "
+             "row's fastest cell; shading: ratio to the row's best. NA: no number, with the reason.");
+    table(d, x, TABLE_SUMMARY, 7.5);
+    table(d, x, TABLE_DETAIL, 7);
+    figures(d, x, FIG_SUMMARY, 0);
+    doc_end(d);
+
+    doc_section(d, "speedup", "Speedup");
+    table(d, x, TABLE_SPEEDUP, 7.5);
+    figures(d, x, FIG_SPEEDUP, 0);
+    doc_end(d);
+
+    doc_section(d, "heatmap", "Relative to each row's best");
+    figures(d, x, FIG_HEATMAP, 0);
+    doc_end(d);
+
+    if (x->ref) {
+        doc_section(d, "reference", "Measured vs published");
+        if (x->hardware_note[0])
+            doc_para(d, DOC_NOTE, x->hardware_note);
+        table(d, x, TABLE_REFERENCE, 6.5);
+        figures(d, x, FIG_REFERENCE, 0);
+        doc_end(d);
+    }
+
+    doc_section(d, "statistics", "Statistics per cell");
+    table(d, x, TABLE_STATISTICS, 6);
+    doc_end(d);
+
+    doc_section(d, "cells", "Step times per cell");
+    figures(d, x, FIG_CELLS, DOC_MDHEAD);
+    doc_end(d);
+
+    doc_section(d, "method", "Method");
+    doc_paras(d, x->method, x->nmethod);
+    doc_end(d);
+
+    doc_section(d, "fairness", "Fairness notes");
+    doc_paras(d, x->fairness, x->nfairness);
+    doc_heading(d, "Facts recorded per backend");
+    table(d, x, TABLE_FACTS, 7.5);
+    doc_end(d);
+
+    doc_section(d, "environment", "Environment");
+    doc_heading(d, "Machine and run");
+    table(d, x, TABLE_RUN_ENV, 7.5);
+    doc_heading(d, "Python environments");
+    table(d, x, TABLE_PY_ENV, 7);
+    doc_end(d);
+
+    doc_section(d, "failures", "Failures");
+    failures(d, x);
+    doc_end(d);
+
+    doc_section(d, "spec", "Spec");
+    doc_code(d, x->rd->spec_text, "yaml");
+    doc_end(d);
+    return doc_error(d);
+}
