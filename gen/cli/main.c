@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/show.h"
 #include "plan/spec.h"
+#include "store/rundir.h"
 #include "store/store.h"
 #include "run/sysinfo.h"
 #include "base/util.h"
@@ -277,11 +278,6 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
     } else {
         if (repeats)
             spec->repeats = repeats;
-        if ((err = matrix_expand(&plan, spec, only)) < 0 || (err = derive_envs(&plan, with, nwith, dry)) < 0)
-            goto done;
-        sched_print_plan(&plan, stdout);
-        if (dry)
-            goto done;
         if (out) {
             outdir = strdup(out);
         } else {
@@ -297,6 +293,13 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
             err = error_set(BG_ENOMEM, "out of memory");
             goto done;
         }
+        /* --out is checked before anything is built or downloaded */
+        if ((err = matrix_expand(&plan, spec, only)) < 0 || (!dry && (err = rundir_check_free(outdir)) < 0) ||
+            (err = derive_envs(&plan, with, nwith, dry)) < 0)
+            goto done;
+        sched_print_plan(&plan, stdout);
+        if (dry)
+            goto done;
         if ((err = sysinfo_collect(&host)) < 0)
             goto done;
         for (size_t i = 0; i < nwith; i++)

@@ -31,6 +31,7 @@ struct store {
     sqlite3 *db;
     char *dir;
     bool readonly;
+    int lock_fd; /* DIR/run.lock, held by a writer for the store's life; -1 for readers */
 };
 
 static const char *const schema_sql =
@@ -125,6 +126,7 @@ static void store_free_(struct store *s)
     if (!s)
         return;
     sqlite3_close(s->db);
+    rundir_unlock(s->lock_fd);
     free(s->dir);
     free(s);
 }
@@ -221,78 +223,104 @@ static int insert_env_(sqlite3 *db, int cell_id, const struct kvlist *env)
     return err;
 }
 
-static void unlink_db_files_(const char *path)
+/* The schema, the run row, the plan and the run-wide environment, in one
+ * transaction on a fresh database. */
+static int write_plan_(sqlite3 *db, const struct spec *spec, const struct matrix *plan,
+                       const struct kvlist *run_env, const char *command_line)
 {
-    static const char *const suffixes[] = {"", "-wal", "-shm", "-journal"};
-    for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
-        char *p = util_printf("%s%s", path, suffixes[i]);
-        if (p)
-            unlink(p);
-        free(p);
-    }
+    char *meta_sql = util_printf("INSERT INTO meta(key, value) VALUES ('schema_version', '%d'),"
+                                 " ('created_by', 'benchgen %s');",
+                                 STORE_SCHEMA_VERSION, BENCHGEN_VERSION);
+    int err = 0;
+    if (!meta_sql)
+        return error_set(BG_ENOMEM, "out of memory");
+    if ((err = exec_(db, "PRAGMA journal_mode=WAL;")) < 0 || (err = configure_writer_(db)) < 0 ||
+        (err = exec_(db, "BEGIN IMMEDIATE")) < 0)
+        goto done;
+    if ((err = exec_(db, schema_sql)) < 0 || (err = exec_(db, meta_sql)) < 0 ||
+        (err = insert_run_(db, spec, command_line)) < 0 || (err = insert_plan_(db, plan)) < 0 ||
+        (err = insert_env_(db, 0, run_env)) < 0)
+        goto done;
+    rundir_fault("plan-written");
+    err = exec_(db, "COMMIT");
+done:
+    if (err < 0)
+        rollback_(db);
+    free(meta_sql);
+    return err;
 }
 
+/* The run is built in a temporary directory beside DIR (rundir.h) and renamed
+ * into place once its plan is committed, so DIR never exists half-made; the
+ * lock taken there moves with it and is held until store_close(). */
 int store_create(struct store **out, const char *dir, const struct spec *spec, const struct matrix *plan,
                  const struct kvlist *run_env, const char *command_line)
 {
     struct store *s = NULL;
-    char *path = NULL, *logs = NULL, *meta_sql = NULL;
-    bool created = false;
-    int err = 0;
+    sqlite3 *db = NULL;
+    char *tmp = NULL, *path = NULL;
+    bool published = false;
+    int err = 0, lock = -1;
 
     *out = NULL;
-    path = db_path_(dir);
-    logs = util_printf("%s/logs", dir);
     s = calloc(1, sizeof(*s));
-    if (!path || !logs || !s || !(s->dir = strdup(dir))) {
+    if (s)
+        s->lock_fd = -1;
+    if (!s || !(s->dir = strdup(dir))) {
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
-    if (access(path, F_OK) == 0) {
-        err = error_set(BG_EUSAGE,
-                        "%s already holds a run (use --resume %s to continue it, or choose another --out)",
-                        dir, dir);
+    if ((err = rundir_begin(&tmp, &lock, dir)) < 0)
+        goto done;
+    if (!(path = db_path_(tmp))) {
+        err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
-    if ((err = util_mkdir_p(dir, 0755)) < 0 || (err = util_mkdir_p(logs, 0755)) < 0)
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+        err = db_error_(db, path);
         goto done;
-
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
+    }
+    if ((err = write_plan_(db, spec, plan, run_env, command_line)) < 0)
+        goto done;
+    /* Closed before the rename (SQLite keeps paths of its side files), so the
+     * checkpoint leaves run.db alone and complete. */
+    int rc = sqlite3_close(db);
+    db = NULL;
+    if (rc != SQLITE_OK) {
+        err = error_set(BG_EDB, "run.db: closing %s failed (%s)", path, sqlite3_errstr(rc));
+        goto done;
+    }
+    rundir_fault("committed");
+    if ((err = rundir_publish(tmp, dir)) < 0)
+        goto done;
+    published = true;
+    rundir_fault("published");
+    free(path);
+    if (!(path = db_path_(dir))) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
         err = db_error_(s->db, path);
         goto done;
     }
-    created = true;
-    if ((err = exec_(s->db, "PRAGMA journal_mode=WAL;")) < 0 || (err = configure_writer_(s->db)) < 0)
+    if ((err = configure_writer_(s->db)) < 0)
         goto done;
-
-    meta_sql = util_printf("INSERT INTO meta(key, value) VALUES ('schema_version', '%d'),"
-                           " ('created_by', 'benchgen %s');",
-                           STORE_SCHEMA_VERSION, BENCHGEN_VERSION);
-    if (!meta_sql) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
-    if ((err = exec_(s->db, "BEGIN IMMEDIATE")) < 0)
-        goto done;
-    if ((err = exec_(s->db, schema_sql)) < 0 || (err = exec_(s->db, meta_sql)) < 0 ||
-        (err = insert_run_(s->db, spec, command_line)) < 0 || (err = insert_plan_(s->db, plan)) < 0 ||
-        (err = insert_env_(s->db, 0, run_env)) < 0 || (err = exec_(s->db, "COMMIT")) < 0)
-        goto done;
-
+    s->lock_fd = lock;
+    lock = -1;
 done:
+    sqlite3_close(db);
     if (err < 0) {
-        if (s && s->db)
-            rollback_(s->db);
         store_free_(s);
-        /* An empty run.db would make the next attempt refuse the directory. */
-        if (created)
-            unlink_db_files_(path);
+        /* Only what this process created, and only when it never became DIR. */
+        if (tmp && !published)
+            rundir_abandon(tmp);
     } else {
         *out = s;
     }
+    rundir_unlock(lock);
+    free(tmp);
     free(path);
-    free(logs);
-    free(meta_sql);
     return err;
 }
 
@@ -370,6 +398,8 @@ int store_open(struct store **out, const char *dir, bool readonly)
     *out = NULL;
     path = db_path_(dir);
     s = calloc(1, sizeof(*s));
+    if (s)
+        s->lock_fd = -1;
     if (!path || !s || !(s->dir = strdup(dir))) {
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
@@ -379,6 +409,9 @@ int store_open(struct store **out, const char *dir, bool readonly)
         err = error_set(BG_ENOTFOUND, "%s: no run here (%s is missing)", dir, STORE_DB_NAME);
         goto done;
     }
+    /* One writer per run: a second `run --resume` is refused, naming the first. */
+    if (!readonly && (err = rundir_lock(&s->lock_fd, dir)) < 0)
+        goto done;
     /* A reader that can write the directory opens read-write but query_only:
      * SQL cannot change anything through it, and as the last connection to
      * close it removes run.db-wal and run.db-shm, which a SQLITE_OPEN_READONLY

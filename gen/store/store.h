@@ -39,23 +39,29 @@
 
 #include "plan/matrix.h"
 #include "store/result.h"
+#include "store/rundir.h"
 #include "plan/spec.h"
 #include "base/util.h"
 
 #define STORE_SCHEMA_VERSION 1
-#define STORE_DB_NAME "run.db"
+#define STORE_DB_NAME RUNDIR_DB_NAME
 
 struct store;
 struct sqlite3;
 
 /* Creates DIR (and DIR/logs) and DIR/run.db with the run row, the plan and
- * the run-wide environment. Refuses a DIR that already holds run.db
- * (BG_EUSAGE, suggesting --resume) so stored data is never overwritten. */
+ * the run-wide environment, built under a temporary name and renamed into
+ * place once committed; the handle holds DIR/run.lock (store/rundir.h).
+ * Refuses (BG_EUSAGE) a DIR that already holds run.db (suggesting --resume),
+ * any other non-empty DIR, and a DIR another process is creating or writing,
+ * so stored data is never overwritten. */
 int store_create(struct store **out, const char *dir, const struct spec *spec, const struct matrix *plan,
                  const struct kvlist *run_env, const char *command_line);
 
 /* Opens an existing run; BG_ENOTFOUND when DIR/run.db is missing, BG_EDB when
- * it is not a benchgen run or its schema_version is newer. */
+ * it is not a benchgen run or its schema_version is newer. A writer (readonly
+ * false) holds DIR/run.lock until store_close(): BG_EUSAGE, naming the
+ * holder, when another process writes the run. */
 int store_open(struct store **out, const char *dir, bool readonly);
 
 /* Loads the plan back (every cell, in id order). */

@@ -206,6 +206,25 @@ static void test_create_refuses_existing(void **state)
     rundata_free(rd);
 }
 
+static void test_one_writer(void **state)
+{
+    struct fixture *f = *state;
+    struct store *s = create_(f), *second = NULL;
+    /* the creator holds the lock; a second writer is refused, naming it */
+    assert_int_equal(store_open(&second, f->run, false), BG_EUSAGE);
+    assert_null(second);
+    char want[64];
+    snprintf(want, sizeof(want), "in use by benchgen pid %ld on host", (long)getpid());
+    assert_non_null(strstr(error_last(), want));
+    /* readers take no lock */
+    assert_int_equal(store_open(&second, f->run, true), 0);
+    store_close(second);
+    store_close(s);
+    /* released on close */
+    assert_int_equal(store_open(&second, f->run, false), 0);
+    store_close(second);
+}
+
 static void test_record_and_reload(void **state)
 {
     struct fixture *f = *state;
@@ -811,7 +830,7 @@ int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
     const struct CMUnitTest tests[] = {
-        T(test_create_refuses_existing), T(test_record_and_reload),  T(test_rerecord_replaces),
+        T(test_one_writer), T(test_create_refuses_existing), T(test_record_and_reload),  T(test_rerecord_replaces),
         T(test_pending_and_load_plan),   T(test_crash_mid_record),   T(test_record_rolls_back_on_error),
         T(test_schema_checks),           T(test_create_sets_pragmas), T(test_read_while_writing),
         T(test_show_text),               T(test_show_json),          T(test_show_missing_run),
