@@ -6,8 +6,9 @@
 #   make asan       the same tests against an AddressSanitizer + UBSan build
 #   make report     install, build environments, run data/matrix/cpu-tiny.yaml, render the report
 #
-# Knobs: PYTHON=python3 (the interpreter whose libpython is linked and which
-# creates the venvs), USE_CUDA=auto|yes|no, V=1 (show commands), BUILD=build.
+# Knobs: PYTHON=python3 (the interpreter that creates the default venvs and
+# whose headers build the worker module), USE_CUDA=auto|yes|no, V=1 (show
+# commands), BUILD=build.
 
 PYTHON   ?= python3
 USE_CUDA ?= auto
@@ -20,21 +21,25 @@ ifdef V
 Q :=
 endif
 
-# ---- the Python that owns the venvs -------------------------------------
-# Resolved once (pyenv shims hide the real executable); its include dir and
-# shared libpython are linked, with an rpath, so the worker's interpreter is
-# the very one that created the venvs.
+# ---- Python: only headers, for the worker module -------------------------
+# benchgen itself links no libpython. `_benchgen`, the module a cell's
+# interpreter imports, is built against CPython's stable ABI (3.9 and later)
+# with the headers of whatever python3 is here, so one .abi3.so loads into
+# every environment's interpreter. PY_EXE (resolved once: pyenv shims hide
+# the real executable) is also the default interpreter for lock-file venvs.
 PY_EXE    := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
 PY_INC    := $(shell $(PY_EXE) -c 'import sysconfig; print(sysconfig.get_path("include"))' 2>/dev/null)
-PY_LIBDIR := $(shell $(PY_EXE) -c 'import sysconfig; print(sysconfig.get_config_var("LIBDIR"))' 2>/dev/null)
-PY_LDVER  := $(shell $(PY_EXE) -c 'import sysconfig; print(sysconfig.get_config_var("LDVERSION"))' 2>/dev/null)
-PY_SHARED := $(shell $(PY_EXE) -c 'import sysconfig; print(sysconfig.get_config_var("Py_ENABLE_SHARED"))' 2>/dev/null)
 ifeq ($(PY_EXE),)
   $(error $(PYTHON) not found: set PYTHON=/path/to/python3)
 endif
-ifneq ($(PY_SHARED),1)
-  $(error $(PY_EXE) has no shared libpython; rebuild it with --enable-shared (pyenv: PYTHON_CONFIGURE_OPTS=--enable-shared))
+ifeq ($(wildcard $(PY_INC)/Python.h),)
+  PY_INC := $(patsubst -I%,%,$(firstword $(shell python3-config --includes 2>/dev/null)))
 endif
+EXT_DIR := $(BUILD)/python
+EXT     := $(EXT_DIR)/_benchgen.abi3.so
+EXT_SRC := $(sort $(wildcard runners/ext/*.c)) runners/channel_write.c runners/digest.c runners/synth.c \
+           gen/base/error.c
+EXT_HDR := $(wildcard runners/ext/*.h) runners/channel.h runners/digest.h runners/synth.h gen/base/error.h
 
 # ---- libraries through pkg-config ----------------------------------------
 PKGS := sqlite3 yaml-0.1 jansson libcrypto
@@ -73,12 +78,16 @@ ALL_CFLAGS = $(CSTD) $(WARN) $(CFLAGS) $(SAN_FLAGS) -D_GNU_SOURCE \
   -DHAVE_CUDA=$(HAVE_CUDA) -DBENCHGEN_VERSION='"$(VERSION)"' \
   -DBENCHGEN_GIT_COMMIT='"$(GIT_COMMIT)"' -DBENCHGEN_GIT_DIRTY=$(GIT_DIRTY) \
   -DBENCHGEN_SOURCE_DIR='"$(CURDIR)"' -DBENCHGEN_PYTHON='"$(PY_EXE)"' \
-  -Igen -I. -isystem $(PY_INC) $(CUDA_CFLAGS) \
+  -DBENCHGEN_EXT_SUBDIR='"$(EXT_DIR)"' -Igen -I. $(CUDA_CFLAGS) \
   $(shell $(PKG_CONFIG) --cflags $(ALL_PKGS) 2>/dev/null) -MMD -MP
-LDLIBS = $(SAN_FLAGS) -L$(PY_LIBDIR) -Wl,-rpath,$(PY_LIBDIR) -lpython$(PY_LDVER) \
+LDLIBS = $(SAN_FLAGS) \
   $(shell $(PKG_CONFIG) --libs $(ALL_PKGS) 2>/dev/null) $(CUDA_LIBS) -ldl -lm -lpthread -lutil
 
 SRC      := $(sort $(wildcard gen/*/*.c runners/*.c charts/*.c))
+# The module is built without sanitizers whatever SAN_FLAGS says: it is
+# loaded into an interpreter that has no sanitizer runtime.
+EXT_CFLAGS = $(CSTD) $(WARN) -O2 -g -fPIC -shared -fvisibility=hidden -D_GNU_SOURCE \
+  -DPy_LIMITED_API=0x03090000 -Igen -I. -isystem $(PY_INC)
 OBJ      := $(SRC:%.c=$(BUILD)/%.o)
 MAIN_OBJ := $(BUILD)/gen/cli/main.o
 LIB_OBJ  := $(filter-out $(MAIN_OBJ),$(OBJ))
@@ -92,7 +101,7 @@ check-deps:
 ifneq ($(MISSING),)
 	$(error missing pkg-config modules: $(MISSING). Run `make deps` (Debian: installs the -dev packages))
 endif
-	@echo "[config] python $(PY_EXE) (libpython$(PY_LDVER) in $(PY_LIBDIR))"
+	@echo "[config] python $(PY_EXE) (headers $(PY_INC) for the abi3 worker module; no libpython linked)"
 	@echo "[config] CUDA runtime: $(if $(filter 1,$(HAVE_CUDA)),static from $(CUDA_HOME),not linked (USE_CUDA=$(USE_CUDA)))"
 
 # Debian packages (and nothing else) this project builds and tests with.
@@ -100,16 +109,21 @@ deps:
 	$(Q)scripts/install-deps.sh
 
 ifeq ($(BUILD),build)
-benchgen: $(OBJ)
+benchgen: $(OBJ) | $(EXT)
 	@printf '  LINK %s\n' $@
-	$(Q)$(CC) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) -o $@ $(OBJ) $(LDLIBS)
 else
 benchgen: $(BUILD)/benchgen
 endif
 
-$(BUILD)/benchgen: $(OBJ)
+$(BUILD)/benchgen: $(OBJ) | $(EXT)
 	@printf '  LINK %s\n' $@
-	$(Q)$(CC) -o $@ $^ $(LDLIBS)
+	$(Q)$(CC) -o $@ $(OBJ) $(LDLIBS)
+
+$(EXT): $(EXT_SRC) $(EXT_HDR)
+	@mkdir -p $(dir $@)
+	@printf '  EXT  %s\n' $@
+	$(Q)$(CC) $(EXT_CFLAGS) -o $@ $(EXT_SRC) -lm
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -134,7 +148,7 @@ test:
 	$(Q)$(MAKE) --no-print-directory all unit-bins
 	$(Q)tests/run.sh $(BUILD)
 
-unit-bins: $(TEST_BIN)
+unit-bins: $(TEST_BIN) | $(EXT)
 
 # Includes point down the layer chain, no cycle (docs/ARCHITECTURE.md).
 layers:

@@ -362,7 +362,7 @@ int chart_write_file(const char *path, const void *data, size_t len)
     char tmp[PATH_MAX];
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
         return error_set(BG_EIO, "path too long: %s", path);
-    FILE *f = fopen(tmp, "wb");
+    FILE *f = fopen(tmp, "wbe");
     if (!f)
         return error_set(BG_EIO, "cannot write %s: %s", tmp, strerror(errno));
     size_t w = len ? fwrite(data, 1, len, f) : 0;

@@ -1,82 +1,36 @@
 /*
- * channel.c - writing and parsing the worker's JSON-lines report (see channel.h).
+ * channel.c - parsing the worker's JSON-lines report (see channel.h; the
+ * writing side is channel_write.c, compiled into the worker's module).
+ *
+ * Hostile input is expected: the workload runs in the process that writes
+ * the report and can write to the pipe itself. So every byte is scanned
+ * once (no rescans of a partial line), a line longer than
+ * CHANNEL_LINE_MAX ends the cell, and what a message says is checked
+ * (samples are positive durations; nothing after the final message counts).
  */
 #include "runners/channel.h"
 #include "base/error.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
-static int send_json(int fd, json_t *obj)
-{
-    if (!obj)
-        return error_set(BG_ENOMEM, "out of memory");
-    char *s = json_dumps(obj, JSON_COMPACT);
-    json_decref(obj);
-    if (!s)
-        return error_set(BG_ENOMEM, "out of memory");
-    size_t n = strlen(s);
-    s[n] = '\n'; /* json_dumps' NUL becomes the line end: one write() per message */
-    const char *p = s;
-    size_t left = n + 1;
-    int err = 0;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            err = error_set(BG_EIO, "report pipe: %s", strerror(errno));
-            break;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    free(s);
-    return err;
-}
+static void problem(struct channel_reader *cr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-int channel_send_marker(int fd, const char *name, int64_t ns)
+/* Records the first protocol violation; the parent ends the cell over it. */
+static void problem(struct channel_reader *cr, const char *fmt, ...)
 {
-    return send_json(fd, json_pack("{s:s,s:s,s:I}", "t", "marker", "name", name, "ns", (json_int_t)ns));
-}
-
-int channel_send_inputs(int fd, const char *sha256, int64_t bytes)
-{
-    return send_json(fd, json_pack("{s:s,s:s,s:I}", "t", "inputs", "sha256", sha256, "bytes", (json_int_t)bytes));
-}
-
-int channel_send_sample(int fd, int warmup, int64_t ns)
-{
-    return send_json(fd, json_pack("{s:s,s:i,s:I}", "t", "sample", "warmup", warmup, "ns", (json_int_t)ns));
-}
-
-int channel_send_kv(int fd, const char *type, const char *k, const char *v)
-{
-    /* json_pack fails on invalid UTF-8; a package or fact value should never
-     * be that, but a report must not be lost over it. */
-    json_t *o = json_pack("{s:s,s:s,s:s}", "t", type, "name", k, "value", v);
-    if (!o)
-        o = json_pack("{s:s,s:s,s:s}", "t", type, "name", k, "value", "<invalid utf-8>");
-    return send_json(fd, o);
-}
-
-int channel_send_final(int fd, const char *type, const char *kind, const char *text)
-{
-    json_t *o = json_pack("{s:s}", "t", type);
-    if (!o)
-        return error_set(BG_ENOMEM, "out of memory");
-    if (kind)
-        json_object_set_new(o, "kind", json_string(kind));
-    if (text) {
-        json_t *s = json_string(text);
-        json_object_set_new(o, strcmp(type, "unsupported") == 0 ? "reason" : "detail",
-                            s ? s : json_string("<invalid utf-8>"));
-    }
-    return send_json(fd, o);
+    if (cr->problem[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cr->problem, sizeof(cr->problem), fmt, ap);
+    va_end(ap);
 }
 
 static int handle_line(struct channel_reader *cr, const char *line, struct result *res)
@@ -85,6 +39,7 @@ static int handle_line(struct channel_reader *cr, const char *line, struct resul
     json_t *o = json_loads(line, 0, &jerr);
     if (!o || !json_is_object(o)) {
         json_decref(o);
+        problem(cr, "the report channel carried a line that is not a JSON object (%s)", jerr.text);
         return 0;
     }
     const char *t = json_string_value(json_object_get(o, "t"));
@@ -92,8 +47,12 @@ static int handle_line(struct channel_reader *cr, const char *line, struct resul
     if (!t || cr->final) {
         /* nothing after a final message counts */
     } else if (strcmp(t, "sample") == 0) {
-        err = result_add_sample(res, (int)json_integer_value(json_object_get(o, "warmup")),
-                                (int64_t)json_integer_value(json_object_get(o, "ns")));
+        json_t *ns = json_object_get(o, "ns");
+        json_int_t v = json_integer_value(ns);
+        if (!json_is_integer(ns) || v <= 0)
+            problem(cr, "the report channel carried an invalid step duration (%lld ns)", (long long)v);
+        else
+            err = result_add_sample(res, json_integer_value(json_object_get(o, "warmup")) != 0, (int64_t)v);
     } else if (strcmp(t, "marker") == 0) {
         const char *name = json_string_value(json_object_get(o, "name"));
         if (name)
@@ -124,31 +83,58 @@ static int handle_line(struct channel_reader *cr, const char *line, struct resul
     return err;
 }
 
+/* Makes room for n more bytes (plus a NUL). */
+static int reserve(struct channel_reader *cr, size_t n)
+{
+    if (cr->len + n + 1 <= cr->cap)
+        return 0;
+    size_t cap = cr->cap ? cr->cap : 4096;
+    while (cap < cr->len + n + 1)
+        cap *= 2;
+    char *p = realloc(cr->buf, cap);
+    if (!p)
+        return error_set(BG_ENOMEM, "out of memory");
+    cr->buf = p;
+    cr->cap = cap;
+    return 0;
+}
+
 int channel_feed(struct channel_reader *cr, const char *data, size_t n, struct result *res)
 {
-    if (cr->len + n + 1 > cr->cap) {
-        size_t cap = cr->cap ? cr->cap : 4096;
-        while (cap < cr->len + n + 1)
-            cap *= 2;
-        char *p = realloc(cr->buf, cap);
-        if (!p)
-            return error_set(BG_ENOMEM, "out of memory");
-        cr->buf = p;
-        cr->cap = cap;
-    }
+    int err = 0;
+    if (cr->problem[0])
+        return 0; /* the cell is ending: nothing more is read into memory */
+    /* Only the unfinished line is kept, so buf never holds more than one
+     * line plus one read; bytes before cr->scanned hold no newline. */
+    if ((err = reserve(cr, n)) < 0)
+        return err;
     memcpy(cr->buf + cr->len, data, n);
     cr->len += n;
-    int err = 0;
     size_t start = 0;
-    for (size_t i = 0; i < cr->len && !err; i++) {
-        if (cr->buf[i] != '\n')
-            continue;
-        cr->buf[i] = '\0';
-        err = handle_line(cr, cr->buf + start, res);
-        start = i + 1;
+    for (;;) {
+        char *nl = memchr(cr->buf + cr->scanned, '\n', cr->len - cr->scanned);
+        if (!nl)
+            break;
+        *nl = '\0';
+        size_t end = (size_t)(nl - cr->buf);
+        if (!err && end - start <= CHANNEL_LINE_MAX)
+            err = handle_line(cr, cr->buf + start, res);
+        else if (!err)
+            problem(cr, "the report channel carried a line of %zu bytes (the limit is %d)", end - start,
+                    CHANNEL_LINE_MAX);
+        start = end + 1;
+        cr->scanned = start;
     }
-    memmove(cr->buf, cr->buf + start, cr->len - start);
-    cr->len -= start;
+    cr->scanned = cr->len;
+    if (cr->len - start > CHANNEL_LINE_MAX)
+        problem(cr, "the report channel carried a line of more than %d bytes", CHANNEL_LINE_MAX);
+    if (start > 0) {
+        memmove(cr->buf, cr->buf + start, cr->len - start);
+        cr->len -= start;
+        cr->scanned -= start;
+    }
+    if (cr->problem[0])
+        cr->len = cr->scanned = 0;
     return err;
 }
 
@@ -156,5 +142,5 @@ void channel_reader_free(struct channel_reader *cr)
 {
     free(cr->buf);
     cr->buf = NULL;
-    cr->len = cr->cap = 0;
+    cr->len = cr->cap = cr->scanned = 0;
 }

@@ -1,7 +1,7 @@
 """benchgen harness: the Python half of a cell worker.
 
-The C worker (runners/cell.c) starts CPython bound to the cell's venv,
-imports this module and drives it:
+benchgen exec()s the environment's interpreter, whose `_benchgen` C module
+(runners/ext/steps.c) imports this module and drives it:
 
     cell = harness.Cell()                # loads the workload for _benchgen.cell
     cell.unsupported()  -> str | None    # a reason ends the cell as `unsupported`
@@ -63,7 +63,6 @@ import importlib
 import importlib.metadata
 import importlib.util
 import os
-import platform
 import re
 import sys
 import types
@@ -241,12 +240,9 @@ class Cell:
         return out
 
     def environment(self):
-        env = {
-            "python.version": platform.python_version(),
-            "python.implementation": platform.python_implementation(),
-            "python.executable": sys.executable,
-            "python.prefix": sys.prefix,
-        }
+        # python.version, .implementation, .executable and .prefix are sent
+        # by the C module as soon as the interpreter is up (runners/ext/steps.c).
+        env = {}
         for dist in importlib.metadata.distributions():
             name = dist.metadata.get("Name")
             if name:

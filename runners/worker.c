@@ -1,64 +1,51 @@
 /*
- * worker.c - forking, watching and judging one cell worker (see worker.h).
+ * worker.c - starting, watching and judging one cell worker (see worker.h).
  */
 #include "runners/worker.h"
-#include "plan/catalog.h"
-#include "runners/cell.h"
-#include "runners/channel.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "plan/catalog.h"
+#include "runners/channel.h"
+#include "runners/contain.h"
+#include "runners/logcap.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define WATCH_INTERVAL_MS 100
+#ifndef BENCHGEN_EXT_SUBDIR
+#define BENCHGEN_EXT_SUBDIR "build/python"
+#endif
 
-/* Resident memory of every process in group pgid, in bytes. The worker's
- * own children (compile workers, data loaders) count against its limit. */
-static int64_t group_rss(pid_t pgid)
+#define WATCH_INTERVAL_MS 100
+#define REPORT_FD 3
+/* After the worker is gone, how long its pipes may stay open (they cannot
+ * once the container is killed; this only bounds a kernel that is slow). */
+#define DRAIN_GRACE_NS 2000000000LL
+
+extern char **environ;
+
+const char worker_bootstrap[] = "import sys;sys.path[:]=sys.argv[1:3]+[p for p in sys.path if p];"
+                                "import _benchgen;_benchgen._main(sys.argv[3:])";
+
+const char *worker_ext_dir(void)
 {
-    DIR *d = opendir("/proc");
-    if (!d)
-        return 0;
-    long page = sysconf(_SC_PAGESIZE);
-    int64_t total = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (e->d_name[0] < '1' || e->d_name[0] > '9')
-            continue;
-        char path[300], buf[512];
-        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-        FILE *f = fopen(path, "r");
-        if (!f)
-            continue;
-        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        /* Fields after the parenthesised command: state ppid pgrp ... */
-        char *rp = strrchr(buf, ')');
-        long pgrp = 0;
-        if (!rp || sscanf(rp + 2, "%*c %*d %ld", &pgrp) != 1 || pgrp != pgid)
-            continue;
-        snprintf(path, sizeof(path), "/proc/%s/statm", e->d_name);
-        f = fopen(path, "r");
-        long long size = 0, resident = 0;
-        if (f) {
-            if (fscanf(f, "%lld %lld", &size, &resident) == 2)
-                total += resident * page;
-            fclose(f);
-        }
-    }
-    closedir(d);
-    return total;
+    static char dir[PATH_MAX];
+    const char *env = getenv("BENCHGEN_EXT_DIR");
+    if (env && *env)
+        snprintf(dir, sizeof(dir), "%s", env);
+    else
+        snprintf(dir, sizeof(dir), "%s/%s", util_home_dir(), BENCHGEN_EXT_SUBDIR);
+    return dir;
 }
 
 static const char *signal_text(int sig)
@@ -66,6 +53,8 @@ static const char *signal_text(int sig)
     const char *s = sigabbrev_np(sig);
     return s ? s : "?";
 }
+
+/* ---- the child ------------------------------------------------------------- */
 
 /* Compilers that keep caches across processes (TorchInductor, Triton, the
  * CUDA JIT, JAX's persistent cache) are pointed at the cell's own empty
@@ -87,175 +76,411 @@ static void isolate_caches(const char *scratch)
     }
 }
 
-static _Noreturn void child(const struct worker_job *job, int wfd, int64_t t0, const char *scratch)
+/* The interpreter's environment: no PYTHON* variable of the user's (they
+ * could point it at other code or change hashing), and the settings that
+ * make a run repeatable: hash seed 0, UTF-8 mode, unbuffered output, no
+ * user site-packages. */
+static void set_environment(const struct cell *c, const char *scratch, const char *token)
+{
+    for (;;) {
+        char **e = environ;
+        while (e && *e && strncmp(*e, "PYTHON", 6) != 0)
+            e++;
+        if (!e || !*e)
+            break;
+        char name[256];
+        size_t n = strcspn(*e, "=");
+        snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), *e);
+        if (unsetenv(name) < 0 || n >= sizeof(name))
+            break;
+    }
+    setenv("PYTHONHASHSEED", "0", 1);
+    setenv("PYTHONUTF8", "1", 1);
+    setenv("PYTHONUNBUFFERED", "1", 1);
+    setenv("PYTHONNOUSERSITE", "1", 1);
+    const struct catalog_backend *b = catalog_backend_find(c->backend);
+    for (const char *const *v = b ? b->env_vars : NULL; v && *v; v++)
+        putenv((char *)*v);
+    setenv("BENCHGEN_BACKEND", c->backend, 1);
+    setenv("BENCHGEN_CELL", c->key, 1);
+    if (token)
+        putenv((char *)token);
+    if (scratch)
+        isolate_caches(scratch);
+}
+
+/* Moves fd to target (which must end up without FD_CLOEXEC). */
+static void place_fd(int fd, int target)
+{
+    if (fd == target)
+        fcntl(fd, F_SETFD, 0);
+    else
+        dup2(fd, target);
+}
+
+static void close_from(int lowfd)
+{
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, (unsigned)lowfd, ~0U, 0) == 0)
+        return;
+#endif
+    long max = sysconf(_SC_OPEN_MAX);
+    for (long fd = lowfd; fd < (max > 0 ? max : 65536); fd++)
+        close((int)fd);
+}
+
+/* argv: [prefix...] python -s -u -X utf8 -c BOOT ext runners 3 t0 key=value... */
+static char **build_argv(const struct worker_job *job, int64_t t0)
+{
+    const struct cell *c = job->cell;
+    const struct catalog_backend *b = catalog_backend_find(c->backend);
+    size_t np = 0;
+    while (job->prefix && job->prefix[np])
+        np++;
+    char **argv = calloc(np + 32, sizeof(*argv));
+    if (!argv)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < np; i++)
+        argv[k++] = (char *)job->prefix[i];
+    argv[k++] = (char *)job->python;
+    argv[k++] = "-s";
+    argv[k++] = "-u";
+    argv[k++] = "-X";
+    argv[k++] = "utf8";
+    argv[k++] = "-c";
+    argv[k++] = (char *)worker_bootstrap;
+    argv[k++] = (char *)worker_ext_dir();
+    argv[k++] = util_printf("%s/runners", job->home);
+    argv[k++] = util_printf("%d", REPORT_FD);
+    argv[k++] = util_printf("%lld", (long long)t0);
+    argv[k++] = util_printf("key=%s", c->key);
+    argv[k++] = util_printf("model=%s", c->model);
+    argv[k++] = util_printf("task=%s", c->task);
+    argv[k++] = util_printf("backend=%s", c->backend);
+    argv[k++] = util_printf("family=%s", b && b->family ? b->family : "");
+    argv[k++] = util_printf("size=%s", c->size);
+    argv[k++] = util_printf("precision=%s", c->precision ? c->precision : "");
+    argv[k++] = util_printf("env=%s", c->env ? c->env : "");
+    argv[k++] = util_printf("workload=%s", c->workload ? c->workload : "");
+    argv[k++] = util_printf("batch=%d", c->batch);
+    argv[k++] = util_printf("steps=%d", c->steps);
+    argv[k++] = util_printf("warmup=%d", c->warmup);
+    argv[k++] = util_printf("repeat=%d", c->repeat);
+    argv[k++] = util_printf("seed=%llu", (unsigned long long)c->seed);
+    argv[k] = NULL;
+    for (size_t i = 0; i < k; i++)
+        if (!argv[i])
+            return NULL; /* the child exits over it; nothing to free there */
+    return argv;
+}
+
+static _Noreturn void child(const struct worker_job *job, struct contain *ct, int report_w, int log_w,
+                            int64_t t0, const char *scratch, pid_t parent)
 {
     setpgid(0, 0);
-    /* A SIGKILLed parent must not leave a worker running on its own. */
+    /* A SIGKILLed parent must not leave a worker running on its own (its
+     * descendants are the container's and the watchdog's business). */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    /* The parent's handlers must not run here; Ctrl-C goes to the parent,
-     * which decides what happens to the cell. */
+    if (getppid() != parent)
+        _exit(127);
+    /* Ctrl-C goes to the parent, which decides what happens to the cell. */
     signal(SIGINT, SIG_IGN);
     signal(SIGTERM, SIG_DFL);
     signal(SIGPIPE, SIG_DFL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     struct rlimit no_core = {0, 0};
     setrlimit(RLIMIT_CORE, &no_core);
-    int log = open(job->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    int null = open("/dev/null", O_RDONLY);
-    if (null >= 0) {
-        dup2(null, 0);
-        close(null);
+    int joined = contain_enter(ct);
+
+    /* Lift the two pipe ends above 0..3 before placing them, so no dup2()
+     * overwrites the other. */
+    int rep = fcntl(report_w, F_DUPFD_CLOEXEC, 10), log = fcntl(log_w, F_DUPFD_CLOEXEC, 10);
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (rep < 0 || log < 0 || null < 0)
+        _exit(127);
+    place_fd(null, 0);
+    place_fd(log, 1);
+    place_fd(log, 2);
+    place_fd(rep, REPORT_FD);
+    close_from(REPORT_FD + 1);
+    if (joined < 0)
+        dprintf(2, "benchgen: could not join the cell's container (%s)\n", strerror(errno));
+
+    set_environment(job->cell, scratch, contain_token(ct));
+    char **argv = build_argv(job, t0);
+    if (argv)
+        execvp(argv[0], argv);
+    char msg[PATH_MAX + 128];
+    snprintf(msg, sizeof(msg), "cannot execute the environment's interpreter %s: %s",
+             argv ? argv[0] : job->python, argv ? strerror(errno) : "out of memory");
+    dprintf(2, "benchgen: %s\n", msg);
+    channel_send_final(REPORT_FD, "error", "error", msg);
+    _exit(127);
+}
+
+/* ---- the parent ------------------------------------------------------------ */
+
+struct watch {
+    struct channel_reader cr;
+    struct logcap log;
+    int report_fd, log_fd;      /* -1 once at EOF */
+    const char *killed_for;     /* NULL, "timeout", "oom", "interrupted", "error" */
+    int wstatus, reaped;
+    int64_t reaped_at;
+};
+
+/* Reads what is ready on one pipe; 1 at EOF. */
+static int drain(struct watch *w, int fd, struct result *out)
+{
+    char buf[65536];
+    for (int rounds = 0; rounds < 16; rounds++) { /* bounded: the deadlines are checked between */
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n > 0) {
+            if (fd == w->log_fd)
+                logcap_write(&w->log, buf, (size_t)n);
+            else if (channel_feed(&w->cr, buf, (size_t)n, out) < 0 && !w->cr.problem[0])
+                snprintf(w->cr.problem, sizeof(w->cr.problem), "%s", error_last());
+            if ((size_t)n < sizeof(buf))
+                return 0;
+            continue;
+        }
+        if (n == 0)
+            return 1;
+        return errno == EINTR || errno == EAGAIN ? 0 : 1;
     }
-    if (log >= 0) {
-        dup2(log, 1);
-        dup2(log, 2);
-        close(log);
+    return 0;
+}
+
+static void set_detail(struct result *r, char *detail)
+{
+    if (!detail)
+        return;
+    if (r->detail) {
+        char *both = util_printf("%s\n%s", detail, r->detail);
+        free(detail);
+        detail = both;
     }
-    fcntl(wfd, F_SETFD, FD_CLOEXEC); /* not inherited by anything Python execs */
-    if (scratch)
-        isolate_caches(scratch);
-    cell_main(job->cell, job->python, job->home, wfd, t0);
+    free(r->detail);
+    r->detail = detail;
 }
 
 /* Decides the final status from what the parent saw. */
-static void judge(struct result *r, const struct cell *c, const struct channel_reader *cr, int wstatus,
-                  const char *killed_for)
+static void judge(struct result *r, const struct cell *c, const struct watch *w, bool oom_killed)
 {
+    const struct channel_reader *cr = &w->cr;
+    int ws = w->wstatus;
+    bool exited0 = w->reaped && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
+    const char *final = cr->final ? cr->final_type : "";
     const char *status;
     char *detail = NULL;
-    if (killed_for) {
-        status = killed_for;
-        if (strcmp(killed_for, "timeout") == 0)
-            detail = util_printf("killed after the cell's timeout of %g s", c->timeout);
-        else if (strcmp(killed_for, "oom") == 0)
-            detail = util_printf("killed: resident memory %.0f MiB exceeded the limit of %.0f MiB",
-                                 r->peak_rss / 1048576.0, c->memory_limit / 1048576.0);
-        else
-            detail = strdup("stopped by the user (SIGINT/SIGTERM)");
-    } else if (cr->final && strcmp(cr->final_type, "done") == 0) {
-        status = "ok";
-    } else if (cr->final && strcmp(cr->final_type, "unsupported") == 0) {
-        status = "unsupported";
-    } else if (cr->final && strcmp(cr->final_type, "error") == 0) {
-        status = strcmp(cr->final_kind, "oom") == 0 ? "oom" : "error";
-    } else if (WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL) {
+    if (w->killed_for && strcmp(w->killed_for, "error") == 0) {
+        status = "error";
+        detail = util_printf("worker killed: %s", cr->problem);
+    } else if (w->killed_for && strcmp(w->killed_for, "timeout") == 0) {
+        status = "timeout";
+        detail = util_printf("killed after the cell's timeout of %g s", c->timeout);
+    } else if ((w->killed_for && strcmp(w->killed_for, "oom") == 0) || oom_killed) {
+        status = "oom";
+        detail = util_printf("killed: memory %.0f MiB reached the limit of %.0f MiB", r->peak_rss / 1048576.0,
+                             c->memory_limit / 1048576.0);
+    } else if (w->killed_for) {
+        status = "interrupted";
+        detail = strdup("stopped by the user (SIGINT/SIGTERM)");
+    } else if (!w->reaped) {
+        status = "error";
+        detail = strdup("the worker could not be reaped");
+    } else if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL) {
         /* Nobody here sent it: on Linux that is the kernel's OOM killer. */
         status = "oom";
         detail = strdup("killed by SIGKILL without a report (most likely the kernel's OOM killer)");
-    } else if (WIFSIGNALED(wstatus)) {
+    } else if (WIFSIGNALED(ws)) {
         status = "crash";
-        detail = util_printf("worker died of signal %d (SIG%s)%s", WTERMSIG(wstatus),
-                             signal_text(WTERMSIG(wstatus)), r->detail ? "" : "; see the cell log");
-    } else {
+        detail = util_printf("worker died of signal %d (SIG%s)%s%s", WTERMSIG(ws), signal_text(WTERMSIG(ws)),
+                             strcmp(final, "done") == 0 ? " after reporting done" : "",
+                             r->detail ? "" : "; see the cell log");
+    } else if (cr->problem[0]) {
         status = "error";
-        detail = util_printf("worker exited with status %d without reporting a result; see the cell log",
-                             WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1);
+        detail = strdup(cr->problem);
+    } else if (strcmp(final, "error") == 0) {
+        status = strcmp(cr->final_kind, "oom") == 0 ? "oom" : "error";
+    } else if (!exited0) {
+        status = "error";
+        detail = util_printf("worker exited with status %d %s; see the cell log", WEXITSTATUS(ws),
+                             cr->final ? "after its final report" : "without reporting a result");
+    } else if (strcmp(final, "unsupported") == 0) {
+        status = "unsupported";
+    } else if (strcmp(final, "done") != 0) {
+        status = "error";
+        detail = strdup("worker exited with status 0 without reporting a result; see the cell log");
+    } else if (r->nwarmup != (size_t)c->warmup || r->ntimed != (size_t)c->steps) {
+        status = "error";
+        detail = util_printf("worker reported %zu warm-up and %zu timed samples, expected %d and %d",
+                             r->nwarmup, r->ntimed, c->warmup, c->steps);
+    } else {
+        status = "ok";
     }
     snprintf(r->status, sizeof(r->status), "%s", status);
-    if (detail) {
-        if (r->detail) {
-            char *both = util_printf("%s\n%s", detail, r->detail);
-            free(detail);
-            detail = both;
-        }
+    /* A worker that did not end `ok` may have forged anything it reported. */
+    if (strcmp(status, "ok") != 0 && strcmp(final, "done") == 0) {
+        r->nwarmup = r->ntimed = 0;
         free(r->detail);
-        r->detail = detail;
+        r->detail = NULL;
     }
-    r->exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
-    r->term_signal = WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : 0;
+    set_detail(r, detail);
+    r->exit_code = w->reaped && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    r->term_signal = w->reaped && WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+}
+
+/* The parent's side of a running cell: every wait bounded. */
+static void watch_cell(struct watch *w, pid_t pid, struct contain *ct, const struct worker_job *job,
+                       struct result *out, volatile sig_atomic_t *stop, worker_tick_fn tick, void *tick_arg,
+                       int64_t t0)
+{
+    const struct cell *c = job->cell;
+    int64_t deadline = t0 + (int64_t)(c->timeout * 1e9), next_watch = 0, killed_at = 0;
+    for (;;) {
+        int64_t now = util_now_ns();
+        if (w->reaped && ((w->report_fd < 0 && w->log_fd < 0) || now - w->reaped_at > DRAIN_GRACE_NS))
+            break;
+        if (w->killed_for && !w->reaped && now - killed_at > DRAIN_GRACE_NS * 5)
+            break; /* unkillable (D state): give up on it rather than hang */
+        struct pollfd p[2];
+        int np = 0;
+        if (w->report_fd >= 0)
+            p[np++] = (struct pollfd){.fd = w->report_fd, .events = POLLIN};
+        if (w->log_fd >= 0)
+            p[np++] = (struct pollfd){.fd = w->log_fd, .events = POLLIN};
+        int64_t wait_ms = WATCH_INTERVAL_MS;
+        if (!w->killed_for && deadline - now < wait_ms * 1000000LL)
+            wait_ms = deadline > now ? (deadline - now) / 1000000LL + 1 : 0;
+        if (poll(p, (nfds_t)np, (int)wait_ms) > 0) {
+            for (int i = 0; i < np; i++) {
+                if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
+                    continue;
+                if (drain(w, p[i].fd, out)) {
+                    close(p[i].fd);
+                    if (p[i].fd == w->report_fd)
+                        w->report_fd = -1;
+                    else
+                        w->log_fd = -1;
+                }
+            }
+        }
+        now = util_now_ns();
+        if (!w->reaped && waitpid(pid, &w->wstatus, WNOHANG) == pid) {
+            w->reaped = 1;
+            w->reaped_at = now;
+            /* Whatever the worker left behind (holding its pipes or not) goes now. */
+            contain_kill(ct);
+        }
+        if (!w->killed_for) {
+            if (w->cr.problem[0])
+                w->killed_for = "error";
+            else if (stop && *stop)
+                w->killed_for = "interrupted";
+            else if (now >= deadline)
+                w->killed_for = "timeout";
+        }
+        if (now >= next_watch) {
+            int64_t peak = 0, mem = contain_memory(ct, &peak);
+            if (peak > out->peak_rss)
+                out->peak_rss = peak;
+            if (mem > out->peak_rss)
+                out->peak_rss = mem;
+            if (!w->killed_for && !contain_limits_memory(ct) && c->memory_limit && mem > (int64_t)c->memory_limit)
+                w->killed_for = "oom";
+            next_watch = now + WATCH_INTERVAL_MS * 1000000LL;
+            if (tick && !w->killed_for)
+                tick(tick_arg, out, now - t0);
+        }
+        if (w->killed_for && !killed_at) {
+            killed_at = now;
+            contain_kill(ct);
+        }
+    }
 }
 
 int worker_run(const struct worker_job *job, struct result *out, volatile sig_atomic_t *stop,
                worker_tick_fn tick, void *tick_arg)
 {
     const struct cell *c = job->cell;
+    struct watch w = {.report_fd = -1, .log_fd = -1};
+    struct contain *ct = NULL;
+    int rep[2] = {-1, -1}, logp[2] = {-1, -1}, err;
     const char *tmp = getenv("TMPDIR");
     char *scratch = util_printf("%s/benchgen-cell-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    w.log.fd = -1;
     if (!scratch || !mkdtemp(scratch)) {
-        int e = errno;
+        err = error_set(BG_EIO, "cannot create the cell's scratch directory: %s", strerror(errno));
         free(scratch);
-        return error_set(BG_EIO, "cannot create the cell's scratch directory: %s", strerror(e));
+        scratch = NULL;
+        goto done;
     }
-    int fds[2];
-    if (pipe2(fds, O_CLOEXEC) < 0) {
-        util_rm_rf(scratch);
-        free(scratch);
-        return error_set(BG_EIO, "pipe: %s", strerror(errno));
+    if (pipe2(rep, O_CLOEXEC) < 0 || pipe2(logp, O_CLOEXEC) < 0) {
+        err = error_set(BG_EIO, "pipe: %s", strerror(errno));
+        goto done;
     }
+    if ((err = logcap_open(&w.log, job->log_path, c->log_limit)) < 0 ||
+        (err = contain_open(&ct, c->key, c->memory_limit)) < 0)
+        goto done;
     fflush(NULL); /* or the child inherits and re-prints our buffered output */
     out->started = time(NULL);
     int64_t t0 = util_now_ns();
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        int e = errno;
-        close(fds[0]);
-        close(fds[1]);
-        util_rm_rf(scratch);
-        free(scratch);
-        return error_set(BG_EIO, "fork: %s", strerror(e));
+        err = error_set(BG_EIO, "fork: %s", strerror(errno));
+        goto done;
     }
-    if (pid == 0) {
-        close(fds[0]);
-        child(job, fds[1], t0, scratch);
-    }
+    if (pid == 0)
+        child(job, ct, rep[1], logp[1], t0, scratch, parent);
     setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
-    close(fds[1]);
+    contain_started(ct, pid);
+    close(rep[1]);
+    close(logp[1]);
+    rep[1] = logp[1] = -1;
+    w.report_fd = rep[0];
+    w.log_fd = logp[0];
+    rep[0] = logp[0] = -1;
+    fcntl(w.report_fd, F_SETFL, O_NONBLOCK);
+    fcntl(w.log_fd, F_SETFL, O_NONBLOCK);
 
-    struct channel_reader cr = {0};
-    const char *killed_for = NULL;
-    int64_t deadline = t0 + (int64_t)(c->timeout * 1e9);
-    int64_t next_watch = 0;
-    int eof = 0, wstatus = 0, reaped = 0;
-    while (!eof) {
-        struct pollfd p = {.fd = fds[0], .events = POLLIN};
-        int pr = poll(&p, 1, WATCH_INTERVAL_MS);
-        if (pr > 0) {
-            char buf[65536];
-            ssize_t n = read(fds[0], buf, sizeof(buf));
-            if (n > 0)
-                channel_feed(&cr, buf, (size_t)n, out);
-            else if (n == 0 || (errno != EINTR && errno != EAGAIN))
-                eof = 1;
-        }
-        int64_t now = util_now_ns();
-        if (killed_for)
-            continue; /* already killed: drain until EOF */
-        if (stop && *stop)
-            killed_for = "interrupted";
-        else if (now > deadline)
-            killed_for = "timeout";
-        else if (now >= next_watch) {
-            /* A worker that exited while something it forked still holds
-             * the pipe open would otherwise keep us here until the timeout. */
-            if (!reaped && waitpid(pid, &wstatus, WNOHANG) == pid) {
-                reaped = 1;
-                kill(-pid, SIGKILL);
-            }
-            int64_t rss = group_rss(pid);
-            if (rss > out->peak_rss)
-                out->peak_rss = rss;
-            if (c->memory_limit && rss > (int64_t)c->memory_limit)
-                killed_for = "oom";
-            next_watch = now + WATCH_INTERVAL_MS * 1000000LL;
-            if (tick)
-                tick(tick_arg, out, now - t0);
-        }
-        if (killed_for)
-            kill(-pid, SIGKILL);
-    }
-    close(fds[0]);
-    while (!reaped) {
-        if (waitpid(pid, &wstatus, 0) == pid)
-            reaped = 1;
-        else if (errno != EINTR)
-            break;
-    }
-    /* Anything the worker started that outlived it goes too. */
-    kill(-pid, SIGKILL);
+    watch_cell(&w, pid, ct, job, out, stop, tick, tick_arg, t0);
+    contain_kill(ct);
+    if (!w.reaped && waitpid(pid, &w.wstatus, WNOHANG) == pid)
+        w.reaped = 1;
     out->finished = time(NULL);
     out->wall_s = (double)(util_now_ns() - t0) / 1e9;
-    judge(out, c, &cr, wstatus, killed_for);
-    channel_reader_free(&cr);
-    util_rm_rf(scratch);
+    int64_t peak = 0;
+    contain_memory(ct, &peak);
+    if (peak > out->peak_rss)
+        out->peak_rss = peak;
+    judge(out, c, &w, contain_oom(ct));
+    uint64_t dropped = logcap_close(&w.log);
+    if (dropped)
+        kvlist_addf(&out->facts, "log.dropped_bytes", "%llu", (unsigned long long)dropped);
+    kvlist_add(&out->env, "worker.containment", contain_describe(ct));
+    err = 0;
+done:
+    for (int i = 0; i < 2; i++) {
+        if (rep[i] >= 0)
+            close(rep[i]);
+        if (logp[i] >= 0)
+            close(logp[i]);
+    }
+    if (w.report_fd >= 0)
+        close(w.report_fd);
+    if (w.log_fd >= 0)
+        close(w.log_fd);
+    if (w.log.fd >= 0)
+        logcap_close(&w.log);
+    channel_reader_free(&w.cr);
+    contain_close(ct);
+    if (scratch)
+        util_rm_rf(scratch);
     free(scratch);
-    return 0;
+    return err;
 }

@@ -1,17 +1,22 @@
 /*
- * worker.h - runs one cell in an isolated, freshly forked process.
+ * worker.h - runs one cell in a freshly exec'd interpreter.
  *
- * The parent (this module's worker_run) never initialises Python or CUDA.
- * It forks; the child puts itself in its own process group, sends its
- * stdout/stderr to the cell's log, sets the backend's environment variables,
- * starts CPython bound to the cell's venv (runners/pyembed.c), and runs the
- * workload through runners/harness.py with every step timed in C
- * (runners/cell.c). It reports over a pipe, one JSON object per line, and
- * _exit()s without finalising the interpreter (frameworks crash or hang in
- * Py_Finalize). The parent enforces the wall-clock timeout and the memory
- * limit on the whole process group, and turns what it saw into exactly one
- * final status: ok, error, crash, timeout, oom, unsupported, interrupted
- * (skipped is decided before forking, when the environment is missing).
+ * The parent (this module's worker_run) never loads Python or CUDA. It
+ * forks a child that joins the cell's container (runners/contain.h), gets
+ * /dev/null on stdin, a pipe to the capped log (runners/logcap.h) on stdout
+ * and stderr, the report pipe on fd 3 and nothing else, and exec()s the
+ * environment's interpreter (after its command prefix, if it has one). The
+ * interpreter imports `_benchgen` (runners/ext, one .abi3.so for every
+ * Python from 3.9 on), which runs the workload through runners/harness.py
+ * with every step timed in C and reports over the pipe, one JSON object per
+ * line (runners/channel.h).
+ *
+ * Every wait of the parent has a deadline: the cell's timeout, the memory
+ * limit, Ctrl-C and SIGTERM hold whether the pipe is closed, full, or held
+ * open by a grandchild. The parent turns what it saw into exactly one final
+ * status: ok, error, crash, timeout, oom, unsupported, interrupted (skipped
+ * is decided before forking, when the environment is missing). `ok` needs a
+ * `done` report, every step's sample, and an exit status of 0.
  *
  * Ownership: the job's strings are borrowed for the call; the result is the
  * caller's (result_free()).
@@ -26,9 +31,10 @@
 
 struct worker_job {
     const struct cell *cell;
-    const char *python;   /* the venv's bin/python the interpreter binds to */
-    const char *log_path; /* the cell's log; created or appended */
-    const char *home;     /* holds runners/harness.py and runners/workloads */
+    const char *python;         /* the interpreter: a venv's bin/python, or a path inside a container */
+    const char *const *prefix;  /* NULL, or a NULL-terminated command put before python */
+    const char *log_path;       /* the cell's log; created or appended */
+    const char *home;           /* holds runners/harness.py and runners/workloads */
 };
 
 /* Optional hook called about every 250 ms while a cell runs (progress). */
@@ -40,5 +46,13 @@ typedef void (*worker_tick_fn)(void *arg, const struct result *partial, int64_t 
  * records it as interrupted. */
 int worker_run(const struct worker_job *job, struct result *out, volatile sig_atomic_t *stop,
                worker_tick_fn tick, void *tick_arg);
+
+/* The directory holding _benchgen.abi3.so ($BENCHGEN_EXT_DIR, else the
+ * build's, under the benchgen home). Static storage. */
+const char *worker_ext_dir(void);
+
+/* The -c program that puts the module and runners/ on sys.path and hands
+ * over to _benchgen._main(); argv[1] and [2] are those two directories. */
+extern const char worker_bootstrap[];
 
 #endif /* BENCHGEN_WORKER_H */

@@ -276,7 +276,7 @@ int sha256_hex(const void *data, size_t n, char hex[65])
 
 int sha256_file(const char *path, char hex[65])
 {
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f)
         return error_set(BG_ENOTFOUND, "%s: %s", path, strerror(errno));
     struct sha256 h;
@@ -305,7 +305,7 @@ int sha256_file(const char *path, char hex[65])
 int util_read_file(const char *path, char **out, size_t *len)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
+    FILE *f = fopen(path, "rbe");
     if (!f)
         return error_set(errno == ENOENT ? BG_ENOTFOUND : BG_EIO, "%s: %s", path, strerror(errno));
     struct strbuf sb = {0};

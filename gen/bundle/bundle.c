@@ -108,7 +108,7 @@ static int walk_(const char *root, const char *rel, struct strlist *files, struc
 
 static int write_file_(const char *path, const void *data, size_t len)
 {
-    FILE *f = fopen(path, "wb");
+    FILE *f = fopen(path, "wbe");
     if (!f)
         return error_set(BG_EIO, "cannot create %s: %s", path, strerror(errno));
     bool ok = fwrite(data, 1, len, f) == len;
@@ -489,7 +489,7 @@ static int write_tar_(const char *stage, const char *top, time_t mtime, const ch
         goto done;
     strlist_sort(&all, false);
 
-    if ((fd = mkstemp(tmp)) < 0) {
+    if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
         err = error_set(BG_EIO, "cannot create %s: %s", tmp, strerror(errno));
         goto done;
     }
@@ -518,7 +518,7 @@ static int write_tar_(const char *stage, const char *top, time_t mtime, const ch
             err = error_set(BG_ENOMEM, "out of memory");
             break;
         }
-        if (!is_dir && (stat(full, &st) != 0 || !(f = fopen(full, "rb")))) {
+        if (!is_dir && (stat(full, &st) != 0 || !(f = fopen(full, "rbe")))) {
             err = error_set(BG_EIO, "cannot read %s: %s", full, strerror(errno));
             free(full);
             break;

@@ -44,7 +44,7 @@ static const char usage_main[] =
     "  verify FILE.tar.gz                                 check a bundle's hashes and re-render it\n"
     "  env sync [NAME...]                                 build Python environments (data/envs/*.txt)\n"
     "  env list                                           list environments and their packages\n"
-    "  env add NAME PYTHON                                use an existing interpreter or venv\n"
+    "  env add NAME PYTHON [-- PREFIX...]                 use an existing interpreter, venv or container\n"
     "  info                                               this machine, GPU and linked Python\n"
     "  version                                            print the version\n"
     "\n"
@@ -87,15 +87,18 @@ static const char usage_show[] =
 static const char usage_env[] =
     "usage: benchgen env sync [NAME...]\n"
     "       benchgen env list\n"
-    "       benchgen env add NAME PYTHON\n"
+    "       benchgen env add NAME PYTHON [-- PREFIX...]\n"
     "\n"
     "sync  creates each environment in data/envs/ (all when no NAME is given) as a\n"
-    "      venv of the interpreter benchgen links, in the cache ($BENCHGEN_CACHE,\n"
+    "      venv of the interpreter benchgen was built with, or of the Python a\n"
+    "      `# python: 3.12` line in the lock names, in the cache ($BENCHGEN_CACHE,\n"
     "      default ~/.cache/benchgen), keyed by a hash of its lock file\n"
     "list  prints name, hash, path, state and resolved package versions\n"
-    "add   registers an existing interpreter or venv (a cluster module, a\n"
-    "      container's python) as environment NAME, after checking its Python\n"
-    "      version matches the linked libpython\n";
+    "add   registers an existing interpreter or venv of Python 3.9 or later (a\n"
+    "      cluster module, a conda env, another minor version) as environment\n"
+    "      NAME, after checking it can import benchgen's worker module. With\n"
+    "      -- PREFIX..., workers run `PREFIX... PYTHON`: a container, e.g.\n"
+    "      env add gpu python3 -- apptainer exec --nv image.sif\n";
 
 static int wants_help(int argc, char **argv)
 {
@@ -371,7 +374,9 @@ static int cmd_env(int argc, char **argv)
     else if (!strcmp(argv[1], "list"))
         err = argc == 2 ? envs_list(stdout) : usage_error(usage_env, "env list: %s", "takes no arguments");
     else if (!strcmp(argv[1], "add"))
-        err = argc == 4 ? envs_add(argv[2], argv[3]) : usage_error(usage_env, "env add: %s", "needs NAME PYTHON");
+        err = argc == 4 || (argc > 5 && !strcmp(argv[4], "--"))
+                  ? envs_add(argv[2], argv[3], (const char *const *)argv + 5, argc > 5 ? (size_t)(argc - 5) : 0)
+                  : usage_error(usage_env, "env add: %s", "needs NAME PYTHON [-- PREFIX...]");
     else
         return usage_error(usage_env, "env: unknown subcommand %s", argv[1]);
     if (err == 2)
@@ -393,7 +398,8 @@ static int cmd_info(void)
         return 1;
     }
     printf("benchgen %s (%s)\n", BENCHGEN_VERSION, BENCHGEN_GIT_COMMIT);
-    printf("linked Python %s, environments cached in %s\n", envs_linked_python_version(), envs_cache_dir());
+    printf("Python %s (%s) makes lock-file environments, cached in %s\n", envs_base_python_version(),
+           BENCHGEN_PYTHON, envs_cache_dir());
     for (size_t i = 0; i < kl.n; i++)
         printf("  %-28s %s\n", kl.items[i].key, kl.items[i].value);
     kvlist_free(&kl);

@@ -307,6 +307,43 @@ static void show_header_(const struct rundata *rd, FILE *out)
     fputc('\n', out);
 }
 
+/* Which interpreters and containment the cells ran with (one line per
+ * distinct combination), and every cell whose log was cut. */
+static void show_workers_(const struct rundata *rd, FILE *out)
+{
+    struct strlist seen = {0};
+    for (size_t i = 0; i < rd->ncells; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        const char *ver = kvlist_get(&c->environment, "python.version");
+        const char *exe = kvlist_get(&c->environment, "python.executable");
+        const char *how = kvlist_get(&c->environment, "worker.containment");
+        if (!ver && !how)
+            continue;
+        char *line = util_printf("python %s (%s), containment %s", ver ? ver : "?", exe ? exe : "?",
+                                 how ? how : "?");
+        if (line && !strlist_contains(&seen, line)) {
+            size_t n = 0;
+            for (size_t j = 0; j < rd->ncells; j++) {
+                const struct kvlist *e = &rd->cells[j].environment;
+                const char *v2 = kvlist_get(e, "python.version"), *x2 = kvlist_get(e, "python.executable"),
+                           *h2 = kvlist_get(e, "worker.containment");
+                n += (v2 || h2) && !strcmp(v2 ? v2 : "?", ver ? ver : "?") && !strcmp(x2 ? x2 : "?", exe ? exe : "?") &&
+                     !strcmp(h2 ? h2 : "?", how ? how : "?");
+            }
+            fprintf(out, "%s %s: %zu cell(s)\n", seen.n ? "        " : "\nworkers ", line, n);
+            strlist_add(&seen, line);
+        }
+        free(line);
+    }
+    strlist_free(&seen);
+    for (size_t i = 0; i < rd->ncells; i++) {
+        const char *dropped = kvlist_get(&rd->cells[i].facts, "log.dropped_bytes");
+        if (dropped)
+            fprintf(out, "log     %s: %s bytes of output dropped (head and tail kept in %s)\n", rd->cells[i].key,
+                    dropped, rd->cells[i].log_path ? rd->cells[i].log_path : "its log");
+    }
+}
+
 static int show_text_(const struct rundata *rd, FILE *out)
 {
     show_header_(rd, out);
@@ -345,6 +382,7 @@ static int show_text_(const struct rundata *rd, FILE *out)
                 c->status, SHOW_HASH_CHARS, c->input_sha256 ? c->input_sha256 : "-", wsamples, samples, mean,
                 median, p5, p95, cv, compile);
     }
+    show_workers_(rd, out);
 done:
     if (fflush(out) != 0 || ferror(out))
         return error_set(BG_EIO, "show: write failed");

@@ -217,6 +217,7 @@ int matrix_expand(struct matrix *out, const struct spec *spec, const char *only)
                     .seed = spec->seed,
                     .timeout = row->timeout > 0 ? row->timeout : spec->timeout,
                     .memory_limit = memory_limit,
+                    .log_limit = spec->log_limit,
                 };
                 total++;
                 if (!only || only_matches(&filters, &c))

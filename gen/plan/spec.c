@@ -30,10 +30,10 @@ static const char *const precisions[] = {"float32", "bfloat16", "mixed_bfloat16"
 
 static const char *const top_keys[] = {"name",    "description",  "size",    "precision", "steps",
                                        "warmup",  "seed",         "timeout", "memory_limit",
-                                       "repeats", "backends",     "envs",    "rows",      NULL};
+                                       "repeats", "backends",     "envs",    "rows",      "log_limit", NULL};
 enum {
     K_NAME, K_DESCRIPTION, K_SIZE, K_PRECISION, K_STEPS, K_WARMUP, K_SEED, K_TIMEOUT,
-    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_NTOP
+    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_NTOP
 };
 
 static const char *const row_keys[] = {"model",     "task",    "batch",    "steps",    "warmup",
@@ -369,6 +369,14 @@ static int parse_top(const struct spec_ctx *c, const yaml_node_t *root)
             return FAIL(c, v, "memory_limit: expected bytes like 8GiB, 512MiB, 2GB or 1000000, got %s",
                         node_describe(v, buf, true));
         spec->memory_limit = (uint64_t)bytes;
+    }
+    if (f[K_LOG_LIMIT].key) {
+        const yaml_node_t *v = f[K_LOG_LIMIT].value;
+        int64_t bytes = node_scalar(v) ? spec_parse_bytes(node_scalar(v)) : -1;
+        if (bytes < 4096)
+            return FAIL(c, v, "log_limit: expected bytes of at least 4KiB like 64MiB or 1GiB, got %s",
+                        node_describe(v, buf, true));
+        spec->log_limit = (uint64_t)bytes;
     }
     if (f[K_REPEATS].key && (err = node_get_int(c, "repeats", f[K_REPEATS].value, 1, &spec->repeats)) < 0)
         return err;

@@ -44,6 +44,7 @@ struct spec {
     uint64_t seed;        /* default 0 */
     double timeout;       /* seconds per cell, default 600 */
     uint64_t memory_limit;/* bytes per cell; 0 = 80% of physical memory */
+    uint64_t log_limit;   /* bytes of cell log kept (head + tail); 0 = 64 MiB */
     char **backends;      /* required, non-empty, no duplicates */
     size_t nbackends;
     struct kvlist warmup_by_backend; /* backend -> warm-up steps (decimal text) */

@@ -1,21 +1,17 @@
 /*
  * envs.c - the Python environments backends run in (see envs.h).
  *
- * The parent process never initialises Python: it only asks libpython for
- * its version string (Py_GetVersion() is safe before Py_Initialize), and it
- * creates and inspects venvs by running the interpreter as a subprocess or by
- * reading files (pyvenv layout, *.dist-info/METADATA). Subprocesses are
- * fork/exec'd with argument vectors, never through a shell, so paths with
- * spaces or quotes pass through untouched.
+ * benchgen links no libpython: it creates and inspects venvs by running
+ * interpreters as subprocesses or by reading files (pyvenv layout,
+ * *.dist-info/METADATA). Subprocesses are fork/exec'd with argument
+ * vectors, never through a shell, so paths with spaces or quotes pass
+ * through untouched.
  *
- * Why the interpreter version is part of a venv's hash: a worker embeds the
- * linked libpython and points it at the venv; a venv made by another patch
- * release would silently run the linked core over the venv's stdlib.
+ * Why the interpreter version is part of a venv's hash: a venv is bound to
+ * the interpreter that made it; another release of it gets its own venv.
  */
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
 #include "run/envs.h"
+#include "runners/worker.h"
 #include "base/error.h"
 #include "base/util.h"
 
@@ -45,6 +41,10 @@
 
 /* Printed by the interpreter under test: its version, then its prefix. */
 static const char probe_code[] = "import sys; print(sys.version.split()[0]); print(sys.prefix)";
+/* The same, then whether the worker's module imports (argv[1]: its directory). */
+static const char probe_module_code[] =
+    "import sys; print(sys.version.split()[0]); print(sys.prefix); sys.stdout.flush(); "
+    "sys.path.insert(0, sys.argv[1]); import _benchgen; print('_benchgen', _benchgen.__file__)";
 
 /* ---- small helpers -------------------------------------------------------- */
 
@@ -94,7 +94,7 @@ static int run_process(char *const argv[], struct strbuf *cap, int *status)
         return error_set(BG_EIO, "fork: %s", strerror(e));
     }
     if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY);
+        int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (devnull >= 0) {
             dup2(devnull, STDIN_FILENO);
             close(devnull);
@@ -134,69 +134,229 @@ static int run_process(char *const argv[], struct strbuf *cap, int *status)
     return err;
 }
 
-/* Asks an interpreter for its version and prefix (without site or PYTHON*
- * variables: -I). */
-static int probe_python(const char *python, char ver[32], char **prefix)
+/* Major and minor of "3.12.1" (0 when it is not a version). */
+static int version_number(const char *ver)
 {
-    char *argv[] = {(char *)python, "-I", "-c", (char *)probe_code, NULL};
+    int major = 0, minor = 0;
+    if (sscanf(ver, "%d.%d", &major, &minor) != 2)
+        return 0;
+    return major * 100 + minor;
+}
+
+/* Asks an interpreter (after a command prefix, when given) for its version
+ * and prefix, without site or PYTHON* variables (-I); with check_module,
+ * also whether it can import the worker's `_benchgen` module and is 3.9 or
+ * later. */
+static int probe_command(const char *python, const char *const *cmd_prefix, bool check_module, char ver[32],
+                         char **prefix)
+{
+    size_t np = 0;
+    while (cmd_prefix && cmd_prefix[np])
+        np++;
+    char **argv = calloc(np + 8, sizeof(*argv));
     struct strbuf out = {0};
-    int status = 0, err;
+    int status = 0, err = 0;
     *prefix = NULL;
     ver[0] = '\0';
+    if (!argv)
+        return error_set(BG_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < np; i++)
+        argv[k++] = (char *)cmd_prefix[i];
+    argv[k++] = (char *)python;
+    argv[k++] = "-I";
+    argv[k++] = "-c";
+    argv[k++] = (char *)(check_module ? probe_module_code : probe_code);
+    if (check_module)
+        argv[k++] = (char *)worker_ext_dir();
     if ((err = run_process(argv, &out, &status)) < 0)
         goto done;
+    char *save = NULL;
+    char *l1 = out.buf ? strtok_r(out.buf, "\r\n", &save) : NULL;
+    char *l2 = l1 ? strtok_r(NULL, "\r\n", &save) : NULL;
+    char *l3 = l2 ? strtok_r(NULL, "\r\n", &save) : NULL;
+    if (!l1 || !l2 || strlen(l1) >= 32 || !isdigit((unsigned char)l1[0])) {
+        char how[96];
+        describe_status(status, how, sizeof(how));
+        err = error_set(BG_EPYTHON, "%s%s could not report its Python version and prefix (%s): is it a Python "
+                        "interpreter?", np ? "the prefixed " : "", python, how);
+        goto done;
+    }
+    snprintf(ver, 32, "%s", l1);
+    if (check_module && version_number(ver) < 309) {
+        err = error_set(BG_EPYTHON, "%s is Python %s; workers need Python 3.9 or later", python, ver);
+        goto done;
+    }
+    if (check_module && (!l3 || strncmp(l3, "_benchgen ", 10) != 0 || !WIFEXITED(status) ||
+                         WEXITSTATUS(status) != 0)) {
+        err = error_set(BG_EPYTHON, "%s (Python %s) cannot import benchgen's worker module from %s%s (see the "
+                        "traceback above); run `make` first%s", python, ver, worker_ext_dir(),
+                        "/_benchgen.abi3.so", np ? ", and make that directory visible inside the prefix's "
+                        "container at the same path" : "");
+        goto done;
+    }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char how[96];
         describe_status(status, how, sizeof(how));
         err = error_set(BG_EPYTHON, "%s could not report its version (%s)", python, how);
         goto done;
     }
-    char *save = NULL;
-    char *l1 = out.buf ? strtok_r(out.buf, "\r\n", &save) : NULL;
-    char *l2 = l1 ? strtok_r(NULL, "\r\n", &save) : NULL;
-    if (!l1 || !l2 || strlen(l1) >= 32 || !isdigit((unsigned char)l1[0])) {
-        err = error_set(BG_EPYTHON, "%s printed no Python version and prefix: is it a Python interpreter?",
-                        python);
-        goto done;
-    }
-    snprintf(ver, 32, "%s", l1);
     if (!(*prefix = strdup(l2)))
         err = error_set(BG_ENOMEM, "out of memory");
 done:
+    free(argv);
     strbuf_free(&out);
     return err;
 }
 
+static int probe_python(const char *python, char ver[32], char **prefix)
+{
+    return probe_command(python, NULL, false, ver, prefix);
+}
+
+/* The version of an interpreter, probed once per process. "" when it
+ * cannot be run. Borrowed, static. */
+static const char *cached_version(const char *python)
+{
+    static struct {
+        char exe[PATH_MAX];
+        char ver[32];
+    } cache[8];
+    static size_t n;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(cache[i].exe, python) == 0)
+            return cache[i].ver;
+    char ver[32] = "", *prefix = NULL;
+    if (probe_python(python, ver, &prefix) < 0)
+        ver[0] = '\0';
+    free(prefix);
+    size_t slot = n < 8 ? n++ : 7;
+    snprintf(cache[slot].exe, sizeof(cache[slot].exe), "%s", python);
+    snprintf(cache[slot].ver, sizeof(cache[slot].ver), "%s", ver);
+    return cache[slot].ver;
+}
+
+
+/* Absolute path of a command: as given when it has a '/', else from PATH.
+ * Symlinks are kept: a venv's bin/python is a symlink whose location is what
+ * makes it the venv's. */
+static char *absolute_command(const char *cmd)
+{
+    if (strchr(cmd, '/')) {
+        if (cmd[0] == '/')
+            return strdup(cmd);
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof(cwd)))
+            return NULL;
+        return util_printf("%s/%s", cwd, cmd[0] == '.' && cmd[1] == '/' ? cmd + 2 : cmd);
+    }
+    const char *path = getenv("PATH");
+    if (!path)
+        return NULL;
+    char *copy = strdup(path), *save = NULL, *found = NULL;
+    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char *cand = util_printf("%s/%s", dir, cmd);
+        if (cand && cand[0] == '/' && access(cand, X_OK) == 0 && !util_is_dir(cand))
+            found = cand;
+        else
+            free(cand);
+    }
+    free(copy);
+    return found;
+}
+
+/* The user's home directory ($HOME, else the password database). */
+static const char *user_home(void)
+{
+    const char *home = getenv("HOME");
+    if (!home || !*home) {
+        struct passwd *pw = getpwuid(getuid());
+        home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
+    }
+    return home;
+}
 
 /* ---- names, paths and hashes ---------------------------------------------- */
 
-const char *envs_linked_python_version(void)
+const char *envs_base_python_version(void) { return cached_version(BENCHGEN_PYTHON); }
+
+/* "3.12" from a lock's `# python: 3.12` line, into want ("" when none). */
+static void lock_python_request(const char *lock, char want[16])
 {
-    static char ver[32];
-    if (!ver[0]) {
-        const char *v = Py_GetVersion(); /* "3.11.7 (main, ...) [GCC ...]"; no Py_Initialize needed */
-        size_t n = strcspn(v, " ");
-        snprintf(ver, sizeof(ver), "%.*s", (int)n, v);
+    char *text = NULL;
+    want[0] = '\0';
+    if (util_read_file(lock, &text, NULL) < 0)
+        return;
+    for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char v[16];
+        if (sscanf(line, "# python: %15[0-9.]", v) == 1 && version_number(v)) {
+            snprintf(want, 16, "%s", v);
+            break;
+        }
     }
-    return ver;
+    free(text);
+}
+
+/* An interpreter of Python `want` ("3.12"): `pyenv prefix`, then the newest
+ * ~/.pyenv/versions/<want>*, then python<want> on PATH. malloc'd or NULL. */
+static char *find_python(const char *want)
+{
+    struct strbuf out = {0};
+    char *found = NULL;
+    int status = 0;
+    char *argv[] = {"pyenv", "prefix", (char *)want, NULL};
+    if (run_process(argv, &out, &status) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.buf) {
+        out.buf[strcspn(out.buf, "\r\n")] = '\0';
+        found = util_printf("%s/bin/python3", out.buf);
+        if (found && access(found, X_OK) != 0) {
+            free(found);
+            found = NULL;
+        }
+    }
+    strbuf_free(&out);
+    const char *root = getenv("PYENV_ROOT");
+    char *versions = root && *root ? util_printf("%s/versions", root) : util_printf("%s/.pyenv/versions", user_home());
+    DIR *d = !found && versions ? opendir(versions) : NULL;
+    struct dirent *e;
+    char best[256] = "";
+    size_t wl = strlen(want);
+    while (d && (e = readdir(d))) {
+        /* "3.12" matches 3.12 and 3.12.x, never 3.120 */
+        if (strncmp(e->d_name, want, wl) != 0 || (e->d_name[wl] && e->d_name[wl] != '.'))
+            continue;
+        if (strverscmp(e->d_name, best) > 0)
+            snprintf(best, sizeof(best), "%s", e->d_name);
+    }
+    if (d)
+        closedir(d);
+    if (!found && best[0]) {
+        found = util_printf("%s/%s/bin/python3", versions, best);
+        if (found && access(found, X_OK) != 0) {
+            free(found);
+            found = NULL;
+        }
+    }
+    free(versions);
+    if (!found) {
+        char name[32];
+        snprintf(name, sizeof(name), "python%s", want);
+        found = absolute_command(name);
+    }
+    return found;
 }
 
 const char *envs_cache_dir(void)
 {
     /* Recomputed on every call: the environment decides, and tests change it. */
     static char dir[PATH_MAX];
-    const char *bc = getenv("BENCHGEN_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    const char *bc = getenv("BENCHGEN_CACHE"), *xdg = getenv("XDG_CACHE_HOME");
     if (bc && *bc)
         snprintf(dir, sizeof(dir), "%s", bc);
     else if (xdg && xdg[0] == '/') /* the XDG spec says relative values are to be ignored */
         snprintf(dir, sizeof(dir), "%s/benchgen", xdg);
-    else {
-        if (!home || !*home) {
-            struct passwd *pw = getpwuid(getuid());
-            home = pw && pw->pw_dir ? pw->pw_dir : "/tmp";
-        }
-        snprintf(dir, sizeof(dir), "%s/.cache/benchgen", home);
-    }
+    else
+        snprintf(dir, sizeof(dir), "%s/.cache/benchgen", user_home());
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/')
         dir[--n] = '\0';
@@ -311,11 +471,16 @@ void env_info_free(struct env_info *e)
     free(e->lock_path);
     free(e->dir);
     free(e->python);
+    free(e->builder);
+    for (char **a = e->prefix; a && *a; a++)
+        free(*a);
+    free(e->prefix);
     memset(e, 0, sizeof(*e));
 }
 
 /* <cache>/external/<name> holds the interpreter path, then its prefix and
- * version as they were when registered (one per line). */
+ * version as they were when registered, then the command prefix, one
+ * argument per line (none for a plain interpreter). */
 static int resolve_external(const char *name, const char *reg, struct env_info *out)
 {
     char *text = NULL;
@@ -325,7 +490,12 @@ static int resolve_external(const char *name, const char *reg, struct env_info *
     char *save = NULL;
     char *python = strtok_r(text, "\n", &save);
     char *prefix = python ? strtok_r(NULL, "\n", &save) : NULL;
-    if (!python || python[0] != '/') {
+    char *ver = prefix ? strtok_r(NULL, "\n", &save) : NULL;
+    struct strlist cmd = {0};
+    for (char *a = ver ? strtok_r(NULL, "\n", &save) : NULL; a; a = strtok_r(NULL, "\n", &save))
+        if ((err = strlist_add(&cmd, a)) < 0)
+            goto done;
+    if (!python || (python[0] != '/' && cmd.n == 0)) {
         err = error_set(BG_EPYTHON, "%s: not a registration written by `benchgen env add`", reg);
         goto done;
     }
@@ -346,8 +516,19 @@ static int resolve_external(const char *name, const char *reg, struct env_info *
         goto done;
     }
     out->hash[0] = '\0';
-    out->state = access(python, X_OK) == 0 ? "external" : "broken";
+    snprintf(out->pyver, sizeof(out->pyver), "%s", ver ? ver : "");
+    if (cmd.n) {
+        if (!(out->prefix = calloc(cmd.n + 1, sizeof(char *)))) {
+            err = error_set(BG_ENOMEM, "out of memory");
+            goto done;
+        }
+        for (size_t i = 0; i < cmd.n; i++)
+            out->prefix[i] = cmd.v[i];
+        cmd.n = 0;
+    }
+    out->state = cmd.n || out->prefix || access(python, X_OK) == 0 ? "external" : "broken";
 done:
+    strlist_free(&cmd);
     free(text);
     if (err)
         env_info_free(out);
@@ -357,8 +538,20 @@ done:
 static int resolve_lock(const char *name, const char *lock, struct env_info *out)
 {
     int err;
-    if ((err = envs_lock_hash(lock, envs_linked_python_version(), out->hash)) < 0)
+    char want[16];
+    lock_python_request(lock, want);
+    out->builder = want[0] ? find_python(want) : strdup(BENCHGEN_PYTHON);
+    const char *ver = out->builder ? cached_version(out->builder) : "";
+    snprintf(out->pyver, sizeof(out->pyver), "%s", ver[0] ? ver : want);
+    if (want[0] && ver[0] && strncmp(ver, want, strlen(want)) != 0) {
+        free(out->builder); /* python3.12 on PATH that is something else */
+        out->builder = NULL;
+        snprintf(out->pyver, sizeof(out->pyver), "%s", want);
+    }
+    if ((err = envs_lock_hash(lock, out->pyver, out->hash)) < 0) {
+        env_info_free(out);
         return err;
+    }
     out->name = strdup(name);
     out->lock_path = strdup(lock);
     out->dir = util_printf("%s/envs/%s-%s", envs_cache_dir(), name, out->hash);
@@ -447,10 +640,10 @@ static int read_metadata(const char *path, struct strlist *nl)
 }
 
 /* Packages in the site-packages of prefix, "name==version", sorted. */
-static int read_packages(const char *prefix, struct strlist *nl)
+static int read_packages(const char *prefix, const char *pyver, struct strlist *nl)
 {
     char mm[16];
-    major_minor(envs_linked_python_version(), mm, sizeof(mm));
+    major_minor(pyver, mm, sizeof(mm));
     char *site = util_printf("%s/lib/python%s/site-packages", prefix, mm);
     if (!site)
         return error_set(BG_ENOMEM, "out of memory");
@@ -488,19 +681,19 @@ done:
 
 /* ---- sync ----------------------------------------------------------------- */
 
-static int check_base_python(void)
+/* The interpreter that makes e's venv exists and is 3.9 or later. */
+static int check_builder(const struct env_info *e)
 {
-    char ver[32];
-    char *prefix = NULL;
-    int err = probe_python(BENCHGEN_PYTHON, ver, &prefix);
-    free(prefix);
-    if (err < 0)
-        return error_prefix(err, "the interpreter benchgen was built with");
-    if (strcmp(ver, envs_linked_python_version()) != 0)
+    char want[16];
+    lock_python_request(e->lock_path, want);
+    if (!e->builder)
         return error_set(BG_EPYTHON,
-                         "%s is Python %s but benchgen links libpython %s: rebuild benchgen with "
-                         "`make PYTHON=/path/to/python%s` so both are the same interpreter",
-                         BENCHGEN_PYTHON, ver, envs_linked_python_version(), envs_linked_python_version());
+                         "%s asks for Python %s (its `# python: %s` line), which this machine does not have: "
+                         "install it (`pyenv install %s`) or remove the line to use %s",
+                         e->lock_path, want, want, want, BENCHGEN_PYTHON);
+    if (!e->pyver[0] || version_number(e->pyver) < 309)
+        return error_set(BG_EPYTHON, "%s %s: workers need Python 3.9 or later", e->builder,
+                         e->pyver[0] ? e->pyver : "cannot be run");
     return 0;
 }
 
@@ -511,12 +704,12 @@ static int write_ready_marker(const struct env_info *e)
     char when[32];
     int err;
     util_iso8601_utc(time(NULL), when);
-    if ((err = read_packages(e->dir, &pkgs)) < 0)
+    if ((err = read_packages(e->dir, e->pyver, &pkgs)) < 0)
         goto done;
     if ((err = strbuf_printf(&sb,
                              "# benchgen environment: written once pip finished; present means ready\n"
                              "name=%s\nlock=%s\nlock_hash=%s\npython=%s\nbase_python=%s\ncreated=%s\n",
-                             e->name, e->lock_path, e->hash, envs_linked_python_version(), BENCHGEN_PYTHON,
+                             e->name, e->lock_path, e->hash, e->pyver, e->builder,
                              when)) < 0)
         goto done;
     for (size_t i = 0; i < pkgs.n; i++)
@@ -570,27 +763,25 @@ static int sync_one(const struct env_info *e, bool *base_checked)
                          "PYTHON` again",
                          e->name, e->python, e->name);
     }
-    if (!*base_checked) {
-        if ((err = check_base_python()) < 0) {
-            printf("env %s: FAILED: %s\n", e->name, error_last());
-            return err;
-        }
-        *base_checked = true;
+    (void)base_checked;
+    if ((err = check_builder(e)) < 0) {
+        printf("env %s: FAILED: %s\n", e->name, error_last());
+        return err;
     }
     if (util_is_dir(e->dir)) {
         printf("env %s: removing %s left by an earlier sync (%s)\n", e->name, e->dir, e->state);
         if ((err = util_rm_rf(e->dir)) < 0)
             goto failed;
     }
-    printf("env %s: creating %s (Python %s, lock %s)\n", e->name, e->dir, envs_linked_python_version(),
+    printf("env %s: creating %s (Python %s, lock %s)\n", e->name, e->dir, e->pyver,
            e->lock_path);
-    char *venv_argv[] = {BENCHGEN_PYTHON, "-I", "-m", "venv", e->dir, NULL};
+    char *venv_argv[] = {e->builder, "-I", "-m", "venv", e->dir, NULL};
     if ((err = run_process(venv_argv, NULL, &status)) < 0)
         goto failed;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         describe_status(status, how, sizeof(how));
         err = error_set(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? BG_EINTR : BG_EPYTHON,
-                        "`%s -m venv %s` failed with %s", BENCHGEN_PYTHON, e->dir, how);
+                        "`%s -m venv %s` failed with %s", e->builder, e->dir, how);
         goto failed;
     }
     size_t k = 0;
@@ -763,7 +954,7 @@ static int list_one(FILE *out, const char *name)
             free(lock);
             fprintf(out, "  prefix: %s\n", e.dir);
         }
-        if ((err = read_packages(e.dir, &pkgs)) < 0)
+        if ((err = read_packages(e.dir, e.pyver, &pkgs)) < 0)
             goto done;
         for (size_t i = 0; i < pkgs.n; i++)
             fprintf(out, "  %s\n", pkgs.v[i]);
@@ -787,7 +978,7 @@ int envs_list(FILE *out)
             goto done;
     strlist_sort(&names, false);
     fprintf(out, "# cache %s; environments use Python %s (%s)\n", envs_cache_dir(),
-            envs_linked_python_version(), BENCHGEN_PYTHON);
+            envs_base_python_version(), BENCHGEN_PYTHON);
     if (names.n == 0) {
         char *dir = lock_dir();
         fprintf(out, "no environments: add %s/NAME.txt or run `benchgen env add NAME PYTHON`\n",
@@ -806,38 +997,11 @@ done:
 
 /* ---- add ------------------------------------------------------------------ */
 
-/* Absolute path of a command: as given when it has a '/', else from PATH.
- * Symlinks are kept: a venv's bin/python is a symlink whose location is what
- * makes it the venv's. */
-static char *absolute_command(const char *cmd)
+int envs_add(const char *name, const char *python, const char *const *cmd_prefix, size_t nprefix)
 {
-    if (strchr(cmd, '/')) {
-        if (cmd[0] == '/')
-            return strdup(cmd);
-        char cwd[PATH_MAX];
-        if (!getcwd(cwd, sizeof(cwd)))
-            return NULL;
-        return util_printf("%s/%s", cwd, cmd[0] == '.' && cmd[1] == '/' ? cmd + 2 : cmd);
-    }
-    const char *path = getenv("PATH");
-    if (!path)
-        return NULL;
-    char *copy = strdup(path), *save = NULL, *found = NULL;
-    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
-         dir = strtok_r(NULL, ":", &save)) {
-        char *cand = util_printf("%s/%s", dir, cmd);
-        if (cand && cand[0] == '/' && access(cand, X_OK) == 0 && !util_is_dir(cand))
-            found = cand;
-        else
-            free(cand);
-    }
-    free(copy);
-    return found;
-}
-
-int envs_add(const char *name, const char *python)
-{
-    char *exe = NULL, *prefix = NULL, *reg_dir = NULL, *reg = NULL, *text = NULL;
+    char *exe = NULL, *prefix = NULL, *reg_dir = NULL, *reg = NULL;
+    const char **argv_prefix = NULL;
+    struct strbuf text = {0};
     char ver[32];
     int err = 0;
     if (!util_is_safe_name(name))
@@ -846,11 +1010,22 @@ int envs_add(const char *name, const char *python)
     if (!python || !*python)
         return error_set(BG_EUSAGE, "env add %s: which Python? give an interpreter or a venv directory",
                          name);
-    if (!(exe = absolute_command(python))) {
+    for (size_t i = 0; i < nprefix; i++)
+        if (!cmd_prefix[i][0] || strchr(cmd_prefix[i], '\n'))
+            return error_set(BG_EUSAGE, "env add %s: prefix argument %zu is empty or holds a newline", name,
+                             i + 1);
+    if (nprefix) {
+        /* The interpreter lives where the prefix's command finds it (a container). */
+        exe = strdup(python);
+    } else if (!(exe = absolute_command(python))) {
         err = error_set(BG_ENOTFOUND, "env add %s: %s not found", name, python);
         goto done;
     }
-    if (util_is_dir(exe)) { /* a venv (or any prefix) directory */
+    if (!exe) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (!nprefix && util_is_dir(exe)) { /* a venv (or any prefix) directory */
         char *in_dir = util_printf("%s/bin/python", exe);
         if (!in_dir || access(in_dir, X_OK) != 0) {
             err = error_set(BG_ENOTFOUND, "env add %s: %s is a directory without bin/python, not a venv",
@@ -861,41 +1036,41 @@ int envs_add(const char *name, const char *python)
         free(exe);
         exe = in_dir;
     }
-    if (access(exe, X_OK) != 0) {
+    if (!nprefix && access(exe, X_OK) != 0) {
         err = error_set(BG_ENOTFOUND, "env add %s: cannot execute %s: %s", name, exe, strerror(errno));
         goto done;
     }
-    if ((err = probe_python(exe, ver, &prefix)) < 0) {
-        error_prefix(err, "env add %s", name);
+    if (!(argv_prefix = calloc(nprefix + 1, sizeof(*argv_prefix)))) {
+        err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
-    const char *linked = envs_linked_python_version();
-    if (strcmp(ver, linked) != 0) {
-        err = error_set(BG_EPYTHON,
-                        "env add %s: %s is Python %s, but benchgen links libpython %s and a worker must run "
-                        "the very interpreter that made the environment. Either rebuild benchgen with "
-                        "`make PYTHON=%s` so its libpython is linked, or create the environment with "
-                        "Python %s",
-                        name, exe, ver, linked, exe, linked);
+    for (size_t i = 0; i < nprefix; i++)
+        argv_prefix[i] = cmd_prefix[i];
+    if ((err = probe_command(exe, argv_prefix, true, ver, &prefix)) < 0) {
+        error_prefix(err, "env add %s", name);
         goto done;
     }
     reg_dir = util_printf("%s/external", envs_cache_dir());
     reg = reg_dir ? util_printf("%s/%s", reg_dir, name) : NULL;
-    text = util_printf("%s\n%s\n%s\n", exe, prefix, ver);
-    if (!reg_dir || !reg || !text) {
+    strbuf_printf(&text, "%s\n%s\n%s\n", exe, prefix, ver);
+    for (size_t i = 0; i < nprefix; i++)
+        strbuf_printf(&text, "%s\n", cmd_prefix[i]);
+    if (!reg_dir || !reg || !text.buf) {
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
     if ((err = util_mkdir_p(reg_dir, 0755)) < 0 ||
-        (err = util_write_file_atomic(reg, text, strlen(text))) < 0)
+        (err = util_write_file_atomic(reg, text.buf, text.len)) < 0)
         goto done;
-    printf("env %s: registered %s (Python %s, prefix %s)\n", name, exe, ver, prefix);
+    printf("env %s: registered %s (Python %s, prefix %s%s%s)\n", name, exe, ver, prefix,
+           nprefix ? ", run as: " : "", nprefix ? cmd_prefix[0] : "");
 done:
     free(exe);
     free(prefix);
     free(reg_dir);
     free(reg);
-    free(text);
+    free(argv_prefix);
+    strbuf_free(&text);
     return err;
 }
 

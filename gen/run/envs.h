@@ -2,7 +2,9 @@
  * envs.h - the Python environments backends run in.
  *
  * data/envs/<name>.txt is a pinned pip requirements file. `env sync` makes
- * each a venv of the interpreter whose libpython benchgen links, in
+ * each a venv of the interpreter benchgen was built with (BENCHGEN_PYTHON),
+ * or of the Python a `# python: 3.12` line in the lock names (found with
+ * pyenv, ~/.pyenv/versions/3.12*, or python3.12 on PATH), in
  *   $BENCHGEN_CACHE (default $XDG_CACHE_HOME/benchgen, ~/.cache/benchgen)
  *   /envs/<name>-<hash16>/
  * where hash16 is the first 16 hex digits of SHA-256 over the lock file and
@@ -11,9 +13,12 @@
  * "ready" only once pip finished and .benchgen-ready was written; anything
  * else is "incomplete" and is rebuilt by the next sync.
  *
- * `env add NAME PYTHON` registers an existing interpreter or venv instead
- * (in <cache>/external/<name>), after checking that its Python version is the
- * one benchgen was linked against.
+ * `env add NAME PYTHON [-- PREFIX...]` registers an existing interpreter or
+ * venv instead (in <cache>/external/<name>): any Python 3.9 or later, run
+ * after a command prefix when one is given (a container: `-- apptainer exec
+ * image.sif`), once it has shown that it can import benchgen's `_benchgen`
+ * module. benchgen links no libpython: every worker exec()s its
+ * environment's own interpreter.
  *
  * Ownership: struct env_info strings are owned by it; env_info_free().
  */
@@ -28,7 +33,10 @@ struct env_info {
     char *lock_path;   /* data/envs/<name>.txt, NULL for an external one */
     char hash[17];     /* "" for an external one */
     char *dir;         /* venv directory (or the external interpreter's prefix) */
-    char *python;      /* interpreter the worker binds to: <dir>/bin/python */
+    char *python;      /* the interpreter a worker execs: <dir>/bin/python */
+    char **prefix;     /* NULL, or the NULL-terminated command put before python */
+    char *builder;     /* a lock's: the interpreter that makes its venv; NULL when absent */
+    char pyver[32];    /* its Python version ("3.12.1"; the requested "3.12" when absent) */
     const char *state; /* "ready", "missing", "incomplete", "external", "broken" */
 };
 
@@ -54,11 +62,14 @@ int envs_derive(const char *base, const char *const *pins, size_t npins, char **
 /* Prints name, hash, path, state and resolved package versions. */
 int envs_list(FILE *out);
 
-/* Registers PYTHON (an interpreter or venv) as environment NAME. */
-int envs_add(const char *name, const char *python);
+/* Registers PYTHON (an interpreter or venv; with a prefix, the interpreter
+ * as the prefixed command finds it) as environment NAME. */
+int envs_add(const char *name, const char *python, const char *const *prefix, size_t nprefix);
 
-/* The linked interpreter's "3.11.7". Borrowed, static. */
-const char *envs_linked_python_version(void);
+/* The version of the interpreter benchgen was built with ("3.11.7"), which
+ * makes lock-file venvs without a `# python:` line. Borrowed, static; ""
+ * when it cannot be run. */
+const char *envs_base_python_version(void);
 
 /* The 16 hex digits naming a lock file's venv: SHA-256 over the lock file's
  * bytes, one '\0', then pyver ("3.11.7"). */

@@ -57,7 +57,11 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
                               : strdup(error_last());
         r->started = r->finished = time(NULL);
     } else {
-        struct worker_job job = {.cell = c, .python = env.python, .log_path = log_path, .home = util_home_dir()};
+        struct worker_job job = {.cell = c,
+                                 .python = env.python,
+                                 .prefix = (const char *const *)env.prefix,
+                                 .log_path = log_path,
+                                 .home = util_home_dir()};
         struct tick_ctx t = {.cell = c, .hooks = hooks};
         bool ticks = hooks && hooks->tick;
         if ((err = worker_run(&job, r, stop, ticks ? on_tick : NULL, ticks ? &t : NULL)) < 0)

@@ -204,7 +204,7 @@ int sysinfo_collect(struct kvlist *out)
     if ((err = kvlist_add(out, "benchgen.version", BENCHGEN_VERSION)) < 0 ||
         (err = kvlist_add(out, "benchgen.git_commit", BENCHGEN_GIT_COMMIT)) < 0 ||
         (err = kvlist_addf(out, "benchgen.git_dirty", "%d", BENCHGEN_GIT_DIRTY ? 1 : 0)) < 0 ||
-        (err = kvlist_add(out, "python.linked", envs_linked_python_version())) < 0)
+        (err = kvlist_add(out, "python.base", envs_base_python_version())) < 0)
         return err;
     for (size_t i = 0; i < COUNT(numeric_env); i++) {
         const char *v = getenv(numeric_env[i]);

@@ -81,16 +81,72 @@ static void test_error_and_torn_line(void **state)
 
     struct channel_reader cr2 = {0};
     struct result r2 = {0};
-    const char *garbage = "not json\n{\"t\":\"unsupported\",\"reason\":\"Keras 2 has no Gemma\"}\n";
-    assert_int_equal(channel_feed(&cr2, garbage, strlen(garbage), &r2), 0);
+    const char *msg = "{\"t\":\"unsupported\",\"reason\":\"Keras 2 has no Gemma\"}\n";
+    assert_int_equal(channel_feed(&cr2, msg, strlen(msg), &r2), 0);
     assert_string_equal(cr2.final_type, "unsupported");
     assert_string_equal(r2.detail, "Keras 2 has no Gemma");
+    assert_string_equal(cr2.problem, "");
     channel_reader_free(&cr2);
     result_free(&r2);
 }
 
+/* What a hostile workload can write to the pipe: garbage, a forged
+ * negative sample, and a line that never ends. */
+static void test_protocol_violations(void **state)
+{
+    (void)state;
+    struct channel_reader cr = {0};
+    struct result r = {0};
+    const char *garbage = "not json\n";
+    assert_int_equal(channel_feed(&cr, garbage, strlen(garbage), &r), 0);
+    assert_non_null(strstr(cr.problem, "not a JSON object"));
+    channel_reader_free(&cr);
+
+    struct channel_reader cr2 = {0};
+    const char *neg = "{\"t\":\"sample\",\"warmup\":0,\"ns\":-5}\n";
+    assert_int_equal(channel_feed(&cr2, neg, strlen(neg), &r), 0);
+    assert_non_null(strstr(cr2.problem, "-5 ns"));
+    assert_int_equal(r.ntimed, 0);
+    channel_reader_free(&cr2);
+
+    /* 3 MiB without a newline, fed in 64 KiB reads: cut off at 1 MiB, and
+     * the reader holds no more than that. */
+    struct channel_reader cr3 = {0};
+    static char chunk[65536];
+    memset(chunk, 'x', sizeof(chunk));
+    size_t fed = 0;
+    while (fed < 3u << 20 && !cr3.problem[0]) {
+        assert_int_equal(channel_feed(&cr3, chunk, sizeof(chunk), &r), 0);
+        fed += sizeof(chunk);
+    }
+    assert_non_null(strstr(cr3.problem, "more than 1048576 bytes"));
+    assert_true(fed <= (1u << 20) + sizeof(chunk));
+    assert_true(cr3.len == 0);
+    channel_reader_free(&cr3);
+    result_free(&r);
+}
+
+/* Linear parsing: 20,000 lines fed one byte at a time scan each byte once
+ * (the old reader rescanned its buffer on every read). */
+static void test_byte_at_a_time(void **state)
+{
+    (void)state;
+    struct channel_reader cr = {0};
+    struct result r = {0};
+    const char *line = "{\"t\":\"sample\",\"warmup\":0,\"ns\":7}\n";
+    for (int i = 0; i < 20000; i++)
+        for (const char *p = line; *p; p++)
+            assert_int_equal(channel_feed(&cr, p, 1, &r), 0);
+    assert_int_equal(r.ntimed, 20000);
+    assert_string_equal(cr.problem, "");
+    channel_reader_free(&cr);
+    result_free(&r);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_error_and_torn_line)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_error_and_torn_line),
+                                       cmocka_unit_test(test_protocol_violations),
+                                       cmocka_unit_test(test_byte_at_a_time)};
     return cmocka_run_group_tests_name("channel", tests, NULL, NULL);
 }

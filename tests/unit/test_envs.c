@@ -70,6 +70,8 @@ static int group_setup(void **state)
         return -1;
     /* util_home_dir() remembers its first answer: set it before anything asks. */
     setenv("BENCHGEN_HOME", home, 1);
+    /* the worker module of this build, not of the temporary home */
+    setenv("BENCHGEN_EXT_DIR", BENCHGEN_SOURCE_DIR "/" BENCHGEN_EXT_SUBDIR, 1);
     setenv("BENCHGEN_CACHE", cache, 1);
     return strcmp(util_home_dir(), home) == 0 ? 0 : -1;
 }
@@ -102,17 +104,17 @@ static void fake_ready(const struct env_info *e)
 
 /* ---- tests ---------------------------------------------------------------- */
 
-static void test_linked_version_format(void **state)
+static void test_base_version_format(void **state)
 {
     (void)state;
-    const char *v = envs_linked_python_version();
+    const char *v = envs_base_python_version();
     int a = -1, b = -1, c = -1;
     char extra = 0;
     assert_true(sscanf(v, "%d.%d.%d%c", &a, &b, &c, &extra) >= 3);
     assert_int_equal(a, 3);
     assert_true(b >= 8);
     assert_null(strchr(v, ' '));
-    assert_ptr_equal(v, envs_linked_python_version()); /* static, borrowed */
+    assert_ptr_equal(v, envs_base_python_version()); /* static, borrowed */
 }
 
 static void test_lock_hash(void **state)
@@ -188,7 +190,7 @@ static void test_resolve_states(void **state)
     char path[PATH_MAX + 64], hash[17];
     write_lock("states", "six==1.16.0\n");
     snprintf(path, sizeof(path), "%s/data/envs/states.txt", home);
-    assert_int_equal(envs_lock_hash(path, envs_linked_python_version(), hash), 0);
+    assert_int_equal(envs_lock_hash(path, envs_base_python_version(), hash), 0);
 
     assert_int_equal(envs_resolve("states", &e), 0);
     assert_string_equal(e.name, "states");
@@ -240,17 +242,16 @@ static void test_resolve_not_found(void **state)
     assert_int_equal(envs_resolve("", &e), BG_EUSAGE);
 }
 
-static void test_add_rejects_mismatched_version(void **state)
+static void test_add_rejects_old_python(void **state)
 {
     (void)state;
     char py[PATH_MAX + 32], reg[PATH_MAX + 64];
     snprintf(py, sizeof(py), "%s/python-old", tmp);
-    write_text(py, "#!/bin/sh\necho 3.10.2\necho /opt/old\n", 0755);
-    assert_int_equal(envs_add("oldpy", py), BG_EPYTHON);
+    write_text(py, "#!/bin/sh\necho 3.8.18\necho /opt/old\necho _benchgen x\n", 0755);
+    assert_int_equal(envs_add("oldpy", py, NULL, 0), BG_EPYTHON);
     const char *msg = error_last();
-    assert_non_null(strstr(msg, "3.10.2"));
-    assert_non_null(strstr(msg, envs_linked_python_version()));
-    assert_non_null(strstr(msg, "make PYTHON="));
+    assert_non_null(strstr(msg, "3.8.18"));
+    assert_non_null(strstr(msg, "3.9 or later"));
     snprintf(reg, sizeof(reg), "%s/external/oldpy", cache);
     assert_false(util_is_file(reg)); /* nothing registered */
     struct env_info e;
@@ -263,24 +264,24 @@ static void test_add_rejects_non_python(void **state)
     char py[PATH_MAX + 32], dir[PATH_MAX + 32];
     snprintf(py, sizeof(py), "%s/not-python", tmp);
     write_text(py, "#!/bin/sh\necho hello\n", 0755);
-    assert_int_equal(envs_add("np", py), BG_EPYTHON);
+    assert_int_equal(envs_add("np", py, NULL, 0), BG_EPYTHON);
     write_text(py, "#!/bin/sh\nexit 3\n", 0755);
-    assert_int_equal(envs_add("np", py), BG_EPYTHON);
+    assert_int_equal(envs_add("np", py, NULL, 0), BG_EPYTHON);
     assert_non_null(strstr(error_last(), "exit status 3"));
     snprintf(py, sizeof(py), "%s/does-not-exist", tmp);
-    assert_int_equal(envs_add("np", py), BG_ENOTFOUND);
+    assert_int_equal(envs_add("np", py, NULL, 0), BG_ENOTFOUND);
     snprintf(dir, sizeof(dir), "%s/empty-dir", tmp);
     mkdirs(dir);
-    assert_int_equal(envs_add("np", dir), BG_ENOTFOUND);
+    assert_int_equal(envs_add("np", dir, NULL, 0), BG_ENOTFOUND);
     assert_non_null(strstr(error_last(), "not a venv"));
-    assert_int_equal(envs_add("bad/name", BENCHGEN_PYTHON), BG_EUSAGE);
+    assert_int_equal(envs_add("bad/name", BENCHGEN_PYTHON, NULL, 0), BG_EUSAGE);
 }
 
 static void test_add_accepts_linked_interpreter(void **state)
 {
     (void)state;
     /* The interpreter benchgen was built with: a real Python start. */
-    assert_int_equal(envs_add("real", BENCHGEN_PYTHON), 0);
+    assert_int_equal(envs_add("real", BENCHGEN_PYTHON, NULL, 0), 0);
     struct env_info e;
     assert_int_equal(envs_resolve("real", &e), 0);
     assert_string_equal(e.state, "external");
@@ -291,6 +292,62 @@ static void test_add_accepts_linked_interpreter(void **state)
     env_info_free(&e);
 }
 
+/* The module check is real: an interpreter that cannot import _benchgen
+ * (the script prints a version but no module line) is refused. */
+static void test_add_rejects_without_module(void **state)
+{
+    (void)state;
+    char py[PATH_MAX + 32];
+    snprintf(py, sizeof(py), "%s/python-nomod", tmp);
+    write_text(py, "#!/bin/sh\necho 3.12.1\necho /opt/x\nexit 1\n", 0755);
+    assert_int_equal(envs_add("nomod", py, NULL, 0), BG_EPYTHON);
+    assert_non_null(strstr(error_last(), "cannot import benchgen's worker module"));
+}
+
+/* Another minor version and a command prefix: the registration keeps the
+ * prefix, one argument per line, and resolves it back. */
+static void test_add_prefix_and_other_version(void **state)
+{
+    (void)state;
+    const char *prefix[] = {"env", "BENCHGEN_TEST_PREFIX=1", NULL};
+    assert_int_equal(envs_add("prefixed", BENCHGEN_PYTHON, prefix, 2), 0);
+    struct env_info e;
+    assert_int_equal(envs_resolve("prefixed", &e), 0);
+    assert_string_equal(e.state, "external");
+    assert_non_null(e.prefix);
+    assert_string_equal(e.prefix[0], "env");
+    assert_string_equal(e.prefix[1], "BENCHGEN_TEST_PREFIX=1");
+    assert_null(e.prefix[2]);
+    assert_string_equal(e.pyver, envs_base_python_version());
+    env_info_free(&e);
+    const char *bad[] = {"", NULL};
+    assert_int_equal(envs_add("prefixed2", BENCHGEN_PYTHON, bad, 1), BG_EUSAGE);
+}
+
+/* `# python: X.Y` picks the interpreter and enters the hash; a version the
+ * machine lacks leaves the venv missing and sync says why. */
+static void test_lock_python_line(void **state)
+{
+    (void)state;
+    struct env_info plain, wanted;
+    write_lock("plainpy", "six==1.16.0\n");
+    write_lock("oddpy", "# python: 3.99\nsix==1.16.0\n");
+    assert_int_equal(envs_resolve("plainpy", &plain), 0);
+    assert_string_equal(plain.builder, BENCHGEN_PYTHON);
+    assert_string_equal(plain.pyver, envs_base_python_version());
+    assert_int_equal(envs_resolve("oddpy", &wanted), 0);
+    assert_null(wanted.builder);
+    assert_string_equal(wanted.pyver, "3.99");
+    assert_string_equal(wanted.state, "missing");
+    assert_string_not_equal(plain.hash, wanted.hash);
+    const char *names[] = {"oddpy"};
+    assert_int_equal(envs_sync(names, 1), BG_EPYTHON);
+    assert_non_null(strstr(error_last(), "Python 3.99"));
+    assert_non_null(strstr(error_last(), "pyenv install 3.99"));
+    env_info_free(&plain);
+    env_info_free(&wanted);
+}
+
 static void test_add_venv_dir_wins_and_breaks(void **state)
 {
     (void)state;
@@ -299,11 +356,12 @@ static void test_add_venv_dir_wins_and_breaks(void **state)
     snprintf(bin, sizeof(bin), "%s/bin", venv);
     snprintf(py, sizeof(py), "%s/bin/python", venv);
     mkdirs(bin);
-    snprintf(script, sizeof(script), "#!/bin/sh\necho %s\necho '%s'\n", envs_linked_python_version(), venv);
+    snprintf(script, sizeof(script), "#!/bin/sh\necho %s\necho '%s'\necho _benchgen x\n",
+             envs_base_python_version(), venv);
     write_text(py, script, 0755);
     write_lock("shadow", "six==1.16.0\n");
 
-    assert_int_equal(envs_add("shadow", venv), 0); /* the directory form */
+    assert_int_equal(envs_add("shadow", venv, NULL, 0), 0); /* the directory form */
     struct env_info e;
     assert_int_equal(envs_resolve("shadow", &e), 0);
     assert_string_equal(e.state, "external"); /* a registration wins over the lock file */
@@ -337,7 +395,7 @@ static void test_list_reads_dist_info(void **state)
     write_lock("known1", "six==1.16.0\n");
     assert_int_equal(envs_resolve("listed", &e), 0);
     fake_ready(&e);
-    const char *v = envs_linked_python_version();
+    const char *v = envs_base_python_version();
     snprintf(mm, sizeof(mm), "%.*s", (int)(strrchr(v, '.') - v), v);
     snprintf(path, sizeof(path), "%s/lib/python%s/site-packages/foo_bar-1.2.dist-info", e.dir, mm);
     mkdirs(path);
@@ -425,14 +483,17 @@ static void test_sync_waits_for_the_lock(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_linked_version_format),
+        cmocka_unit_test(test_base_version_format),
         cmocka_unit_test(test_lock_hash),
         cmocka_unit_test(test_cache_dir_resolution),
         cmocka_unit_test(test_resolve_states),
         cmocka_unit_test(test_resolve_not_found),
-        cmocka_unit_test(test_add_rejects_mismatched_version),
+        cmocka_unit_test(test_add_rejects_old_python),
         cmocka_unit_test(test_add_rejects_non_python),
         cmocka_unit_test(test_add_accepts_linked_interpreter),
+        cmocka_unit_test(test_add_rejects_without_module),
+        cmocka_unit_test(test_add_prefix_and_other_version),
+        cmocka_unit_test(test_lock_python_line),
         cmocka_unit_test(test_add_venv_dir_wins_and_breaks),
         cmocka_unit_test(test_list_reads_dist_info),
         cmocka_unit_test(test_sync_ready_is_a_noop),

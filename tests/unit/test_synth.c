@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "runners/digest.h"
 #include "runners/synth.h"
 #include "base/util.h"
 
@@ -150,12 +151,37 @@ static void test_rejects_bad_requests(void **state)
     assert_int_equal(synth_dist_parse("poisson"), -1);
 }
 
+/* The worker module's own SHA-256 (runners/digest.c) against OpenSSL's, on
+ * lengths around every block boundary and in uneven pieces. */
+static void test_digest_matches_openssl(void **state)
+{
+    (void)state;
+    static unsigned char data[1000];
+    for (size_t i = 0; i < sizeof(data); i++)
+        data[i] = (unsigned char)(i * 131 + 7);
+    for (size_t n = 0; n <= sizeof(data); n += (n < 200 ? 1 : 97)) {
+        char want[65], got[65];
+        assert_int_equal(sha256_hex(data, n, want), 0);
+        struct digest_sha256 d;
+        digest_sha256_init(&d);
+        for (size_t off = 0; off < n;) {
+            size_t take = (off * 7 + 3) % 71 + 1;
+            take = take > n - off ? n - off : take;
+            digest_sha256_update(&d, data + off, take);
+            off += take;
+        }
+        digest_sha256_final(&d, got);
+        assert_string_equal(got, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_philox_known_answers), cmocka_unit_test(test_same_cell_same_bytes),
         cmocka_unit_test(test_keys_separate_streams), cmocka_unit_test(test_prefix_stable),
         cmocka_unit_test(test_ranges_and_moments),   cmocka_unit_test(test_rejects_bad_requests),
+        cmocka_unit_test(test_digest_matches_openssl),
     };
     return cmocka_run_group_tests_name("synth", tests, NULL, NULL);
 }

@@ -46,7 +46,7 @@ static void test_collect_keys(void **state)
                                            "benchgen.version",
                                            "benchgen.git_commit",
                                            "benchgen.git_dirty",
-                                           "python.linked",
+                                           "python.base",
                                            "gpu.count",
                                            "gpu.status",
                                            "cuda.linked",
@@ -65,7 +65,7 @@ static void test_collect_keys(void **state)
     assert_true(strcmp(dirty, "0") == 0 || strcmp(dirty, "1") == 0);
     const char *flag = kvlist_get(&kl, "cpu.flags.avx2");
     assert_true(strcmp(flag, "0") == 0 || strcmp(flag, "1") == 0);
-    assert_string_equal(kvlist_get(&kl, "python.linked"), envs_linked_python_version());
+    assert_string_equal(kvlist_get(&kl, "python.base"), envs_base_python_version());
     /* no key twice */
     for (size_t i = 0; i < kl.n; i++)
         for (size_t j = i + 1; j < kl.n; j++)

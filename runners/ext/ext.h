@@ -1,0 +1,52 @@
+/*
+ * ext.h - shared by the files of `_benchgen`, the worker's Python module.
+ *
+ * The module is built once against CPython's stable ABI (Py_LIMITED_API
+ * 3.9), so one _benchgen.abi3.so loads into every interpreter from 3.9 on:
+ * a venv, another minor version, a conda env or a container's python. It is
+ * what a cell worker runs after benchgen exec()s the environment's
+ * interpreter (runners/worker.c builds the command line):
+ *
+ *   module.c  the module object: now_ns, mark, fact, cell, and _main(), the
+ *             entry point the bootstrap calls with the cell description
+ *   steps.c   the cell itself: the harness, C-generated inputs, the timed
+ *             step loop and the final report
+ */
+#ifndef BENCHGEN_EXT_H
+#define BENCHGEN_EXT_H
+
+#ifndef Py_LIMITED_API
+#define Py_LIMITED_API 0x03090000
+#endif
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdint.h>
+
+/* Read-only flag of PyMemoryView_FromMemory (stable ABI since 3.3; the
+ * limited headers only name it from 3.11). */
+#ifndef PyBUF_READ
+#define PyBUF_READ 0x100
+#endif
+
+/* What the parent told the worker about its cell (argv key=value pairs). */
+struct ext_cell {
+    const char *key, *model, *task, *backend, *family, *size, *precision, *env, *workload;
+    long long batch, steps, warmup, repeat;
+    unsigned long long seed;
+};
+
+extern int ext_report_fd;
+extern int64_t ext_t0;
+
+/* CLOCK_MONOTONIC in ns: the clock every step is timed with. */
+int64_t ext_now_ns(void);
+
+/* str(o) as malloc'd UTF-8 (undecodable characters replaced); NULL with a
+ * Python exception set on failure. */
+char *ext_str(PyObject *o);
+
+/* Runs the cell and exits the process (steps.c). */
+_Noreturn void ext_run_cell(const struct ext_cell *c);
+
+#endif /* BENCHGEN_EXT_H */

@@ -1,0 +1,285 @@
+/*
+ * steps.c - the body of a cell worker, inside the `_benchgen` module (see ext.h).
+ *
+ * Order of events, each reported as a marker: python (interpreter up and
+ * this module running), import (workload imported), inputs (synthetic data
+ * made and hashed), setup (model built), warmup, timed, done. Every step's
+ * duration is measured here, in C, around one call of the step function the
+ * workload returned.
+ */
+#include "runners/ext/ext.h"
+#include "base/error.h"
+#include "runners/channel.h"
+#include "runners/digest.h"
+#include "runners/synth.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void marker(const char *name) { channel_send_marker(ext_report_fd, name, ext_now_ns() - ext_t0); }
+
+static _Noreturn void finish(const char *type, const char *kind, const char *text, int code)
+{
+    /* The log tells the whole story on its own, the report only the gist. */
+    if (text)
+        fprintf(stderr, "benchgen: cell ends %s: %s\n", kind ? kind : type, text);
+    channel_send_final(ext_report_fd, type, kind, text);
+    fflush(NULL);
+    _exit(code);
+}
+
+/* The pending Python exception as a formatted traceback (malloc'd; NULL
+ * when none is pending); *is_memory_error tells MemoryError apart. */
+static char *take_error(int *is_memory_error)
+{
+    *is_memory_error = 0;
+    if (!PyErr_Occurred())
+        return NULL;
+    PyObject *type, *exc, *tb;
+    PyErr_Fetch(&type, &exc, &tb);
+    PyErr_NormalizeException(&type, &exc, &tb);
+    if (exc && tb)
+        PyException_SetTraceback(exc, tb);
+    if (type && PyErr_GivenExceptionMatches(type, PyExc_MemoryError))
+        *is_memory_error = 1;
+    PyObject *m = PyImport_ImportModule("traceback");
+    PyObject *lines = m && exc ? PyObject_CallMethod(m, "format_exception", "OOO", type, exc, tb ? tb : Py_None)
+                               : NULL;
+    PyObject *sep = PyUnicode_FromString("");
+    PyObject *s = lines && sep ? PyUnicode_Join(sep, lines) : NULL;
+    char *out = s ? ext_str(s) : NULL;
+    if (!out) {
+        PyErr_Clear();
+        out = exc ? ext_str(exc) : NULL;
+        if (!out)
+            out = strdup("unknown Python error (traceback unavailable)");
+    }
+    Py_XDECREF(s);
+    Py_XDECREF(sep);
+    Py_XDECREF(lines);
+    Py_XDECREF(m);
+    Py_XDECREF(type);
+    Py_XDECREF(exc);
+    Py_XDECREF(tb);
+    PyErr_Clear();
+    return out;
+}
+
+/* Reports the pending Python exception (or msg) and exits. */
+static _Noreturn void fail_python(const char *msg)
+{
+    int oom = 0;
+    char *tb = take_error(&oom);
+    size_t n = strlen(msg) + (tb ? strlen(tb) : 0) + 2;
+    char *text = malloc(n);
+    if (text)
+        snprintf(text, n, "%s%s%s", msg, tb ? "\n" : "", tb ? tb : "");
+    finish("error", oom ? "oom" : "error", text ? text : msg, 1);
+}
+
+static PyObject *call(PyObject *obj, const char *method, const char *what)
+{
+    PyObject *r = PyObject_CallMethod(obj, method, NULL);
+    if (!r)
+        fail_python(what);
+    return r;
+}
+
+/* item[key] as UTF-8 into buf; 0, or -1 when absent or not a str. */
+static int get_text(PyObject *d, const char *key, char *buf, size_t len)
+{
+    PyObject *v = PyDict_GetItemString(d, key);
+    if (!v || !PyUnicode_Check(v))
+        return -1;
+    char *s = ext_str(v);
+    if (!s)
+        return -1;
+    snprintf(buf, len, "%s", s);
+    free(s);
+    return 0;
+}
+
+/* One input declaration into in; exits the cell when it is malformed. */
+static void parse_input(PyObject *d, Py_ssize_t i, struct synth_input *in)
+{
+    char msg[512], dtype[32], dist[32] = "uniform";
+    PyObject *shape = PyDict_Check(d) ? PyDict_GetItemString(d, "shape") : NULL;
+    PyObject *low = PyDict_Check(d) ? PyDict_GetItemString(d, "low") : NULL;
+    PyObject *high = PyDict_Check(d) ? PyDict_GetItemString(d, "high") : NULL;
+    if (!PyDict_Check(d) || get_text(d, "name", in->name, sizeof(in->name)) < 0 ||
+        get_text(d, "dtype", dtype, sizeof(dtype)) < 0 ||
+        (PyDict_GetItemString(d, "dist") && get_text(d, "dist", dist, sizeof(dist)) < 0) || !shape ||
+        !PySequence_Check(shape) || !low) {
+        PyErr_Clear();
+        snprintf(msg, sizeof(msg), "input #%zd: needs name, dtype, shape, low (and high unless const)", i);
+        finish("error", "error", msg, 1);
+    }
+    int dt = synth_dtype_parse(dtype), di = synth_dist_parse(dist);
+    Py_ssize_t nd = PySequence_Size(shape);
+    if (dt < 0 || di < 0 || nd < 0 || nd > SYNTH_MAX_DIMS) {
+        snprintf(msg, sizeof(msg),
+                 "input %s: bad dtype '%s' (int32|int64|float32|uint8), dist '%s' (uniform|normal|const) or rank",
+                 in->name, dtype, dist);
+        finish("error", "error", msg, 1);
+    }
+    in->dtype = (enum synth_dtype)dt;
+    in->dist = (enum synth_dist)di;
+    in->ndim = (int)nd;
+    for (Py_ssize_t k = 0; k < nd; k++) {
+        PyObject *v = PySequence_GetItem(shape, k);
+        in->shape[k] = v ? PyLong_AsLongLong(v) : -1;
+        Py_XDECREF(v);
+    }
+    in->low = PyFloat_AsDouble(low);
+    in->high = high ? PyFloat_AsDouble(high) : in->low;
+    if (PyErr_Occurred())
+        fail_python("bad input declaration");
+}
+
+/* Turns the harness's input declarations into buffers, hashes them and
+ * returns {name: memoryview}. The hash covers each input's name, dtype and
+ * shape as well as its bytes, so equal hashes mean equal tensors. */
+static PyObject *make_inputs(PyObject *specs, const struct ext_cell *c)
+{
+    if (!PyList_Check(specs))
+        finish("error", "error", "workload input declarations must be a list of dicts", 1);
+    PyObject *views = PyDict_New();
+    if (!views)
+        fail_python("cannot allocate inputs");
+    struct digest_sha256 h;
+    digest_sha256_init(&h);
+    int64_t total = 0;
+    for (Py_ssize_t i = 0; i < PyList_Size(specs); i++) {
+        struct synth_input in = {0};
+        char msg[512];
+        parse_input(PyList_GetItem(specs, i), i, &in);
+        size_t nb = synth_nbytes(&in);
+        void *buf = nb ? malloc(nb) : NULL; /* lives until _exit: numpy aliases it */
+        if (!buf) {
+            snprintf(msg, sizeof(msg), "input %s: invalid shape or cannot allocate", in.name);
+            finish("error", nb ? "oom" : "error", msg, 1);
+        }
+        uint64_t key = synth_stream_key(c->seed, c->model, c->task, (int)c->batch, c->size, in.name);
+        if (synth_fill(&in, key, buf) < 0)
+            finish("error", "error", error_last(), 1);
+        char hdr[64 + 16 + SYNTH_MAX_DIMS * 24 + 8];
+        int n = snprintf(hdr, sizeof(hdr), "%s:%s:", in.name, synth_dtype_name(in.dtype));
+        for (int k = 0; k < in.ndim; k++)
+            n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "%s%lld", k ? "x" : "", (long long)in.shape[k]);
+        n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "\n");
+        digest_sha256_update(&h, hdr, (size_t)n);
+        digest_sha256_update(&h, buf, nb);
+        total += (int64_t)nb;
+        PyObject *mv = PyMemoryView_FromMemory(buf, (Py_ssize_t)nb, PyBUF_READ);
+        if (!mv || PyDict_SetItemString(views, in.name, mv) < 0)
+            fail_python("cannot wrap input buffer");
+        Py_DECREF(mv);
+    }
+    char hex[65];
+    digest_sha256_final(&h, hex);
+    channel_send_inputs(ext_report_fd, hex, total);
+    return views;
+}
+
+/* Sends every item of a dict, as str, as fact or env. */
+static void send_dict(PyObject *d, const char *type)
+{
+    if (!d || !PyDict_Check(d))
+        return;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(d, &pos, &k, &v)) {
+        char *ks = ext_str(k), *vs = ks ? ext_str(v) : NULL;
+        if (ks && vs)
+            channel_send_kv(ext_report_fd, type, ks, vs);
+        PyErr_Clear();
+        free(ks);
+        free(vs);
+    }
+}
+
+/* The interpreter this cell runs in, recorded before anything can fail. */
+static void send_python(void)
+{
+    static const char *const keys[][2] = {{"python.version", "python_version"},
+                                          {"python.implementation", "python_implementation"}};
+    PyObject *platform = PyImport_ImportModule("platform");
+    for (size_t i = 0; platform && i < sizeof(keys) / sizeof(keys[0]); i++) {
+        PyObject *v = PyObject_CallMethod(platform, keys[i][1], NULL);
+        char *s = v ? ext_str(v) : NULL;
+        if (s)
+            channel_send_kv(ext_report_fd, "env", keys[i][0], s);
+        free(s);
+        Py_XDECREF(v);
+    }
+    Py_XDECREF(platform);
+    static const char *const attrs[][2] = {{"python.executable", "executable"}, {"python.prefix", "prefix"}};
+    for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+        PyObject *v = PySys_GetObject(attrs[i][1]); /* borrowed */
+        char *s = v ? ext_str(v) : NULL;
+        if (s)
+            channel_send_kv(ext_report_fd, "env", attrs[i][0], s);
+        free(s);
+    }
+    PyErr_Clear();
+}
+
+static void run_steps(PyObject *step, long long n, int warmup)
+{
+    for (long long i = 0; i < n; i++) {
+        int64_t a = ext_now_ns();
+        PyObject *r = PyObject_CallObject(step, NULL);
+        int64_t b = ext_now_ns();
+        if (!r)
+            fail_python(warmup ? "warm-up step failed" : "timed step failed");
+        Py_DECREF(r);
+        /* A step always takes time; a clock that says otherwise is not measuring it. */
+        channel_send_sample(ext_report_fd, warmup, b > a ? b - a : 1);
+    }
+}
+
+_Noreturn void ext_run_cell(const struct ext_cell *c)
+{
+    marker("python");
+    send_python();
+
+    PyObject *harness = PyImport_ImportModule("harness");
+    if (!harness)
+        fail_python("cannot import runners/harness.py");
+    PyObject *cls = PyObject_GetAttrString(harness, "Cell");
+    PyObject *cellobj = cls ? PyObject_CallObject(cls, NULL) : NULL;
+    if (!cellobj)
+        fail_python("cannot load the workload");
+    marker("import");
+
+    PyObject *reason = call(cellobj, "unsupported", "workload's supported() failed");
+    if (reason != Py_None) {
+        char *u = ext_str(reason);
+        finish("unsupported", NULL, u ? u : "unsupported", 0);
+    }
+    Py_DECREF(reason);
+
+    PyObject *specs = call(cellobj, "input_specs", "workload's inputs() failed");
+    PyObject *views = make_inputs(specs, c);
+    marker("inputs");
+
+    PyObject *step = PyObject_CallMethod(cellobj, "setup", "O", views);
+    if (!step)
+        fail_python("workload's setup() failed");
+    if (!PyCallable_Check(step))
+        finish("error", "error", "workload's setup() must return a callable that runs one step", 1);
+    marker("setup");
+
+    run_steps(step, c->warmup, 1);
+    marker("warmup");
+    run_steps(step, c->steps, 0);
+    marker("timed");
+
+    PyObject *facts = call(cellobj, "facts", "workload's facts() failed");
+    send_dict(facts, "fact");
+    PyObject *env = call(cellobj, "environment", "collecting the environment failed");
+    send_dict(env, "env");
+    finish("done", NULL, NULL, 0);
+}
