@@ -9,9 +9,10 @@
 #ifndef BENCHGEN_CONTAIN_BACKEND_H
 #define BENCHGEN_CONTAIN_BACKEND_H
 
-#include "runners/contain.h"
-
 #include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 #define CONTAIN_MAX_DIRS 3
 #define CONTAIN_DIR_MAX 512
