@@ -7,5 +7,6 @@
 #define BENCHGEN_CLI_H
 
 int cli_compare(int argc, char **argv);
+int cli_cell(int argc, char **argv);
 
 #endif /* BENCHGEN_CLI_H */

@@ -6,6 +6,7 @@
  */
 #include "bundle/bundle.h"
 #include "compare/compare.h"
+#include "run/collect.h"
 #include "run/envs.h"
 #include "base/error.h"
 #include "plan/matrix.h"
@@ -37,6 +38,7 @@ static const char usage_main[] =
     "commands:\n"
     "  run SPEC [--out DIR] [--only K=V,...] [--dry-run]   run a matrix spec\n"
     "  run --resume DIR [--retry STATUS,...]              finish an interrupted run\n"
+    "  cell RUN_DIR ID                                    run one cell of a run here (Slurm tasks)\n"
     "  show RUN_DIR [--json]                              print a run's cells and statistics\n"
     "  report RUN_DIR [--out DIR] ...                     render HTML, Markdown, PDF, XLSX, charts\n"
     "  compare RUN_A RUN_B [RUN_C...] [--out DIR]         A/B verdicts per cell (exit 3 if slower)\n"
@@ -56,6 +58,7 @@ static const char usage_run[] =
     "usage: benchgen run SPEC [--out DIR] [--only KEY=VAL[,KEY=VAL...]] [--dry-run]\n"
     "                         [--with PKG==VERSION ...] [--repeats N]\n"
     "       benchgen run --resume DIR [SPEC] [--retry STATUS[,STATUS...]]\n"
+    "       ... [--devices LIST|auto] [--cpus-per-cell N]\n"
     "\n"
     "Expands SPEC (a YAML matrix spec, see docs/SPEC.md), prints the plan and runs\n"
     "every cell, one at a time, each in a fresh worker process. Results go to DIR\n"
@@ -73,6 +76,12 @@ static const char usage_run[] =
     "                  in flight when the run was killed, or interrupted)\n"
     "  --retry LIST    with --resume, also rerun cells that ended with these\n"
     "                  statuses (e.g. skipped,error,timeout)\n"
+    "  --executor E    local (default) or slurm (docs/CLUSTER.md)\n"
+    "  --devices LIST  local: one cell per GPU at once, bound with\n"
+    "                  CUDA_VISIBLE_DEVICES; LIST is 0,1,... or auto (NVML's GPUs)\n"
+    "  --cpus-per-cell N  local: pin each cell to N cores of its own and set\n"
+    "                  OMP_NUM_THREADS and kin to N; alone, runs as many cells\n"
+    "                  at once as there are sets of N cores\n"
     "\n"
     "Exit status: 0 every cell ok or unsupported, 1 some cell failed (the run is\n"
     "complete and reportable), 2 usage or spec error, 130 interrupted.\n";
@@ -219,7 +228,11 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
                                          {"dry-run", no_argument, 0, 'n'},     {"resume", required_argument, 0, 'r'},
                                          {"retry", required_argument, 0, 't'}, {"help", no_argument, 0, 'h'},
                                          {"with", required_argument, 0, 'w'},  {"repeats", required_argument, 0, 'R'},
+                                         {"executor", required_argument, 0, 'E'},
+                                         {"devices", required_argument, 0, 'D'},
+                                         {"cpus-per-cell", required_argument, 0, 'C'},
                                          {0, 0, 0, 0}};
+    struct exec_options eo = {0};
     const char *out = NULL, *only = NULL, *resume = NULL, *retry = NULL;
     const char *with[32];
     size_t nwith = 0;
@@ -244,6 +257,16 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
             if (*end || v < 1 || v > 1000)
                 return usage_error(usage_run, "run: --repeats %s: expected an integer from 1 to 1000", optarg);
             repeats = (int)v;
+            break;
+        }
+        case 'E': eo.kind = optarg; break;
+        case 'D': eo.devices = optarg; break;
+        case 'C': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 4096)
+                return usage_error(usage_run, "run: --cpus-per-cell %s: expected a whole number of cores", optarg);
+            eo.cpus_per_cell = (int)v;
             break;
         }
         case 'h': fputs(usage_run, stdout); return 0;
@@ -273,6 +296,12 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
     if (resume) {
         if ((err = store_open(&st, resume, false)) < 0 || (err = store_load_plan(st, &plan)) < 0)
             goto done;
+        /* Results of cells that ran elsewhere, not merged yet, count first. */
+        int files = 0, cells = 0;
+        if ((err = collect_run(st, &plan, &files, &cells)) < 0)
+            goto done;
+        if (files)
+            fprintf(stderr, "collected %d result file(s) of %d cell(s)\n", files, cells);
         if (spec && (err = check_same_spec(st, spec, resume)) < 0)
             goto done;
         if ((err = select_resumable(st, &plan, retry)) < 0)
@@ -307,6 +336,11 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
             goto done;
         for (size_t i = 0; i < nwith; i++)
             kvlist_add(&host, "run.with", with[i]);
+        /* Options the executor refuses create no run directory. */
+        struct executor probe;
+        if ((err = executor_open(&probe, &eo, NULL, NULL, NULL)) < 0)
+            goto done;
+        probe.ops->close(&probe);
         if ((err = store_create(&st, outdir, spec, &plan, &host, cmdline)) < 0)
             goto done;
         const char *gpu = kvlist_get(&host, "gpu.status");
@@ -314,7 +348,7 @@ static int cmd_run(int argc, char **argv, char **full_argv, int full_argc)
     }
     fflush(stdout);
     struct sched_summary sum;
-    err = sched_run(st, &plan, NULL, &sum);
+    err = sched_run(st, &plan, &eo, &sum);
     if (!err) {
         fprintf(stderr, "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped -> %s\n", sum.total,
                 sum.ok, sum.unsupported, sum.failed, sum.skipped, store_dir(st));
@@ -433,6 +467,8 @@ int main(int argc, char **argv)
         return report_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return cli_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "cell"))
+        return cli_cell(argc - 1, argv + 1);
     if (!strcmp(cmd, "bundle"))
         return bundle_main(argc - 1, argv + 1);
     if (!strcmp(cmd, "verify"))

@@ -9,6 +9,7 @@
 #include "runners/worker.h"
 
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,7 +31,10 @@ int executor_open(struct executor *ex, const struct exec_options *opt, struct st
             ex->ops = tables[i];
     if (!ex->ops)
         return error_set(BG_EUSAGE, "unknown executor '%s' (known: local)", kind);
-    return ex->ops->open(ex);
+    int err = ex->ops->open(ex);
+    if (err < 0)
+        ex->ops->close(ex);
+    return err;
 }
 
 /* Tick adapter: the worker's hook knows no cell. */
@@ -90,6 +94,34 @@ static int format_cpus(const cpu_set_t *set, struct strbuf *sb)
     return err;
 }
 
+void executor_set_threads(int n, bool overwrite)
+{
+    static const char *const vars[] = {"OMP_NUM_THREADS",      "MKL_NUM_THREADS",        "OPENBLAS_NUM_THREADS",
+                                       "BLIS_NUM_THREADS",     "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS",
+                                       "NUMEXPR_MAX_THREADS",  "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS"};
+    char v[16];
+    snprintf(v, sizeof(v), "%d", n);
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+        setenv(vars[i], v, overwrite);
+}
+
+/* Inside a Slurm job: the job, array, node and GPUs, as slurm.* keys. */
+static int note_slurm(struct kvlist *env)
+{
+    static const char *const vars[][2] = {
+        {"SLURM_JOB_ID", "slurm.job_id"},         {"SLURM_ARRAY_JOB_ID", "slurm.array_job_id"},
+        {"SLURM_ARRAY_TASK_ID", "slurm.array_task_id"}, {"SLURMD_NODENAME", "slurm.node"},
+        {"SLURM_JOB_PARTITION", "slurm.partition"}, {"SLURM_JOB_GPUS", "slurm.job_gpus"},
+        {"SLURM_RESTART_COUNT", "slurm.restart_count"}, {"SLURM_CPUS_PER_TASK", "slurm.cpus_per_task"}};
+    int err = 0;
+    for (size_t i = 0; !err && i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i][0]);
+        if (v)
+            err = kvlist_add(env, vars[i][1], v);
+    }
+    return err;
+}
+
 int executor_note_place(struct result *r)
 {
     char host[256] = "";
@@ -105,6 +137,8 @@ int executor_note_place(struct result *r)
     if (!err && (err = kvlist_add(&r->env, "where.host", host)) == 0 &&
         (err = kvlist_add(&r->env, "where.cores", cores.len ? cores.buf : "")) == 0)
         err = kvlist_add(&r->env, "where.devices", dev ? dev : "");
+    if (!err && getenv("SLURM_JOB_ID"))
+        err = note_slurm(&r->env);
     strbuf_free(&cores);
     return err < 0 ? error_set(BG_ENOMEM, "out of memory") : 0;
 }
@@ -121,5 +155,8 @@ void exec_event_free(struct exec_event *ev)
 {
     result_free(&ev->result);
     free(ev->log_path);
+    strlist_free(&ev->files);
+    strlist_free(&ev->tags);
+    strlist_free(&ev->statuses);
     memset(ev, 0, sizeof(*ev));
 }

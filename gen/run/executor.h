@@ -6,7 +6,9 @@
  * executor (like redis's ae.c and its ae_epoll.c/ae_kqueue.c):
  *
  *   executor_local.c  one cell at a time in this process's worker
- *                     (runners/worker.h)
+ *                     (runners/worker.h); with --devices and/or
+ *                     --cpus-per-cell, one `benchgen cell` process per
+ *                     device or core set at once (run/cellrun.h)
  *
  * Life of an executor: executor_open() checks the options and picks the
  * table; start() begins every cell of a plan (an executor runs them as its
@@ -34,7 +36,9 @@
 
 /* What the command line (or a test) asks of the executor. Zero = defaults. */
 struct exec_options {
-    const char *kind; /* "local" (NULL means local) */
+    const char *kind;    /* "local" (NULL means local) */
+    const char *devices; /* local: NULL, "auto" (the GPUs NVML reports) or "0,1,3" */
+    int cpus_per_cell;   /* local: pin N disjoint cores per cell (0: no pinning) */
 };
 
 /* One finished cell. */
@@ -42,14 +46,21 @@ struct exec_event {
     const struct cell *cell; /* borrowed from the plan given to start() */
     struct result result;
     char *log_path;
+    /* Results that came back through attempt files (run/cellfile.h): the
+     * files, the attempt each belongs to and its status, for store_merge().
+     * Empty for results from this process's own worker (store_record()). */
+    struct strlist files, tags, statuses;
 };
 
 /* Progress hooks; every member may be NULL. */
 struct exec_hooks {
     /* About every 250 ms while a cell runs in this process. */
     void (*tick)(void *arg, const struct cell *c, const struct result *partial, int64_t elapsed_ns);
-    /* A cell is about to start. */
-    void (*started)(void *arg, const struct cell *c);
+    /* A cell is about to start; where is "device 0, cores 2-3" or NULL. */
+    void (*started)(void *arg, const struct cell *c, const char *where);
+    /* What is running now, one short line ("2 running: ..."), about once a
+     * second, from executors that run cells in other processes. */
+    void (*state)(void *arg, const char *line);
     void *arg;
 };
 
@@ -90,9 +101,16 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
                       const struct exec_hooks *hooks, struct result *r);
 
 /* Adds where the calling process runs to r->env: where.host, where.cores
- * (its CPU affinity, "0-3,8") and where.devices (CUDA_VISIBLE_DEVICES, ""
- * when unset). */
+ * (its CPU affinity, "0-3,8"), where.devices (CUDA_VISIBLE_DEVICES, ""
+ * when unset) and, inside a Slurm job, slurm.job_id, slurm.array_job_id,
+ * slurm.array_task_id, slurm.node, slurm.partition, slurm.job_gpus
+ * (SLURM_JOB_GPUS), slurm.restart_count, slurm.cpus_per_task. */
 int executor_note_place(struct result *r);
+
+/* Sets OMP_NUM_THREADS and its kin (MKL, OpenBLAS, BLIS, vecLib, numexpr,
+ * TensorFlow intra- and inter-op) to n in this process's environment;
+ * variables already set are kept unless overwrite. */
+void executor_set_threads(int n, bool overwrite);
 
 /* RUN_DIR/logs/<key as file name>.log, malloc'd. */
 char *executor_log_path(const char *run_dir, const struct cell *c);

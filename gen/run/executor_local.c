@@ -1,24 +1,187 @@
 /*
- * executor_local.c - the local executor: one cell at a time, each in a fresh
- * worker forked by this process (see executor.h).
+ * executor_local.c - the local executor (see executor.h).
+ *
+ * Without --devices or --cpus-per-cell: one cell at a time, each in a fresh
+ * worker forked by this process, with progress ticks; today's behaviour.
+ *
+ * With them: slots. --devices gives one slot per device (never two cells on
+ * one device: a slot runs one cell at a time); --cpus-per-cell N alone gives
+ * one slot per N cores this process may run on. Each slot runs its cell as a
+ * `benchgen cell RUN_DIR ID` process with CUDA_VISIBLE_DEVICES set to its
+ * device (CUDA_DEVICE_ORDER=PCI_BUS_ID, so the index means what NVML says)
+ * and, with --cpus-per-cell, its own disjoint cores (sched_setaffinity) and
+ * OMP_NUM_THREADS and kin = N. The cell writes its result as an attempt file
+ * (run/cellfile.h), which comes back from next() for store_merge().
  */
 #include "run/executor.h"
+#include "run/cellfile.h"
+#include "run/gpu.h"
 #include "base/error.h"
+#include "base/util.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define POLL_MS 50
+#define STATE_EVERY_NS 1000000000LL
+
+struct slot {
+    char *device;     /* NULL: no device binding */
+    cpu_set_t cpus;   /* valid when ncpus > 0 */
+    int ncpus;
+    char where[128];  /* "device 0, cores 2-3" */
+    pid_t pid;        /* 0: free */
+    const struct cell *cell;
+    char tag[64];
+    int64_t t0;
+};
 
 struct local {
     const struct matrix *todo;
     size_t next; /* index of the next cell to start */
+    struct slot *slots;
+    size_t nslots;
+    char exe[PATH_MAX];
+    bool stopping;
+    int64_t last_state;
 };
+
+/* ---- options -------------------------------------------------------------- */
+
+/* One slot per listed device; "auto" asks NVML. */
+static int parse_devices(struct local *l, const char *list)
+{
+    struct strlist devs = {0};
+    int err = 0;
+    if (strcmp(list, "auto") == 0) {
+        struct gpu_facts f;
+        if ((err = gpu_collect(&f)) < 0)
+            return err;
+        if (!f.nvml_ok || f.nvml_count == 0) {
+            return error_set(BG_EUSAGE, "--devices auto: NVML reports no GPU (%s); list them, e.g. --devices 0,1",
+                             f.nvml_ok ? "0 devices" : f.nvml_error);
+        }
+        for (int i = 0; !err && i < f.nvml_count; i++) {
+            char v[16];
+            snprintf(v, sizeof(v), "%d", i);
+            err = strlist_add(&devs, v);
+        }
+    } else {
+        const char *p = list;
+        while (!err) {
+            size_t n = strcspn(p, ",");
+            char tok[96];
+            if (n == 0 || n >= sizeof(tok)) {
+                err = error_set(BG_EUSAGE, "--devices %s: expected auto or a comma-separated list of device ids", list);
+                break;
+            }
+            memcpy(tok, p, n);
+            tok[n] = '\0';
+            for (char *q = tok; *q && !err; q++)
+                if (!(*q >= '0' && *q <= '9') && !(*q >= 'a' && *q <= 'z') && !(*q >= 'A' && *q <= 'Z') &&
+                    !strchr("-:/", *q))
+                    err = error_set(BG_EUSAGE, "--devices %s: '%s' is not a device id", list, tok);
+            if (!err && strlist_contains(&devs, tok))
+                err = error_set(BG_EUSAGE, "--devices %s: device %s is listed twice (two cells must never share a device)",
+                                list, tok);
+            if (!err)
+                err = strlist_add(&devs, tok);
+            if (!p[n])
+                break;
+            p += n + 1;
+        }
+    }
+    l->slots = err ? NULL : calloc(devs.n, sizeof(*l->slots));
+    if (!err && !l->slots)
+        err = error_set(BG_ENOMEM, "out of memory");
+    for (size_t i = 0; !err && i < devs.n; i++) {
+        l->slots[i].device = devs.v[i];
+        devs.v[i] = NULL;
+        l->nslots++;
+    }
+    strlist_free(&devs);
+    return err;
+}
+
+/* Gives each slot n cores of this process's affinity, disjoint; with no
+ * device slots, makes as many slots as there are whole sets of n cores. */
+static int assign_cpus(struct local *l, int n)
+{
+    cpu_set_t avail;
+    if (sched_getaffinity(0, sizeof(avail), &avail) < 0)
+        return error_set(BG_EIO, "sched_getaffinity: %s", strerror(errno));
+    int ids[CPU_SETSIZE], navail = 0;
+    for (int i = 0; i < CPU_SETSIZE; i++)
+        if (CPU_ISSET(i, &avail))
+            ids[navail++] = i;
+    if (l->nslots == 0) {
+        if (n > navail)
+            return error_set(BG_EUSAGE, "--cpus-per-cell %d: this process may run on %d core(s) only", n, navail);
+        l->nslots = (size_t)(navail / n);
+        if (!(l->slots = calloc(l->nslots, sizeof(*l->slots))))
+            return error_set(BG_ENOMEM, "out of memory");
+    } else if ((size_t)n * l->nslots > (size_t)navail) {
+        return error_set(BG_EUSAGE,
+                         "--cpus-per-cell %d with %zu device(s) needs %zu cores; this process may run on %d only",
+                         n, l->nslots, (size_t)n * l->nslots, navail);
+    }
+    for (size_t s = 0; s < l->nslots; s++) {
+        CPU_ZERO(&l->slots[s].cpus);
+        for (int k = 0; k < n; k++)
+            CPU_SET(ids[s * (size_t)n + (size_t)k], &l->slots[s].cpus);
+        l->slots[s].ncpus = n;
+    }
+    return 0;
+}
+
+static void describe_slot(struct slot *s)
+{
+    struct strbuf sb = {0};
+    if (s->device)
+        strbuf_printf(&sb, "device %s", s->device);
+    if (s->ncpus) {
+        strbuf_printf(&sb, "%scores ", sb.len ? ", " : "");
+        for (int i = 0, first = 1; i < CPU_SETSIZE; i++)
+            if (CPU_ISSET(i, &s->cpus)) {
+                strbuf_printf(&sb, "%s%d", first ? "" : ",", i);
+                first = 0;
+            }
+    }
+    snprintf(s->where, sizeof(s->where), "%s", sb.len ? sb.buf : "");
+    strbuf_free(&sb);
+}
 
 static int local_open(struct executor *ex)
 {
+    const struct exec_options *o = ex->opt;
     struct local *l = calloc(1, sizeof(*l));
     if (!l)
         return error_set(BG_ENOMEM, "out of memory");
     ex->priv = l;
+    int err = 0;
+    if (o->cpus_per_cell < 0)
+        return error_set(BG_EUSAGE, "--cpus-per-cell %d: expected a positive number", o->cpus_per_cell);
+    if (o->devices && (err = parse_devices(l, o->devices)) < 0)
+        return err;
+    if (o->cpus_per_cell > 0 && (err = assign_cpus(l, o->cpus_per_cell)) < 0)
+        return err;
+    for (size_t i = 0; i < l->nslots; i++)
+        describe_slot(&l->slots[i]);
+    if (l->nslots) {
+        ssize_t n = readlink("/proc/self/exe", l->exe, sizeof(l->exe) - 1);
+        if (n <= 0)
+            return error_set(BG_EIO, "cannot find the benchgen binary (/proc/self/exe): %s", strerror(errno));
+        l->exe[n] = '\0';
+    }
     return 0;
 }
 
@@ -27,18 +190,26 @@ static int local_start(struct executor *ex, const struct matrix *todo)
     struct local *l = ex->priv;
     l->todo = todo;
     l->next = 0;
-    return 0;
+    if (l->nslots == 0)
+        return 0;
+    /* The cell processes read the plan from the run directory. */
+    struct matrix plan = {0};
+    int err = store_load_plan(ex->st, &plan);
+    if (!err)
+        err = cellfile_write_plan(store_dir(ex->st), &plan);
+    matrix_free(&plan);
+    return err;
 }
 
-static int local_next(struct executor *ex, struct exec_event *ev)
+/* ---- one at a time, in this process ---------------------------------------- */
+
+static int next_inline(struct executor *ex, struct local *l, struct exec_event *ev)
 {
-    struct local *l = ex->priv;
-    memset(ev, 0, sizeof(*ev));
     if (!l->todo || l->next >= l->todo->ncells || (ex->stop && *ex->stop))
         return 0;
     const struct cell *c = &l->todo->cells[l->next++];
     if (ex->hooks.started)
-        ex->hooks.started(ex->hooks.arg, c);
+        ex->hooks.started(ex->hooks.arg, c, NULL);
     ev->cell = c;
     if (!(ev->log_path = executor_log_path(store_dir(ex->st), c)))
         return error_set(BG_ENOMEM, "out of memory");
@@ -50,9 +221,160 @@ static int local_next(struct executor *ex, struct exec_event *ev)
     return 1;
 }
 
+/* ---- slots: `benchgen cell` processes -------------------------------------- */
+
+static _Noreturn void slot_child(const struct local *l, const struct slot *s, const char *run_dir)
+{
+    /* A cell must not outlive a killed executor: it records `interrupted`. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (s->ncpus && sched_setaffinity(0, sizeof(s->cpus), &s->cpus) < 0) {
+        fprintf(stderr, "benchgen: sched_setaffinity: %s\n", strerror(errno));
+        _exit(127);
+    }
+    if (s->ncpus)
+        executor_set_threads(s->ncpus, true);
+    if (s->device) {
+        setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+        setenv("CUDA_VISIBLE_DEVICES", s->device, 1);
+    }
+    char id[16];
+    snprintf(id, sizeof(id), "%d", s->cell->id);
+    execl(l->exe, "benchgen", "cell", run_dir, id, "--attempt", s->tag, (char *)NULL);
+    fprintf(stderr, "benchgen: exec %s: %s\n", l->exe, strerror(errno));
+    _exit(127);
+}
+
+static int slot_start(struct executor *ex, struct local *l, struct slot *s, const struct cell *c)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    s->cell = c;
+    snprintf(s->tag, sizeof(s->tag), "l%lld%09ld.%d", (long long)ts.tv_sec, ts.tv_nsec, (int)(s - l->slots));
+    if (ex->hooks.started)
+        ex->hooks.started(ex->hooks.arg, c, s->where);
+    fflush(NULL);
+    s->t0 = util_now_ns();
+    pid_t pid = fork();
+    if (pid < 0)
+        return error_set(BG_EIO, "fork: %s", strerror(errno));
+    if (pid == 0)
+        slot_child(l, s, store_dir(ex->st));
+    s->pid = pid;
+    return 0;
+}
+
+/* The finished slot's result: its attempt file, or why there is none. */
+static int slot_finish(struct executor *ex, struct slot *s, int wstatus, struct exec_event *ev)
+{
+    const char *dir = store_dir(ex->st);
+    char *name = util_printf("%s.json", s->tag);
+    int err = name ? 0 : error_set(BG_ENOMEM, "out of memory");
+    ev->cell = s->cell;
+    if (!err && !(ev->log_path = executor_log_path(dir, s->cell)))
+        err = error_set(BG_ENOMEM, "out of memory");
+    if (!err && cellfile_read_attempt(dir, s->cell, name, &ev->result) < 0) {
+        /* No result: the cell process itself failed (its message is on stderr). */
+        result_free(&ev->result);
+        memset(&ev->result, 0, sizeof(ev->result));
+        bool sig = WIFSIGNALED(wstatus);
+        snprintf(ev->result.status, sizeof(ev->result.status), "%s", sig ? "crash" : "error");
+        ev->result.detail = util_printf("`benchgen cell` %s %d without writing a result (%s)",
+                                        sig ? "died of signal" : "exited with status",
+                                        sig ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus), error_last());
+        ev->result.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+        ev->result.term_signal = sig ? WTERMSIG(wstatus) : 0;
+        ev->result.started = ev->result.finished = time(NULL);
+        ev->result.wall_s = (double)(util_now_ns() - s->t0) / 1e9;
+        err = executor_note_place(&ev->result);
+    }
+    if (!err && ((err = strlist_add(&ev->files, name)) < 0 || (err = strlist_add(&ev->tags, s->tag)) < 0 ||
+                 (err = strlist_add(&ev->statuses, ev->result.status)) < 0))
+        err = error_code();
+    free(name);
+    s->pid = 0;
+    s->cell = NULL;
+    if (err < 0)
+        exec_event_free(ev);
+    return err;
+}
+
+static void report_state(struct executor *ex, struct local *l)
+{
+    int64_t now = util_now_ns();
+    if (!ex->hooks.state || now - l->last_state < STATE_EVERY_NS)
+        return;
+    l->last_state = now;
+    struct strbuf sb = {0};
+    size_t running = 0;
+    for (size_t i = 0; i < l->nslots; i++)
+        running += l->slots[i].pid != 0;
+    strbuf_printf(&sb, "%zu running, %zu waiting:", running, l->todo->ncells - l->next);
+    for (size_t i = 0; i < l->nslots; i++)
+        if (l->slots[i].pid)
+            strbuf_printf(&sb, " %s (%s, %.0f s)", l->slots[i].cell->key, l->slots[i].where,
+                          (double)(now - l->slots[i].t0) / 1e9);
+    if (sb.len)
+        ex->hooks.state(ex->hooks.arg, sb.buf);
+    strbuf_free(&sb);
+}
+
+static int next_slots(struct executor *ex, struct local *l, struct exec_event *ev)
+{
+    for (;;) {
+        if (ex->stop && *ex->stop && !l->stopping) {
+            l->stopping = true;
+            for (size_t i = 0; i < l->nslots; i++)
+                if (l->slots[i].pid)
+                    kill(l->slots[i].pid, SIGTERM);
+        }
+        size_t running = 0;
+        for (size_t i = 0; i < l->nslots; i++) {
+            struct slot *s = &l->slots[i];
+            if (!s->pid && !l->stopping && l->todo && l->next < l->todo->ncells) {
+                int err = slot_start(ex, l, s, &l->todo->cells[l->next++]);
+                if (err < 0)
+                    return err;
+            }
+            if (!s->pid)
+                continue;
+            int wstatus = 0;
+            pid_t r = waitpid(s->pid, &wstatus, WNOHANG);
+            if (r == s->pid || (r < 0 && errno == ECHILD)) {
+                int err = slot_finish(ex, s, wstatus, ev);
+                return err < 0 ? err : 1;
+            }
+            running++;
+        }
+        if (running == 0)
+            return 0;
+        report_state(ex, l);
+        struct timespec nap = {0, POLL_MS * 1000000L};
+        nanosleep(&nap, NULL);
+    }
+}
+
+static int local_next(struct executor *ex, struct exec_event *ev)
+{
+    struct local *l = ex->priv;
+    memset(ev, 0, sizeof(*ev));
+    return l->nslots ? next_slots(ex, l, ev) : next_inline(ex, l, ev);
+}
+
 static void local_close(struct executor *ex)
 {
-    free(ex->priv);
+    struct local *l = ex->priv;
+    if (!l)
+        return;
+    /* Nothing is left running: an error ends the run, not the cells' care. */
+    for (size_t i = 0; i < l->nslots; i++)
+        if (l->slots[i].pid) {
+            kill(l->slots[i].pid, SIGTERM);
+            waitpid(l->slots[i].pid, NULL, 0);
+        }
+    for (size_t i = 0; i < l->nslots; i++)
+        free(l->slots[i].device);
+    free(l->slots);
+    free(l);
     ex->priv = NULL;
 }
 

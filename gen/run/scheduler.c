@@ -102,13 +102,33 @@ void sched_print_plan(const struct matrix *todo, FILE *out)
 }
 
 /* The executor's hooks: a cell starts, a cell ticks. */
-static void on_started(void *arg, const struct cell *c)
+static void on_started(void *arg, const struct cell *c, const char *where)
 {
     struct progress *p = arg;
     p->index++;
     p->cell = c;
     if (!p->tty)
-        fprintf(stderr, "[%d/%d] %s: running\n", p->index, p->total, c->key);
+        fprintf(stderr, "[%d/%d] %s: running%s%s\n", p->index, p->total, c->key, where && *where ? " on " : "",
+                where && *where ? where : "");
+}
+
+static void on_state(void *arg, const char *line)
+{
+    struct progress *p = arg;
+    if (p->tty) {
+        fprintf(stderr, "\r\033[K[%d/%d done] %.*s", p->done, p->total, 200, line);
+        fflush(stderr);
+    }
+}
+
+/* One result into run.db: merged from its attempt files, or recorded. */
+static int record(struct store *st, const struct exec_event *ev)
+{
+    if (ev->files.n == 0)
+        return store_record(st, ev->cell, &ev->result, ev->log_path);
+    int merged;
+    return store_merge(st, ev->cell, &ev->result, ev->log_path, (const char *const *)ev->files.v,
+                       (const char *const *)ev->tags.v, (const char *const *)ev->statuses.v, ev->files.n, &merged);
 }
 
 static void on_tick(void *arg, const struct cell *c, const struct result *r, int64_t elapsed_ns)
@@ -145,7 +165,7 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
 
     memset(sum, 0, sizeof(*sum));
     struct progress p = {.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
-    struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .arg = &p};
+    struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .state = on_state, .arg = &p};
     struct executor ex;
     int err = executor_open(&ex, eo, st, &stop_requested, &hooks);
     bool opened = err == 0;
@@ -161,7 +181,7 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
             break;
         }
         p.cell = ev.cell;
-        err = store_record(st, ev.cell, &ev.result, ev.log_path);
+        err = record(st, &ev);
         if (!err) {
             print_done(&p, &ev.result);
             p.done++;

@@ -58,6 +58,12 @@ static const char *const schema_sql =
     "CREATE TABLE environment(cell_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT);\n"
     "CREATE INDEX environment_cell ON environment(cell_id);\n";
 
+/* The attempt files merged so far (store_merge); created on first use, so
+ * runs written before it existed stay readable and writable. */
+static const char *const attempts_sql =
+    "CREATE TABLE IF NOT EXISTS attempts(file TEXT NOT NULL, cell_id INTEGER NOT NULL REFERENCES cells(id),\n"
+    "  tag TEXT NOT NULL, status TEXT, merged_utc TEXT, PRIMARY KEY (cell_id, file));\n";
+
 /* ---- small helpers ------------------------------------------------------ */
 
 static int db_error_(sqlite3 *db, const char *what)
@@ -537,12 +543,13 @@ static bool status_is_known_(const char *status)
     return false;
 }
 
-static int update_cell_(sqlite3 *db, const struct cell *c, const struct result *r, const char *log_path)
+static int update_cell_(sqlite3 *db, const struct cell *c, const struct result *r, const char *log_path,
+                        int new_attempts)
 {
     static const char *const sql =
         "UPDATE cells SET status = ?1, detail = ?2, input_sha256 = ?3, input_bytes = ?4,"
         " started_utc = ?5, finished_utc = ?6, wall_s = ?7, peak_rss = ?8, exit_code = ?9,"
-        " term_signal = ?10, log_path = ?11, attempts = attempts + 1"
+        " term_signal = ?10, log_path = ?11, attempts = attempts + ?14"
         " WHERE id = ?12 AND key = ?13";
     sqlite3_stmt *st = NULL;
     int err = prepare_(db, sql, &st);
@@ -561,6 +568,7 @@ static int update_cell_(sqlite3 *db, const struct cell *c, const struct result *
     bind_text_(st, 11, log_path, false);
     sqlite3_bind_int(st, 12, c->id);
     bind_text_(st, 13, c->key, false);
+    sqlite3_bind_int(st, 14, new_attempts);
     if ((err = step_done_(db, st, "update cell")) == 0 && sqlite3_changes(db) != 1)
         err = error_set(BG_EDB, "run.db: cell %d (%s) is not in this run's plan", c->id, c->key);
     sqlite3_finalize(st);
@@ -652,6 +660,77 @@ static int check_writable_(const struct store *s)
     return 0;
 }
 
+/* Inserts the attempt files not merged before; *new_files and *new_tags
+ * count the new files and the attempts (tags) not seen before. */
+static int insert_attempts_(sqlite3 *db, int cell_id, const char *const *files, const char *const *tags,
+                            const char *const *statuses, size_t n, int *new_files, int *new_tags)
+{
+    sqlite3_stmt *ins = NULL, *seen = NULL;
+    int err = prepare_(db,
+                       "INSERT OR IGNORE INTO attempts(file, cell_id, tag, status, merged_utc)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5)",
+                       &ins);
+    if (!err)
+        err = prepare_(db, "SELECT count(*) FROM attempts WHERE cell_id = ?1 AND tag = ?2", &seen);
+    *new_files = *new_tags = 0;
+    for (size_t i = 0; !err && i < n; i++) {
+        sqlite3_bind_int(seen, 1, cell_id);
+        bind_text_(seen, 2, tags[i], false);
+        bool known = sqlite3_step(seen) == SQLITE_ROW && sqlite3_column_int(seen, 0) > 0;
+        sqlite3_reset(seen);
+        sqlite3_clear_bindings(seen);
+        bind_text_(ins, 1, files[i], false);
+        sqlite3_bind_int(ins, 2, cell_id);
+        bind_text_(ins, 3, tags[i], false);
+        bind_text_(ins, 4, statuses[i], false);
+        bind_time_(ins, 5, time(NULL));
+        if ((err = step_done_(db, ins, "insert attempt")) == 0 && sqlite3_changes(db) == 1) {
+            (*new_files)++;
+            *new_tags += !known;
+        }
+    }
+    sqlite3_finalize(ins);
+    sqlite3_finalize(seen);
+    return err;
+}
+
+/* Writes the cell's result rows; attempts grows by new_attempts. */
+static int write_cell_(struct store *s, const struct cell *c, const struct result *r, const char *log_path,
+                       int new_attempts)
+{
+    int err;
+    if ((err = update_cell_(s->db, c, r, log_path, new_attempts)) < 0 ||
+        (err = delete_cell_rows_(s->db, c->id)) < 0 || (err = insert_samples_(s->db, c->id, r)) < 0 ||
+        (err = insert_markers_(s->db, c->id, &r->phases)) < 0 ||
+        (err = insert_facts_(s->db, c->id, &r->facts)) < 0 ||
+        (err = insert_env_(s->db, c->id, &r->env)) < 0)
+        return err;
+    return 0;
+}
+
+int store_merge(struct store *s, const struct cell *c, const struct result *r, const char *log_path,
+                const char *const *files, const char *const *tags, const char *const *statuses, size_t n,
+                int *merged)
+{
+    *merged = 0;
+    if (check_writable_(s) < 0)
+        return error_code();
+    if (!status_is_known_(r->status))
+        return error_set(BG_EDB, "run.db: cell %s: unknown status '%s'", c->key, r->status);
+    int err = exec_(s->db, "BEGIN IMMEDIATE"), new_files = 0, new_tags = 0;
+    if (err < 0)
+        return error_prefix(err, "merge %s", c->key);
+    if ((err = exec_(s->db, attempts_sql)) < 0 ||
+        (err = insert_attempts_(s->db, c->id, files, tags, statuses, n, &new_files, &new_tags)) < 0 ||
+        (new_files > 0 && (err = write_cell_(s, c, r, log_path, new_tags)) < 0) ||
+        (err = exec_(s->db, new_files > 0 ? "COMMIT" : "ROLLBACK")) < 0) {
+        rollback_(s->db);
+        return error_prefix(err, "merge %s", c->key);
+    }
+    *merged = new_files;
+    return 0;
+}
+
 int store_record(struct store *s, const struct cell *c, const struct result *r, const char *log_path)
 {
     if (check_writable_(s) < 0)
@@ -661,11 +740,7 @@ int store_record(struct store *s, const struct cell *c, const struct result *r, 
     int err = exec_(s->db, "BEGIN IMMEDIATE");
     if (err < 0)
         return error_prefix(err, "record %s", c->key);
-    if ((err = update_cell_(s->db, c, r, log_path)) < 0 || (err = delete_cell_rows_(s->db, c->id)) < 0 ||
-        (err = insert_samples_(s->db, c->id, r)) < 0 ||
-        (err = insert_markers_(s->db, c->id, &r->phases)) < 0 ||
-        (err = insert_facts_(s->db, c->id, &r->facts)) < 0 ||
-        (err = insert_env_(s->db, c->id, &r->env)) < 0 || (err = exec_(s->db, "COMMIT")) < 0) {
+    if ((err = write_cell_(s, c, r, log_path, 1)) < 0 || (err = exec_(s->db, "COMMIT")) < 0) {
         rollback_(s->db);
         return error_prefix(err, "record %s", c->key);
     }

@@ -27,6 +27,9 @@
  *   markers(cell_id INTEGER, name TEXT, ns INTEGER)          -- phase markers
  *   facts(cell_id INTEGER, name TEXT, value TEXT, PRIMARY KEY (cell_id, name))
  *   environment(cell_id INTEGER, key TEXT, value TEXT)       -- cell_id 0 = run-wide
+ *   attempts(file TEXT, cell_id INTEGER, tag TEXT, status TEXT, merged_utc TEXT,
+ *       PRIMARY KEY (cell_id, file))  -- result files merged (store_merge); only
+ *                                     -- in runs whose cells ran elsewhere
  *
  * Ownership: store_create()/store_open() give the caller a handle that
  * store_close() releases. The sqlite3 handle from store_db() is borrowed.
@@ -73,6 +76,17 @@ int store_cell_status(struct store *s, int cell_id, char status[16]);
 /* Records a finished cell in one transaction (replacing any earlier attempt
  * of the same cell: its samples, markers, facts and environment). */
 int store_record(struct store *s, const struct cell *c, const struct result *r, const char *log_path);
+
+/* Merges a result that came back through attempt files (run/cellfile.h):
+ * files[i] is a file name, tags[i] the attempt it belongs to, statuses[i]
+ * its status. In one transaction, the files not merged before are noted
+ * and, if there was any, the cell gets result r (the newest attempt's) and
+ * attempts grows by the number of attempts (tags) not seen before. Merging
+ * the same files again changes nothing (*merged = 0), so a crashed or
+ * repeated collect is harmless. */
+int store_merge(struct store *s, const struct cell *c, const struct result *r, const char *log_path,
+                const char *const *files, const char *const *tags, const char *const *statuses, size_t n,
+                int *merged);
 
 int store_mark_started(struct store *s, time_t t);
 int store_mark_finished(struct store *s, time_t t);

@@ -1,0 +1,31 @@
+/*
+ * cellrun.h - `benchgen cell RUN_DIR ID`: runs one cell of a run in this
+ * process's worker, as a task of the Slurm executor or a slot of the local
+ * executor with --devices/--cpus-per-cell, and writes its result as one
+ * attempt file (run/cellfile.h). It reads the plan from RUN_DIR/cells/
+ * plan.json and never opens run.db: the submitting side is its only writer.
+ *
+ * Signals: SIGTERM, SIGINT and SIGHUP (Slurm preemption, requeue, scancel,
+ * the local executor stopping) kill the cell, which is recorded as
+ * `interrupted`; SIGUSR1 (sbatch --signal before the time limit) kills it
+ * and records `timeout`, saying so in the detail.
+ *
+ * Under Slurm the attempt's tag is s<array job>_<task>.<restart count> and
+ * a task requeued max_attempts times or more is not run again: it records
+ * `interrupted` with the reason, so `run --resume` can try it later.
+ */
+#ifndef BENCHGEN_CELLRUN_H
+#define BENCHGEN_CELLRUN_H
+
+struct cellrun_options {
+    const char *tag;  /* the attempt's tag; NULL: from Slurm's variables or l<ns>.<pid> */
+    int max_attempts; /* 0 = CELLRUN_MAX_ATTEMPTS */
+};
+
+#define CELLRUN_MAX_ATTEMPTS 3
+
+/* 0 when a result file was written (whatever the cell's status, copied to
+ * status), negative when none could be. */
+int cellrun(const char *run_dir, int id, const struct cellrun_options *o, char status[16]);
+
+#endif /* BENCHGEN_CELLRUN_H */
