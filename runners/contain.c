@@ -208,18 +208,34 @@ static _Noreturn void watchdog_main(int fd)
     signal(SIGTERM, SIG_IGN);
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_IGN);
-    struct wd_msg m, cur = {0};
+    /* The cells in flight, by token (an executor may run several at once). */
+    enum { MAX_CELLS = 64 };
+    static struct contain cells[MAX_CELLS];
+    static bool used[MAX_CELLS];
+    struct wd_msg m;
     while (read_full(fd, &m, sizeof(m)) == 0) {
-        if (m.kind == WD_CELL)
-            cur = m;
-        else
-            cur.kind = 0;
+        int slot = -1, free_slot = -1;
+        for (int i = 0; i < MAX_CELLS; i++) {
+            if (used[i] && strcmp(cells[i].token, m.ct.token) == 0)
+                slot = i;
+            else if (!used[i] && free_slot < 0)
+                free_slot = i;
+        }
+        if (m.kind == WD_DONE && slot >= 0)
+            used[slot] = false;
+        else if (m.kind == WD_CELL && (slot >= 0 || free_slot >= 0)) {
+            slot = slot >= 0 ? slot : free_slot;
+            cells[slot] = m.ct;
+            used[slot] = true;
+        }
     }
     /* benchgen is gone (or closed the pipe at exit with no cell in flight). */
-    if (cur.kind == WD_CELL) {
-        cur.ct.owner = getpid(); /* its orphans are ours now: nothing of benchgen's to spare */
-        cur.ct.ops->kill(&cur.ct);
-        cur.ct.ops->close(&cur.ct);
+    for (int i = 0; i < MAX_CELLS; i++) {
+        if (!used[i])
+            continue;
+        cells[i].owner = getpid(); /* its orphans are ours now: nothing of benchgen's to spare */
+        cells[i].ops->kill(&cells[i]);
+        cells[i].ops->close(&cells[i]);
     }
     _exit(0);
 }
