@@ -54,5 +54,7 @@ void error_clear(void)
 
 int error_exit_status(int code)
 {
-    return (code == BG_ESPEC || code == BG_EUSAGE) ? 2 : 1;
+    if (code == BG_EINTR)
+        return 130;
+    return (code == BG_ESPEC || code == BG_EUSAGE || code == BG_ENOTFOUND) ? 2 : 1;
 }

@@ -39,7 +39,9 @@ int error_code(void);
 
 void error_clear(void);
 
-/* Exit status for a code: 2 for usage/spec errors, 1 otherwise. */
+/* Exit status for a code (the table in gen/cli/cli.h): 2 for usage and spec
+ * errors and for what does not exist (a file, run directory, environment),
+ * 130 for an interruption, 1 otherwise. */
 int error_exit_status(int code);
 
 #endif /* BENCHGEN_ERROR_H */
