@@ -37,26 +37,6 @@
 
 #define BUNDLE_CHUNK 65536
 
-/* The renderer: report_main() unless a test set another (or none). */
-static bundle_render_fn renderer_;
-static bool renderer_set_;
-
-void bundle_set_renderer(bundle_render_fn fn)
-{
-    renderer_ = fn;
-    renderer_set_ = true;
-}
-
-void bundle_reset_renderer(void)
-{
-    renderer_ = NULL;
-    renderer_set_ = false;
-}
-
-bundle_render_fn bundle_renderer(void)
-{
-    return renderer_set_ ? renderer_ : report_main;
-}
 
 /* ---- small file helpers --------------------------------------------------- */
 
@@ -183,31 +163,21 @@ static time_t parse_utc_(const char *s)
     return t < 0 ? 0 : t;
 }
 
-/* Runs the renderer with the working directory at dir, as
- * `benchgen report run --out report --quiet [--baseline B]`. */
+/* Renders dir/run into dir/report, as `benchgen report run --out report
+ * --quiet [--baseline B]` would from dir: the same layout on both sides. */
 static int render_in_(bundle_render_fn fn, const char *dir, const char *baseline)
 {
-    char *argv[] = {"report", "run", "--out", "report", "--quiet", "--baseline", (char *)baseline, NULL};
-    int argc = baseline ? 7 : 5;
-    argv[argc] = NULL;
-    int cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (cwd < 0)
-        return error_set(BG_EIO, "cannot open the working directory: %s", strerror(errno));
-    if (chdir(dir) != 0) {
-        int e = errno;
-        close(cwd);
-        return error_set(BG_EIO, "cannot enter %s: %s", dir, strerror(e));
-    }
+    char *run = util_printf("%s/run", dir), *out = util_printf("%s/report", dir);
+    struct report_options ro = {baseline, NULL, -1, REPORT_ALL, 0, 1};
+    int err = run && out ? 0 : error_set(BG_ENOMEM, "out of memory");
     fflush(stdout);
-    int rc = fn(argc, argv);
+    if (!err && (err = (fn ? fn : report_render)(run, out, &ro)) < 0)
+        err = error_prefix(err, "rendering the report failed");
     fflush(stdout);
-    int back = fchdir(cwd);
-    close(cwd);
-    if (back != 0)
-        return error_set(BG_EIO, "cannot return to the working directory: %s", strerror(errno));
-    if (rc != 0)
-        return error_set(BG_EGENERIC, "rendering the report failed (exit status %d)%s%s", rc,
-                         error_last()[0] ? ": " : "", error_last());
+    free(run);
+    free(out);
+    if (err)
+        return err;
     /* a reader may leave SQLite's side files next to the database */
     char *shm = util_printf("%s/run/run.db-shm", dir), *wal = util_printf("%s/run/run.db-wal", dir);
     if (shm)
@@ -654,15 +624,10 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
         goto done;
 
     /* the report, rendered from the bundled copy */
-    bundle_render_fn fn = bundle_renderer();
-    if (fn) {
-        if (!o.quiet)
-            fprintf(stderr, "benchgen bundle: rendering the report from the bundled run.db\n");
-        if ((err = render_in_(fn, root, o.baseline)) < 0)
-            goto done;
-    } else if (!o.quiet) {
-        fprintf(stderr, "benchgen bundle: this benchgen has no report renderer; bundling without report/\n");
-    }
+    if (!o.quiet)
+        fprintf(stderr, "benchgen bundle: rendering the report from the bundled run.db\n");
+    if ((err = render_in_(o.render, root, o.baseline)) < 0)
+        goto done;
 
     /* manifest: every file so far, then SHA256SUMS over everything */
     if ((err = walk_(root, "", &files, NULL)) < 0)
@@ -710,18 +675,16 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
         char *r = util_printf("benchgen report run --out report%s%s", o.baseline ? " --baseline " : "",
                               o.baseline ? o.baseline : "");
         set_(cmds, "bundle", jstr_(b), &err);
-        set_(cmds, "report", fn ? jstr_(r) : json_null(), &err);
+        set_(cmds, "report", jstr_(r), &err);
         set_(cmds, "verify", json_string("benchgen verify FILE.tar.gz"), &err);
         free(b);
         free(r);
     }
-    if (fn) {
+    {
         json_t *rep = json_object();
         set_(manifest, "report", rep, &err);
         set_(rep, "baseline", jstr_(o.baseline), &err);
         set_(rep, "files", json_integer((json_int_t)nreport), &err);
-    } else {
-        set_(manifest, "report", json_null(), &err);
     }
     set_(manifest, "envs", envs, &err);
     envs = NULL;
@@ -763,7 +726,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     char digest[65];
     if (!err && !o.quiet && sha256_file(out_path, digest) == 0)
         fprintf(stderr, "benchgen bundle: wrote %s (%zu files%s), sha256 %s\n", out_path, files.n + 1,
-                fn ? ", report included" : "", digest);
+                ", report included", digest);
 done:
     if (stage)
         util_rm_rf(stage);
@@ -1111,17 +1074,12 @@ static int check_manifest_(const char *root, const struct kvlist *sums, json_t *
 }
 
 /* Re-renders the report from the bundled run and compares it file by file. */
-static int check_report_(const char *tmp, const char *root, json_t *manifest, struct verify_ *v)
+static int check_report_(const char *tmp, const char *root, json_t *manifest, struct verify_ *v,
+                         bundle_render_fn fn)
 {
     json_t *rep = json_object_get(manifest, "report");
     if (!json_is_object(rep)) {
         note_(v, "no report in the bundle: nothing to re-render");
-        return 0;
-    }
-    bundle_render_fn fn = bundle_renderer();
-    if (!fn) {
-        problem_(v, "REPORT", "report/",
-                 "this benchgen has no report renderer, so the report cannot be re-rendered");
         return 0;
     }
     json_t *jb = json_object_get(rep, "baseline");
@@ -1208,7 +1166,7 @@ done:
     return err;
 }
 
-int bundle_verify(const char *path, FILE *out, size_t *problems)
+int bundle_verify(const char *path, FILE *out, size_t *problems, const struct bundle_options *opt)
 {
     struct verify_ v = {out, 0};
     struct strlist files = {0};
@@ -1281,7 +1239,7 @@ int bundle_verify(const char *path, FILE *out, size_t *problems)
               "note: bundled by benchgen %s (%s), verified with %s (%s): a report that differs may come "
               "from that",
               ver, commit, BENCHGEN_VERSION, BENCHGEN_GIT_COMMIT);
-    err = check_report_(tmp, root, manifest, &v);
+    err = check_report_(tmp, root, manifest, &v, opt ? opt->render : NULL);
 done:
     if (!err && out) {
         if (v.problems)
@@ -1299,114 +1257,4 @@ done:
     free(xdir);
     free(root);
     return err;
-}
-
-/* ---- command line ---------------------------------------------------------- */
-
-static const char usage_bundle_[] =
-    "usage: benchgen bundle RUN_DIR [--out FILE.tar.gz] [--baseline BACKEND] [--quiet]\n"
-    "\n"
-    "Packs a run for a release: the report (rendered from the bundled data), run.db,\n"
-    "the cell logs, the spec, the environments' lock files and resolved versions,\n"
-    "MANIFEST.json (versions, hashes, command lines) and SHA256SUMS. The archive is\n"
-    "deterministic: bundling the same run twice gives the same bytes.\n"
-    "\n"
-    "  --out FILE       the bundle to write (default RUN_DIR.tar.gz)\n"
-    "  --baseline B     passed to the report (see `benchgen report --help`)\n"
-    "  --quiet          no progress lines\n"
-    "\n"
-    "Exit status: 0 written, 1 failed, 2 usage error.\n";
-
-static const char usage_verify_[] =
-    "usage: benchgen verify FILE.tar.gz\n"
-    "\n"
-    "Checks a bundle made by `benchgen bundle`: every file against SHA256SUMS, nothing\n"
-    "missing or unlisted, MANIFEST.json consistent, and the report re-rendered from the\n"
-    "bundled run.db byte for byte. Every problem is printed with the file it concerns.\n"
-    "\n"
-    "Exit status: 0 verified, 1 a problem was found (or the file is unreadable),\n"
-    "2 usage error.\n";
-
-static int usage_error_(const char *cmd, const char *usage, const char *msg, const char *arg)
-{
-    fprintf(stderr, "benchgen %s: %s%s\n%.*s(`benchgen %s --help` explains every option)\n", cmd, msg, arg,
-            (int)(strstr(usage, "\n\n") - usage + 1), usage, cmd);
-    return 2;
-}
-
-int bundle_main(int argc, char **argv)
-{
-    struct bundle_options o = {0};
-    const char *run_dir = NULL, *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage_bundle_, stdout);
-            return 0;
-        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
-            o.quiet = 1;
-        } else if (!strcmp(a, "--out") || !strcmp(a, "--baseline")) {
-            if (i + 1 >= argc)
-                return usage_error_("bundle", usage_bundle_, a, " needs a value");
-            if (!strcmp(a, "--out"))
-                out = argv[++i];
-            else
-                o.baseline = argv[++i];
-        } else if (!strncmp(a, "--out=", 6)) {
-            out = a + 6;
-        } else if (!strncmp(a, "--baseline=", 11)) {
-            o.baseline = a + 11;
-        } else if (a[0] == '-') {
-            return usage_error_("bundle", usage_bundle_, "unknown option ", a);
-        } else if (run_dir) {
-            return usage_error_("bundle", usage_bundle_, "one run directory only; extra argument ", a);
-        } else {
-            run_dir = a;
-        }
-    }
-    if (!run_dir)
-        return usage_error_("bundle", usage_bundle_, "which run? ", "(RUN_DIR is required)");
-    if (o.baseline && !util_is_safe_name(o.baseline))
-        return usage_error_("bundle", usage_bundle_, "--baseline expects a backend name, not ", o.baseline);
-    char *def = NULL;
-    if (!out) {
-        size_t n = strlen(run_dir);
-        while (n > 1 && run_dir[n - 1] == '/')
-            n--;
-        if (!(def = util_printf("%.*s.tar.gz", (int)n, run_dir))) {
-            fprintf(stderr, "benchgen bundle: out of memory\n");
-            return 1;
-        }
-        out = def;
-    }
-    int err = bundle_create(run_dir, out, &o);
-    if (err)
-        fprintf(stderr, "benchgen bundle: %s\n", error_last());
-    free(def);
-    return err ? error_exit_status(err) : 0;
-}
-
-int verify_main(int argc, char **argv)
-{
-    const char *path = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage_verify_, stdout);
-            return 0;
-        }
-        if (argv[i][0] == '-')
-            return usage_error_("verify", usage_verify_, "unknown option ", argv[i]);
-        if (path)
-            return usage_error_("verify", usage_verify_, "one bundle only; extra argument ", argv[i]);
-        path = argv[i];
-    }
-    if (!path)
-        return usage_error_("verify", usage_verify_, "which bundle? ", "(FILE.tar.gz is required)");
-    size_t problems = 0;
-    int err = bundle_verify(path, stdout, &problems);
-    if (err) {
-        fprintf(stderr, "benchgen verify: %s\n", error_last());
-        return 1; /* unreadable is "not verified", never a usage error */
-    }
-    return problems ? 1 : 0;
 }

@@ -30,10 +30,9 @@
  * re-renders the report from the bundled run.db, comparing it byte for byte.
  * Every problem is named by its path.
  *
- * The report renderer is report_main() (report.h); tests can set another,
- * or none, with bundle_set_renderer().
- * Rendering runs with the working directory set to a staging directory, so
- * the renderer sees the same relative paths ("run", "report") on both sides.
+ * The report is rendered with report_render() (report.h), from
+ * <staging>/run into <staging>/report on both sides, so the renderer sees
+ * the same layout; tests can pass another renderer in the options.
  */
 #ifndef BENCHGEN_BUNDLE_H
 #define BENCHGEN_BUNDLE_H
@@ -41,21 +40,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "report/report.h"
+
 #define BUNDLE_FORMAT "benchgen-bundle/1"
 
-/* Same contract as report_main(): argv[0] is "report"; returns an exit status. */
-typedef int (*bundle_render_fn)(int argc, char **argv);
-
-/* The renderer bundle and verify use: fn, or none at all when fn is NULL
- * (a seam for tests). bundle_reset_renderer() restores the default,
- * report_main(). */
-void bundle_set_renderer(bundle_render_fn fn);
-void bundle_reset_renderer(void);
-bundle_render_fn bundle_renderer(void);
+/* report_render()'s contract (report.h). */
+typedef int (*bundle_render_fn)(const char *run_dir, const char *out_dir, const struct report_options *opt);
 
 struct bundle_options {
-    const char *baseline; /* passed to the report as --baseline; may be NULL */
-    int quiet;            /* no progress lines on stderr */
+    const char *baseline;   /* passed to the report as its baseline; may be NULL */
+    int quiet;              /* no progress lines on stderr */
+    bundle_render_fn render; /* NULL: report_render(); a test seam */
 };
 
 /* Writes the bundle of run_dir to out_path (through a temporary file and a
@@ -65,13 +60,8 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
 /* Checks a bundle, printing one line per check or problem to out (may be
  * NULL). *problems gets the number of problems; the return value is 0 when
  * the checks could run (even if they found problems), or an error code
- * (BG_ENOTFOUND, BG_EIO, ...) when the file could not be examined at all. */
-int bundle_verify(const char *path, FILE *out, size_t *problems);
-
-/* `benchgen bundle` / `benchgen verify`; argv[0] is the command name.
- * bundle: 0 written, 1 failed, 2 usage. verify: 0 verified, 1 a problem
- * (every one is named), 2 usage. */
-int bundle_main(int argc, char **argv);
-int verify_main(int argc, char **argv);
+ * (BG_ENOTFOUND, BG_EIO, ...) when the file could not be examined at all.
+ * opt may be NULL; only its render is used. */
+int bundle_verify(const char *path, FILE *out, size_t *problems, const struct bundle_options *opt);
 
 #endif /* BENCHGEN_BUNDLE_H */

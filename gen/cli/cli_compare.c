@@ -3,63 +3,39 @@
  * line over compare.h (the comparison, text and JSON) and compare_report.h
  * (the report formats written with --out).
  */
+#include "base/error.h"
+#include "base/util.h"
 #include "cli/cli.h"
 #include "compare/compare.h"
 #include "compare/compare_report.h"
-#include "base/error.h"
-#include "base/util.h"
 
 #include <errno.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- command line -------------------------------------------------------- */
+struct compare_cli_opts {
+    const char *out, *noise, *alpha, *intended;
+    int resamples;
+    bool json;
+};
 
-static const char usage_[] =
-    "usage: benchgen compare RUN_A RUN_B [RUN_C ...] [--out DIR] [--noise PCT] [--alpha A]\n"
-    "                        [--intended PKG[,PKG...]] [--json]\n"
-    "\n"
-    "Compares runs cell by cell; every run after the first is compared with the first\n"
-    "(the baseline). Cells match on model, task, batch and backend; a pair whose size,\n"
-    "precision, input hash or method (workload, warm-up steps) differs is reported as a\n"
-    "mismatch, not a delta. Repeats (spec `repeats:`) are pooled as separate processes.\n"
-    "\n"
-    "Verdict per cell: slower / faster when a Mann-Whitney U test on the raw step times\n"
-    "is significant after Benjamini-Hochberg correction over all tested cells AND the\n"
-    "bootstrap confidence interval of the ratio of means B/A lies entirely outside the\n"
-    "noise band; same when the interval lies entirely inside the band; ambiguous\n"
-    "otherwise (large but not significant, or too noisy to tell). Cells where a side is\n"
-    "not ok get no verdict. The environment diff (packages, Python, CUDA, cuDNN, driver,\n"
-    "GPU, CPU, benchgen) is shown next to the deltas, and cells where more than the\n"
-    "intended component changed are flagged as confounded.\n"
-    "\n"
-    "  --noise PCT       half-width of the noise band in percent (default 2)\n"
-    "  --alpha A         false discovery rate for the U tests (default 0.05); the\n"
-    "                    confidence level of the intervals is 1 - A\n"
-    "  --intended LIST   the components meant to change (comma-separated globs:\n"
-    "                    diffusers, 'nvidia-*', cuda.runtime); pins given to\n"
-    "                    `benchgen run --with PKG==VER` count as intended already\n"
-    "  --json            print the \"benchgen-compare/1\" JSON document instead of text\n"
-    "  --out DIR         also write into DIR: compare.txt, compare.json, and the report\n"
-    "                    formats (compare.html, .md, .pdf, .xlsx, charts/: forest plots\n"
-    "                    of the ratios, and the trend with three or more runs)\n"
-    "\n"
-    "Exit status: 0 no cell got slower, 3 some cell got slower (a CI gate),\n"
-    "2 usage error, 1 a run could not be read or DIR could not be written.\n"
-    "See docs/COMPARE.md.\n";
+static const struct opt compare_options[] = {
+    OPT_STR(struct compare_cli_opts, noise, "noise", 0, "PCT",
+            "half-width of the noise band in percent (default 2)"),
+    OPT_STR(struct compare_cli_opts, alpha, "alpha", 0, "A",
+            "false discovery rate for the U tests (default 0.05); the\nconfidence level of the intervals is 1 - A"),
+    OPT_STR(struct compare_cli_opts, intended, "intended", 0, "LIST",
+            "the components meant to change (comma-separated globs:\ndiffusers, 'nvidia-*', cuda.runtime); pins "
+            "given to\n`benchgen run --with PKG==VER` count as intended already"),
+    OPT_FLAG(struct compare_cli_opts, json, "json", 0, "print the \"benchgen-compare/1\" JSON document instead of text"),
+    OPT_STR(struct compare_cli_opts, out, "out", 'o', "DIR",
+            "also write into DIR: compare.txt, compare.json, and the report\nformats (compare.html, .md, .pdf, "
+            ".xlsx, charts/: forest plots\nof the ratios, and the trend with three or more runs)"),
+    OPT_INT(struct compare_cli_opts, resamples, "resamples", 0, "N", 100, 1000000,
+            "bootstrap resamples, for experiments (default: what reports use)"),
+};
 
-static int usage_error_(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "benchgen compare: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%.*s(`benchgen compare --help` explains every option)\n",
-            (int)(strstr(usage_, "\n\n") - usage_ + 1), usage_);
-    return 2;
-}
-
-static int parse_double_(const char *s, double *out)
+static int parse_double(const char *s, double *out)
 {
     char *end = NULL;
     errno = 0;
@@ -75,8 +51,8 @@ static int parse_double_(const char *s, double *out)
 }
 
 /* Writes what fn prints into DIR/name atomically. */
-static int write_out_(const char *dir, const char *name, const struct compare_result *r,
-                      int (*fn)(const struct compare_result *, FILE *))
+static int write_out(const char *dir, const char *name, const struct compare_result *r,
+                     int (*fn)(const struct compare_result *, FILE *))
 {
     char *buf = NULL, *path = NULL;
     size_t len = 0;
@@ -95,114 +71,68 @@ static int write_out_(const char *dir, const char *name, const struct compare_re
     return err;
 }
 
-int cli_compare(int argc, char **argv)
+static int compare_cmd(const struct cli_call *call)
 {
-    struct compare_options opt = {SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, NULL};
-    const char **dirs = calloc(argc > 0 ? (size_t)argc : 1, sizeof(*dirs));
-    const char *out_dir = NULL;
-    bool json = false;
-    size_t ndirs = 0;
-    int rc = 0;
-    if (!dirs) {
-        fprintf(stderr, "benchgen compare: out of memory\n");
-        return 1;
+    const struct compare_cli_opts *o = call->opts;
+    struct compare_options opt = {SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, o->intended};
+    if (o->noise) {
+        double pct;
+        if (parse_double(o->noise, &pct) < 0 || !(pct >= 0.0 && pct < 100.0))
+            return cli_usage_error(&cli_compare,
+                                   "--noise expects a percentage in [0, 100), e.g. 2 or 2%% (got '%s')", o->noise);
+        opt.noise = pct / 100.0;
     }
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        char name[32] = "";
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(usage_, stdout);
-            goto done;
-        }
-        if (strncmp(a, "--", 2) != 0 || !strcmp(a, "--")) {
-            if (!strcmp(a, "--") && i + 1 < argc)
-                a = argv[++i];
-            dirs[ndirs++] = a;
-            continue;
-        }
-        const char *eq = strchr(a, '=');
-        snprintf(name, sizeof(name), "%.*s", (int)(eq ? (size_t)(eq - a) : strlen(a)), a);
-        if (!strcmp(name, "--json")) {
-            if (eq) {
-                rc = usage_error_("--json takes no value", "");
-                goto done;
-            }
-            json = true;
-            continue;
-        }
-        if (strcmp(name, "--out") && strcmp(name, "--noise") && strcmp(name, "--alpha") &&
-            strcmp(name, "--intended") && strcmp(name, "--resamples")) {
-            rc = usage_error_("unknown option %s", a);
-            goto done;
-        }
-        if (eq) {
-            val = eq + 1;
-        } else if (i + 1 < argc) {
-            val = argv[++i];
-        } else {
-            rc = usage_error_("%s needs a value", a);
-            goto done;
-        }
-        if (!strcmp(name, "--out")) {
-            out_dir = val;
-        } else if (!strcmp(name, "--intended")) {
-            opt.intended = val;
-        } else if (!strcmp(name, "--noise")) {
-            double pct;
-            if (parse_double_(val, &pct) < 0 || !(pct >= 0.0 && pct < 100.0)) {
-                rc = usage_error_("--noise expects a percentage in [0, 100), e.g. 2 or 2%% (got '%s')", val);
-                goto done;
-            }
-            opt.noise = pct / 100.0;
-        } else if (!strcmp(name, "--alpha")) {
-            if (parse_double_(val, &opt.alpha) < 0 || !(opt.alpha > 0.0 && opt.alpha < 1.0)) {
-                rc = usage_error_("--alpha expects a number between 0 and 1 (got '%s')", val);
-                goto done;
-            }
-        } else { /* --resamples: for experiments; the default is what reports use */
-            char *end = NULL;
-            unsigned long long n = strtoull(val, &end, 10);
-            if (!*val || *end || n < 100 || n > 1000000) {
-                rc = usage_error_("--resamples expects an integer from 100 to 1000000 (got '%s')", val);
-                goto done;
-            }
-            opt.resamples = (size_t)n;
-        }
-    }
-    if (ndirs < 2) {
-        rc = usage_error_("%s",
-                          ndirs ? "need a second run to compare with the first" : "need at least two runs");
-        goto done;
-    }
+    if (o->alpha && (parse_double(o->alpha, &opt.alpha) < 0 || !(opt.alpha > 0.0 && opt.alpha < 1.0)))
+        return cli_usage_error(&cli_compare, "--alpha expects a number between 0 and 1 (got '%s')", o->alpha);
+    if (o->resamples)
+        opt.resamples = (size_t)o->resamples;
 
     struct compare_result r;
-    int err = compare_load(&r, dirs, ndirs, &opt);
-    if (err) {
-        fprintf(stderr, "benchgen compare: %s\n", error_last());
-        rc = error_exit_status(err);
-        goto done;
-    }
-    err = json ? compare_write_json(&r, stdout) : compare_write_text(&r, stdout);
+    int err = compare_load(&r, call->args, (size_t)call->nargs, &opt);
+    if (err)
+        return cli_fail(&cli_compare, err);
+    err = o->json ? compare_write_json(&r, stdout) : compare_write_text(&r, stdout);
     fflush(stdout);
-    if (!err && out_dir) {
-        if ((err = util_mkdir_p(out_dir, 0755)) == 0 &&
-            (err = write_out_(out_dir, "compare.txt", &r, compare_write_text)) == 0 &&
-            (err = write_out_(out_dir, "compare.json", &r, compare_write_json)) == 0)
-            err = compare_report_render(&r, out_dir);
+    if (!err && o->out) {
+        if ((err = util_mkdir_p(o->out, 0755)) == 0 &&
+            (err = write_out(o->out, "compare.txt", &r, compare_write_text)) == 0 &&
+            (err = write_out(o->out, "compare.json", &r, compare_write_json)) == 0)
+            err = compare_report_render(&r, o->out);
         if (!err)
             fprintf(stderr,
                     "benchgen compare: wrote %s/: compare.txt compare.json compare.html compare.md "
                     "compare.pdf compare.xlsx charts/\n",
-                    out_dir);
+                    o->out);
     }
-    if (err) {
-        fprintf(stderr, "benchgen compare: %s\n", error_last());
-        rc = error_exit_status(err);
-    } else {
-        rc = compare_exit_status(&r);
-    }
+    int rc = err ? cli_fail(&cli_compare, err) : compare_exit_status(&r);
     compare_result_free(&r);
-done:
-    free(dirs);
     return rc;
 }
+
+const struct cli_command cli_compare = {
+    .name = "compare",
+    .synopsis = "RUN_A RUN_B [RUN_C ...] [--out DIR] [--noise PCT] [--alpha A]\n"
+                " [--intended PKG,...] [--json]",
+    .summary = "A/B verdicts per cell with the environment diff (exit 3 if slower)",
+    .about =
+        "Compares runs cell by cell; every run after the first is compared with the first\n"
+        "(the baseline). Cells match on model, task, batch and backend; a pair whose size,\n"
+        "precision, input hash or method (workload, warm-up steps) differs is reported as a\n"
+        "mismatch, not a delta. Repeats (spec `repeats:`) are pooled as separate processes.\n"
+        "\n"
+        "Verdict per cell: slower / faster when a Mann-Whitney U test on the raw step times\n"
+        "is significant after Benjamini-Hochberg correction over all tested cells AND the\n"
+        "bootstrap confidence interval of the ratio of means B/A lies entirely outside the\n"
+        "noise band; same when the interval lies entirely inside the band; ambiguous\n"
+        "otherwise (large but not significant, or too noisy to tell). Cells where a side is\n"
+        "not ok get no verdict. The environment diff (packages, Python, CUDA, cuDNN, driver,\n"
+        "GPU, CPU, benchgen) is shown next to the deltas, and cells where more than the\n"
+        "intended component changed are flagged as confounded. See docs/COMPARE.md.\n",
+    .exits = "0    no cell got slower\n"
+             "1    a run could not be read, or DIR could not be written\n"
+             "2    usage error, or a run directory is missing\n"
+             "3    some cell got slower (a CI gate)",
+    .spec = {compare_options, sizeof(compare_options) / sizeof(compare_options[0]), 2, -1, "RUN_A RUN_B"},
+    .opts_size = sizeof(struct compare_cli_opts),
+    .run = compare_cmd,
+};

@@ -1,5 +1,5 @@
 /*
- * report.c - `benchgen report`: options, then run -> grid -> figures ->
+ * report.c - report_render(): run -> grid -> figures ->
  * documents (see report.h).
  *
  * Reproducibility is the design constraint: nothing rendered reads the clock
@@ -30,46 +30,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char usage[] =
-    "usage: benchgen report RUN_DIR [--out DIR] [--baseline BACKEND]\n"
-    "                       [--reference FILE.csv [--reference-revision N]]\n"
-    "                       [--format LIST] [--jobs N] [--quiet]\n"
-    "\n"
-    "Renders the report of a stored run from its samples (RUN_DIR/run.db), the\n"
-    "same bytes every time: report.html (self-contained), report.md (charts\n"
-    "linked as PNG), report.pdf, report.xlsx and charts/ (PNG, SVG, PDF).\n"
-    "\n"
-    "options:\n"
-    "  --out DIR                 where to write (default: reports/<run-name>)\n"
-    "  --baseline BACKEND        speedup baseline (default: keras2-tensorflow, as the\n"
-    "                            published figure; else torch-eager; else the first backend)\n"
-    "  --reference FILE.csv      published results to show side by side with their ratio,\n"
-    "                            e.g. data/reference/keras-benchmarks.csv\n"
-    "  --reference-revision N    which revision of FILE.csv (default: the one matching the\n"
-    "                            most cells of the run, the latest on a tie)\n"
-    "  --format LIST             comma-separated: html, md, pdf, xlsx, charts, all (default all)\n"
-    "  -j, --jobs N              processes drawing charts and documents side by side\n"
-    "                            (default: the number of CPUs, at most 16)\n"
-    "  -q, --quiet               no progress lines\n"
-    "  -h, --help                this help\n"
-    "\n"
-    "exit status: 0 rendered; 1 rendering failed; 2 usage error or not a run directory.\n";
+_Static_assert((int)REPORT_HTML == RCTX_HTML && (int)REPORT_MD == RCTX_MD && (int)REPORT_PDF == RCTX_PDF &&
+                   (int)REPORT_XLSX == RCTX_XLSX && (int)REPORT_CHARTS == RCTX_CHARTS &&
+                   (int)REPORT_ALL == RCTX_ALL,
+               "report.h and rctx.h name the same format bits");
 
-struct report_opts {
-    const char *run_dir, *out, *baseline, *reference;
-    int revision, jobs;
-    unsigned formats;
-    int quiet;
-};
-
-static int parse_formats(const char *list, unsigned *out)
+int report_parse_formats(unsigned *formats, const char *list)
 {
     static const struct {
         const char *name;
         unsigned bit;
     } names[] = {{"html", RCTX_HTML}, {"md", RCTX_MD},         {"markdown", RCTX_MD}, {"pdf", RCTX_PDF},
                  {"xlsx", RCTX_XLSX}, {"charts", RCTX_CHARTS}, {"all", RCTX_ALL}};
-    *out = 0;
+    *formats = 0;
     const char *p = list;
     while (*p) {
         size_t len = strcspn(p, ",");
@@ -81,98 +54,16 @@ static int parse_formats(const char *list, unsigned *out)
             return error_set(BG_EUSAGE,
                              "--format: unknown format \"%.*s\" (use html, md, pdf, xlsx, charts, all)",
                              (int)len, p);
-        *out |= names[i].bit;
+        *formats |= names[i].bit;
         p += len;
         if (*p == ',')
             p++;
     }
-    return *out ? 0 : error_set(BG_EUSAGE, "--format: empty list");
+    return *formats ? 0 : error_set(BG_EUSAGE, "--format: empty list");
 }
 
-/* Value of an option given as "--opt VALUE" or "--opt=VALUE"; NULL if argv[*i] is not opt. */
-static int take_value(int argc, char **argv, int *i, const char *opt, const char **value)
-{
-    size_t n = strlen(opt);
-    if (strncmp(argv[*i], opt, n) != 0)
-        return 0;
-    if (argv[*i][n] == '=') {
-        *value = argv[*i] + n + 1;
-        return 1;
-    }
-    if (argv[*i][n] != '\0')
-        return 0;
-    if (*i + 1 >= argc)
-        return error_set(BG_EUSAGE, "%s needs a value", opt);
-    *value = argv[++*i];
-    return 1;
-}
-
-static int parse_args(int argc, char **argv, struct report_opts *o, int *help)
-{
-    memset(o, 0, sizeof(*o));
-    o->revision = -1;
-    o->formats = RCTX_ALL;
-    *help = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        int rc;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            *help = 1;
-            return 0;
-        }
-        if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-            o->quiet = 1;
-            continue;
-        }
-        if ((rc = take_value(argc, argv, &i, "--out", &v)) != 0) {
-            if (rc < 0)
-                return rc;
-            o->out = v;
-        } else if ((rc = take_value(argc, argv, &i, "--baseline", &v)) != 0) {
-            if (rc < 0)
-                return rc;
-            o->baseline = v;
-        } else if ((rc = take_value(argc, argv, &i, "--reference-revision", &v)) != 0) {
-            if (rc < 0)
-                return rc;
-            char *end;
-            long r = strtol(v, &end, 10);
-            if (!*v || *end || r < 0 || r > 1000000)
-                return error_set(BG_EUSAGE, "--reference-revision: \"%s\" is not a revision number", v);
-            o->revision = (int)r;
-        } else if ((rc = take_value(argc, argv, &i, "--reference", &v)) != 0) {
-            if (rc < 0)
-                return rc;
-            o->reference = v;
-        } else if ((rc = take_value(argc, argv, &i, "--jobs", &v)) != 0 ||
-                   (rc = take_value(argc, argv, &i, "-j", &v)) != 0) {
-            if (rc < 0)
-                return rc;
-            char *end;
-            long j = strtol(v, &end, 10);
-            if (!*v || *end || j < 1 || j > 256)
-                return error_set(BG_EUSAGE, "--jobs: \"%s\" is not a number from 1 to 256", v);
-            o->jobs = (int)j;
-        } else if ((rc = take_value(argc, argv, &i, "--format", &v)) != 0) {
-            if (rc < 0 || (rc = parse_formats(v, &o->formats)) < 0)
-                return rc;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return error_set(BG_EUSAGE, "unknown option %s (see benchgen report --help)", a);
-        } else if (!o->run_dir) {
-            o->run_dir = a;
-        } else {
-            return error_set(BG_EUSAGE, "one RUN_DIR only (got %s and %s)", o->run_dir, a);
-        }
-    }
-    if (!o->run_dir)
-        return error_set(BG_EUSAGE, "missing RUN_DIR (see benchgen report --help)");
-    if (o->revision >= 0 && !o->reference)
-        return error_set(BG_EUSAGE, "--reference-revision needs --reference");
-    return 0;
-}
-
-static void progress(const struct report_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progress(const struct report_opts *o, const char *fmt, ...)
+static void progress(const struct report_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void progress(const struct report_options *o, const char *fmt, ...)
 {
     if (o->quiet)
         return;
@@ -292,8 +183,13 @@ static int default_jobs(void)
     return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
-static int render(const struct report_opts *o, char *out_dir, size_t out_cap)
+int report_render(const char *run_dir, const char *out_dir, const struct report_options *opt)
 {
+    struct report_options defaults = {NULL, NULL, -1, RCTX_ALL, 0, 0};
+    struct report_options oo = opt ? *opt : defaults;
+    const struct report_options *o = &oo;
+    if (!oo.formats)
+        oo.formats = RCTX_ALL;
     struct rundata *rd = NULL;
     struct rctx x;
     struct doc doc = {0};
@@ -301,33 +197,24 @@ static int render(const struct report_opts *o, char *out_dir, size_t out_cap)
     char charts[PATH_MAX], path[PATH_MAX];
     int64_t t0 = util_now_ns();
 
-    if (!util_is_dir(o->run_dir))
-        return error_set(BG_EUSAGE, "%s: no such run directory", o->run_dir);
+    if (o->reference_revision >= 0 && !o->reference)
+        return error_set(BG_EUSAGE, "--reference-revision needs --reference");
+    if (!util_is_dir(run_dir))
+        return error_set(BG_EUSAGE, "%s: no such run directory", run_dir);
     if ((err = chart_fonts_init(util_home_dir())) < 0)
         return err;
-    if ((err = rundata_load(&rd, o->run_dir)) < 0) {
+    if ((err = rundata_load(&rd, run_dir)) < 0) {
         if (err == BG_ENOTFOUND)
-            err = error_set(BG_EUSAGE, "%s is not a run directory (no run.db)", o->run_dir);
+            err = error_set(BG_EUSAGE, "%s is not a run directory (no run.db)", run_dir);
         goto done;
     }
-    if ((err = rctx_init(&x, rd, o->baseline, o->reference, o->revision)) < 0)
+    if ((err = rctx_init(&x, rd, o->baseline, o->reference, o->reference_revision)) < 0)
         goto done;
     have_ctx = 1;
     x.formats = o->formats;
     x.quiet = o->quiet;
     progress(o, "run %s: %zu cells, %zu rows x %zu backends", rd->name, rd->ncells, x.g->nrows, x.g->ncols);
 
-    if (o->out) {
-        snprintf(out_dir, out_cap, "%s", o->out);
-    } else {
-        char *safe = escape_filename(rd->name);
-        if (!safe) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
-        snprintf(out_dir, out_cap, "reports/%s", safe);
-        free(safe);
-    }
     if ((err = doc_path(charts, sizeof(charts), out_dir, "charts")) < 0 ||
         (err = util_mkdir_p(out_dir, 0755)) < 0)
         goto done;
@@ -382,38 +269,4 @@ done:
         rctx_free(&x);
     rundata_free(rd);
     return err;
-}
-
-int report_main(int argc, char **argv)
-{
-    struct report_opts o;
-    int help = 0;
-    char out_dir[PATH_MAX];
-    error_clear();
-    int err = parse_args(argc, argv, &o, &help);
-    if (help) {
-        fputs(usage, stdout);
-        return 0;
-    }
-    if (err == 0)
-        err = render(&o, out_dir, sizeof(out_dir));
-    if (err < 0) {
-        fprintf(stderr, "benchgen report: %s\n", error_last());
-        return error_exit_status(err);
-    }
-    /* where it is, and what is there: `make report` ends with this line */
-    static const struct {
-        unsigned bit;
-        const char *name;
-    } outputs[] = {{RCTX_HTML, " report.html"},
-                   {RCTX_MD, " report.md"},
-                   {RCTX_PDF, " report.pdf"},
-                   {RCTX_XLSX, " report.xlsx"},
-                   {RCTX_CHARTS, " charts/"}};
-    printf("report: %s/:", out_dir);
-    for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
-        if (o.formats & outputs[i].bit)
-            fputs(outputs[i].name, stdout);
-    putchar('\n');
-    return 0;
 }

@@ -32,6 +32,7 @@
 #include <sqlite3.h>
 
 #include "bundle/bundle.h"
+#include "cli/cli.h"
 #include "base/error.h"
 #include "base/util.h"
 
@@ -40,6 +41,9 @@
 #define CREATED 1767225600 /* 2026-01-01T00:00:00Z, the fixture's created_utc */
 
 static char tmp[64];
+
+/* The renderer bundle and verify get (NULL: the real report_render()). */
+static bundle_render_fn renderer;
 
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -61,7 +65,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    bundle_reset_renderer();
+    renderer = NULL;
     return nftw(tmp, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -74,51 +78,74 @@ static char *path_in(const char *name)
 
 /* ---- fake report renderers ------------------------------------------------ */
 
+static void use_renderer(bundle_render_fn fn) { renderer = fn; }
+
+/* dir/name, for the fakes (which get paths, as report_render() does). */
+static char *in(const char *dir, const char *name)
+{
+    char *p = util_printf("%s/%s", dir, name);
+    assert_non_null(p);
+    return p;
+}
+
 /* Deterministic: report/index.md from the run.db it is given, as a renderer
- * must be. Also checks it is called the way the bundle promises. */
+ * must be. Also checks it is called the way the bundle promises:
+ * <staging>/run into <staging>/report, quietly, every format. */
 static int calls;
-static int fake_report(int argc, char **argv)
+static int fake_report(const char *run_dir, const char *out_dir, const struct report_options *opt)
 {
     calls++;
-    if (argc != 5 || strcmp(argv[0], "report") || strcmp(argv[1], "run") || strcmp(argv[2], "--out") ||
-        strcmp(argv[3], "report") || strcmp(argv[4], "--quiet") || argv[5] != NULL)
-        return 2;
+    size_t n = strlen(run_dir), m = strlen(out_dir);
+    if (n < 4 || m < 7 || strcmp(run_dir + n - 4, "/run") || strcmp(out_dir + m - 7, "/report") ||
+        strncmp(run_dir, out_dir, n - 3) || !opt || !opt->quiet || opt->baseline || opt->reference ||
+        opt->formats != REPORT_ALL)
+        return error_set(BG_EUSAGE, "fake_report: called with unexpected arguments");
     char hex[65];
-    if (sha256_file("run/run.db", hex) != 0 || !util_is_dir("run/logs"))
-        return 1;
-    if (util_mkdir_p("report/charts", 0755) != 0)
-        return 1;
+    char *db = in(run_dir, "run.db"), *logs = in(run_dir, "logs"), *charts = in(out_dir, "charts");
+    char *md_path = in(out_dir, "index.md"), *svg = in(out_dir, "charts/a.svg");
+    int err = sha256_file(db, hex) != 0 || !util_is_dir(logs) ? error_set(BG_EIO, "fake_report: no run") : 0;
+    err = err ? err : util_mkdir_p(charts, 0755);
     char *md = util_printf("# report\nrun.db %s\n", hex);
-    int err = util_write_file_atomic("report/index.md", md, strlen(md));
+    err = err ? err : util_write_file_atomic(md_path, md, strlen(md));
+    err = err ? err : util_write_file_atomic(svg, "<svg/>", 6);
     free(md);
-    err = err ? err : util_write_file_atomic("report/charts/a.svg", "<svg/>", 6);
-    return err ? 1 : 0;
+    free(db);
+    free(logs);
+    free(charts);
+    free(md_path);
+    free(svg);
+    return err;
 }
 
 /* A renderer whose output changed (a newer benchgen, a nondeterministic one). */
-static int drifting_report(int argc, char **argv)
+static int drifting_report(const char *run_dir, const char *out_dir, const struct report_options *opt)
 {
-    int rc = fake_report(argc, argv);
-    if (rc == 0 && util_write_file_atomic("report/index.md", "# changed\n", 10) != 0)
-        return 1;
-    return rc;
+    int err = fake_report(run_dir, out_dir, opt);
+    char *md = in(out_dir, "index.md");
+    if (!err)
+        err = util_write_file_atomic(md, "# changed\n", 10);
+    free(md);
+    return err;
 }
 
 /* One that no longer writes a chart and adds another file. */
-static int other_files_report(int argc, char **argv)
+static int other_files_report(const char *run_dir, const char *out_dir, const struct report_options *opt)
 {
-    int rc = fake_report(argc, argv);
-    if (rc == 0 &&
-        (remove("report/charts/a.svg") != 0 || util_write_file_atomic("report/new.txt", "x", 1) != 0))
-        return 1;
-    return rc;
+    int err = fake_report(run_dir, out_dir, opt);
+    char *svg = in(out_dir, "charts/a.svg"), *txt = in(out_dir, "new.txt");
+    if (!err && (remove(svg) != 0 || util_write_file_atomic(txt, "x", 1) != 0))
+        err = error_set(BG_EIO, "other_files_report: cannot change the files");
+    free(svg);
+    free(txt);
+    return err;
 }
 
-static int failing_report(int argc, char **argv)
+static int failing_report(const char *run_dir, const char *out_dir, const struct report_options *opt)
 {
-    (void)argc;
-    (void)argv;
-    return 1;
+    (void)run_dir;
+    (void)out_dir;
+    (void)opt;
+    return error_set(BG_EGENERIC, "failing_report fails");
 }
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -126,7 +153,7 @@ static int failing_report(int argc, char **argv)
 static char *make_bundle(const char *name)
 {
     char *out = path_in(name);
-    struct bundle_options o = {NULL, 1};
+    struct bundle_options o = {NULL, 1, renderer};
     assert_int_equal(bundle_create(RUN, out, &o), 0);
     return out;
 }
@@ -145,7 +172,8 @@ static size_t verify(const char *bundle, char **text)
     size_t len = 0, problems = 99;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    assert_int_equal(bundle_verify(bundle, f, &problems), 0);
+    struct bundle_options o = {NULL, 1, renderer};
+    assert_int_equal(bundle_verify(bundle, f, &problems, &o), 0);
     fclose(f);
     if (text)
         *text = buf;
@@ -194,7 +222,7 @@ static void repack(const char *in, const char *out, const char *drop, const char
 static void test_two_bundles_are_byte_identical(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     calls = 0;
     char *a = make_bundle("a.tar.gz"), *b = make_bundle("b.tar.gz");
     assert_int_equal(calls, 2);
@@ -216,7 +244,7 @@ static void test_two_bundles_are_byte_identical(void **state)
 static void test_entries_are_sorted_and_normalised(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *a = make_bundle("a.tar.gz");
     struct archive *r = archive_read_new();
     struct archive_entry *e;
@@ -263,7 +291,7 @@ static void test_entries_are_sorted_and_normalised(void **state)
 static void test_manifest_and_sums(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *a = make_bundle("a.tar.gz");
     char *cmd =
         util_printf("cd %s && tar xzf a.tar.gz && cd " TOP " && sha256sum -c --quiet SHA256SUMS", tmp);
@@ -306,15 +334,13 @@ static void test_manifest_and_sums(void **state)
 static void test_verify_passes(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *a = make_bundle("a.tar.gz"), *text = NULL;
     calls = 0;
     assert_int_equal(verify(a, &text), 0);
     assert_int_equal(calls, 1); /* the report was re-rendered */
     assert_non_null(strstr(text, "report re-rendered from the bundled run.db: 2 files identical"));
     assert_non_null(strstr(text, "verified: "));
-    char *argv[] = {"verify", a, NULL};
-    assert_int_equal(verify_main(2, argv), 0);
     free(text);
     free(a);
 }
@@ -322,14 +348,12 @@ static void test_verify_passes(void **state)
 static void test_verify_names_a_modified_file(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *a = make_bundle("a.tar.gz"), *b = path_in("flipped.tar.gz"), *text = NULL;
     repack(a, b, NULL, "run/logs/mlp_fit_b32_numpy.log");
     assert_true(verify(b, &text) >= 1);
     assert_non_null(strstr(text, "MODIFIED  run/logs/mlp_fit_b32_numpy.log"));
     free(text);
-    char *argv[] = {"verify", b, NULL};
-    assert_int_equal(verify_main(2, argv), 1);
 
     /* run.db itself: named, and the re-rendered report differs too */
     repack(a, b, NULL, "run/run.db");
@@ -344,7 +368,7 @@ static void test_verify_names_a_modified_file(void **state)
 static void test_verify_names_a_missing_file(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *a = make_bundle("a.tar.gz"), *b = path_in("removed.tar.gz"), *text = NULL;
     repack(a, b, "spec.yaml", NULL);
     assert_int_equal(verify(b, &text), 1);
@@ -366,7 +390,7 @@ static void test_verify_names_a_missing_file(void **state)
 static void test_verify_fails_on_a_flipped_archive_byte(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *a = make_bundle("a.tar.gz");
     size_t len = 0;
     char *data = slurp(a, &len);
@@ -379,14 +403,13 @@ static void test_verify_fails_on_a_flipped_archive_byte(void **state)
         char *text = NULL, *buf = NULL;
         size_t n = 0, problems = 0;
         FILE *f = open_memstream(&buf, &n);
-        int err = bundle_verify(b, f, &problems);
+        struct bundle_options o = {NULL, 1, renderer};
+        int err = bundle_verify(b, f, &problems, &o);
         fclose(f);
         text = buf;
         assert_true(err != 0 || problems > 0);
         assert_true(strstr(text, "MODIFIED") || strstr(text, "DAMAGED") || strstr(text, "MISSING") ||
                     strstr(text, "GZIP") || err);
-        char *argv[] = {"verify", b, NULL};
-        assert_int_equal(verify_main(2, argv), 1);
         free(text);
         free(b);
     }
@@ -397,45 +420,33 @@ static void test_verify_fails_on_a_flipped_archive_byte(void **state)
 static void test_verify_compares_the_report(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *a = make_bundle("a.tar.gz"), *text = NULL;
 
-    bundle_set_renderer(drifting_report);
+    use_renderer(drifting_report);
     assert_int_equal(verify(a, &text), 1);
     assert_non_null(strstr(text, "DIFFERS   report/index.md"));
     free(text);
 
-    bundle_set_renderer(other_files_report);
+    use_renderer(other_files_report);
     assert_int_equal(verify(a, &text), 2);
     assert_non_null(strstr(text, "report/charts/a.svg: in the bundle, but re-rendering did not produce it"));
     assert_non_null(strstr(text, "report/new.txt: re-rendering produced it, the bundle lacks it"));
     free(text);
 
-    bundle_set_renderer(failing_report);
+    use_renderer(failing_report);
     assert_int_equal(verify(a, &text), 1);
     assert_non_null(strstr(text, "re-rendering failed"));
-    free(text);
-
-    bundle_set_renderer(NULL); /* a benchgen without the report cannot vouch for it */
-    assert_int_equal(verify(a, &text), 1);
-    assert_non_null(strstr(text, "no report renderer"));
     free(text);
     free(a);
 }
 
-static void test_bundle_without_renderer(void **state)
+static void test_bundle_with_failing_renderer(void **state)
 {
     (void)state;
-    bundle_set_renderer(NULL);
-    char *a = make_bundle("a.tar.gz"), *text = NULL;
-    assert_int_equal(verify(a, &text), 0);
-    assert_non_null(strstr(text, "no report in the bundle"));
-    free(text);
-    free(a);
-
-    bundle_set_renderer(failing_report);
+    use_renderer(failing_report);
     char *b = path_in("b.tar.gz");
-    struct bundle_options o = {NULL, 1};
+    struct bundle_options o = {NULL, 1, renderer};
     assert_int_not_equal(bundle_create(RUN, b, &o), 0);
     assert_false(util_is_file(b)); /* nothing half-written */
     free(b);
@@ -446,7 +457,7 @@ static void test_bundle_without_renderer(void **state)
 static void test_wal_run_is_bundled_self_contained(void **state)
 {
     (void)state;
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *run = path_in("walrun"), *logs = path_in("walrun/logs"), *db = path_in("walrun/run.db");
     assert_int_equal(util_mkdir_p(logs, 0755), 0);
     size_t len = 0;
@@ -461,7 +472,7 @@ static void test_wal_run_is_bundled_self_contained(void **state)
     sqlite3_close(h);
 
     char *out = path_in("wal.tar.gz");
-    struct bundle_options o = {NULL, 1};
+    struct bundle_options o = {NULL, 1, renderer};
     assert_int_equal(bundle_create(run, out, &o), 0);
     char *cmd = util_printf("cd %s && tar xzf wal.tar.gz", tmp);
     assert_int_equal(system(cmd), 0);
@@ -483,20 +494,18 @@ static void test_wal_run_is_bundled_self_contained(void **state)
     free(db);
 }
 
-/* With the report renderer this binary links (report_main, when present):
- * the full report in the bundle, byte-identical twice, and verify re-renders
- * it identically. Without one, the bundle says it has no report.
+/* With the real report renderer (report_render()): the full report in the
+ * bundle, byte-identical twice, and verify re-renders it identically.
  *
  * Runs in a child that leaves with _exit(): the renderer keeps fontconfig
  * caches that LeakSanitizer reports at exit under `make asan`; they belong
  * to the report's own tests, and every bundle code path is leak-checked by
  * the tests above with a fake renderer. */
-static int real_round_trip_child(bool *have)
+static int real_round_trip_child(void)
 {
-    bundle_reset_renderer();
-    *have = bundle_renderer() != NULL;
+    use_renderer(NULL);
     char *a = util_printf("%s/a.tar.gz", tmp), *b = util_printf("%s/b.tar.gz", tmp);
-    struct bundle_options o = {NULL, 1};
+    struct bundle_options o = {NULL, 1, renderer};
     if (!a || !b || bundle_create(RUN, a, &o) != 0 || bundle_create(RUN, b, &o) != 0)
         return 1;
     char *x = NULL, *y = NULL, *text = NULL;
@@ -504,10 +513,10 @@ static int real_round_trip_child(bool *have)
     if (util_read_file(a, &x, &la) != 0 || util_read_file(b, &y, &lb) != 0 || la != lb || memcmp(x, y, la))
         return 2;
     FILE *f = open_memstream(&text, &n);
-    if (!f || bundle_verify(a, f, &problems) != 0)
+    if (!f || bundle_verify(a, f, &problems, &o) != 0)
         return 3;
     fclose(f);
-    if (problems != 0 || !strstr(text, *have ? "files identical" : "no report in the bundle"))
+    if (problems != 0 || !strstr(text, "files identical"))
         return 4;
     return 0;
 }
@@ -519,9 +528,8 @@ static void test_real_renderer_round_trip(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        bool have = false;
-        int rc = real_round_trip_child(&have);
-        fprintf(stderr, "report renderer %s: %s\n", have ? "linked, full round trip" : "not linked",
+        int rc = real_round_trip_child();
+        fprintf(stderr, "real report renderer, full round trip: %s\n",
                 rc ? "FAILED" : "ok");
         fflush(NULL);
         _exit(rc);
@@ -536,32 +544,32 @@ static void test_usage(void **state)
 {
     (void)state;
     char *none[] = {"bundle", NULL};
-    assert_int_equal(bundle_main(1, none), 2);
+    assert_int_equal(cli_dispatch(&cli_bundle, 1, none, 1, none), 2);
     char *bad[] = {"bundle", RUN, "--colour", NULL};
-    assert_int_equal(bundle_main(3, bad), 2);
+    assert_int_equal(cli_dispatch(&cli_bundle, 3, bad, 3, bad), 2);
     char *two[] = {"bundle", RUN, RUN, NULL};
-    assert_int_equal(bundle_main(3, two), 2);
+    assert_int_equal(cli_dispatch(&cli_bundle, 3, two, 3, two), 2);
     char *noval[] = {"bundle", RUN, "--out", NULL};
-    assert_int_equal(bundle_main(3, noval), 2);
+    assert_int_equal(cli_dispatch(&cli_bundle, 3, noval, 3, noval), 2);
     char *help[] = {"bundle", "--help", NULL};
-    assert_int_equal(bundle_main(2, help), 0);
+    assert_int_equal(cli_dispatch(&cli_bundle, 2, help, 2, help), 0);
     char *missing[] = {"bundle", "/nonexistent/run", "--out", "/nonexistent/x.tar.gz", NULL};
-    assert_int_equal(bundle_main(4, missing), 1);
+    assert_int_equal(cli_dispatch(&cli_bundle, 4, missing, 4, missing), 2); /* no such run */
 
     char *vnone[] = {"verify", NULL};
-    assert_int_equal(verify_main(1, vnone), 2);
+    assert_int_equal(cli_dispatch(&cli_verify, 1, vnone, 1, vnone), 2);
     char *vhelp[] = {"verify", "-h", NULL};
-    assert_int_equal(verify_main(2, vhelp), 0);
+    assert_int_equal(cli_dispatch(&cli_verify, 2, vhelp, 2, vhelp), 0);
     char *vmissing[] = {"verify", "/nonexistent.tar.gz", NULL};
-    assert_int_equal(verify_main(2, vmissing), 1);
+    assert_int_equal(cli_dispatch(&cli_verify, 2, vmissing, 2, vmissing), 2); /* no such file */
     char *notgz = path_in("not.tar.gz");
     assert_int_equal(util_write_file_atomic(notgz, "hello", 5), 0);
     char *vnot[] = {"verify", notgz, NULL};
-    assert_int_equal(verify_main(2, vnot), 1);
+    assert_int_equal(cli_dispatch(&cli_verify, 2, vnot, 2, vnot), 1);
     free(notgz);
 
     /* the default output name: RUN_DIR.tar.gz */
-    bundle_set_renderer(fake_report);
+    use_renderer(fake_report);
     char *run = path_in("r"), *logs = path_in("r/logs"), *db = path_in("r/run.db");
     assert_int_equal(util_mkdir_p(logs, 0755), 0);
     size_t len = 0;
@@ -570,7 +578,7 @@ static void test_usage(void **state)
     free(bytes);
     char *slash = util_printf("%s/", run);
     char *def[] = {"bundle", slash, "--quiet", NULL};
-    assert_int_equal(bundle_main(3, def), 0);
+    assert_int_equal(cli_dispatch(&cli_bundle, 3, def, 3, def), 0); /* the real renderer */
     char *out = path_in("r.tar.gz");
     assert_true(util_is_file(out));
     free(out);
@@ -591,7 +599,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_verify_names_a_missing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verify_fails_on_a_flipped_archive_byte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_verify_compares_the_report, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_bundle_without_renderer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bundle_with_failing_renderer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wal_run_is_bundled_self_contained, setup, teardown),
         cmocka_unit_test_setup_teardown(test_real_renderer_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_usage, setup, teardown),

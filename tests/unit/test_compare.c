@@ -329,32 +329,32 @@ static void test_main_exit_statuses_and_out(void **state)
 {
     (void)state;
     char *argv_slow[] = {"compare", FIX "base", FIX "upgrade", "--json", NULL};
-    assert_int_equal(cli_compare(4, argv_slow), 3);
+    assert_int_equal(cli_dispatch(&cli_compare, 4, argv_slow, 4, argv_slow), 3);
     char *argv_same[] = {"compare", FIX "base", FIX "base", NULL};
-    assert_int_equal(cli_compare(3, argv_same), 0);
+    assert_int_equal(cli_dispatch(&cli_compare, 3, argv_same, 3, argv_same), 0);
     char *argv_noise[] = {"compare", FIX "base", FIX "upgrade", "--noise=20%", "--alpha", "0.01", NULL};
-    assert_int_equal(cli_compare(6, argv_noise), 0);
+    assert_int_equal(cli_dispatch(&cli_compare, 6, argv_noise, 6, argv_noise), 0);
 
     char *one[] = {"compare", FIX "base", NULL};
-    assert_int_equal(cli_compare(2, one), 2);
+    assert_int_equal(cli_dispatch(&cli_compare, 2, one, 2, one), 2);
     char *bad_noise[] = {"compare", FIX "base", FIX "upgrade", "--noise", "lots", NULL};
-    assert_int_equal(cli_compare(5, bad_noise), 2);
+    assert_int_equal(cli_dispatch(&cli_compare, 5, bad_noise, 5, bad_noise), 2);
     char *bad_alpha[] = {"compare", FIX "base", FIX "upgrade", "--alpha", "1.5", NULL};
-    assert_int_equal(cli_compare(5, bad_alpha), 2);
+    assert_int_equal(cli_dispatch(&cli_compare, 5, bad_alpha, 5, bad_alpha), 2);
     char *no_value[] = {"compare", FIX "base", FIX "upgrade", "--out", NULL};
-    assert_int_equal(cli_compare(4, no_value), 2);
+    assert_int_equal(cli_dispatch(&cli_compare, 4, no_value, 4, no_value), 2);
     char *unknown[] = {"compare", FIX "base", FIX "upgrade", "--fast", NULL};
-    assert_int_equal(cli_compare(4, unknown), 2);
+    assert_int_equal(cli_dispatch(&cli_compare, 4, unknown, 4, unknown), 2);
     char *missing[] = {"compare", FIX "base", FIX "nope", NULL};
-    assert_int_equal(cli_compare(3, missing), 1);
+    assert_int_equal(cli_dispatch(&cli_compare, 3, missing, 3, missing), 2); /* no such run directory */
     char *help[] = {"compare", "--help", NULL};
-    assert_int_equal(cli_compare(2, help), 0);
+    assert_int_equal(cli_dispatch(&cli_compare, 2, help, 2, help), 0);
 
     char dir[] = "/tmp/test_compare-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char *out = util_printf("%s/out", dir);
     char *argv_out[] = {"compare", FIX "base", FIX "upgrade", "--out", out, NULL};
-    assert_int_equal(cli_compare(5, argv_out), 3);
+    assert_int_equal(cli_dispatch(&cli_compare, 5, argv_out, 5, argv_out), 3);
     char *txt = util_printf("%s/compare.txt", out), *js = util_printf("%s/compare.json", out);
     assert_true(util_is_file(txt));
     assert_true(util_is_file(js));

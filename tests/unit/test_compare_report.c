@@ -341,7 +341,7 @@ static void test_verdict_table_matches_json(void **state)
     (void)state;
     char *d = in_tmp("main");
     char *argv[] = {"compare", FIX "base", FIX "upgrade", FIX "later", "--out", d, NULL};
-    assert_int_equal(cli_compare(6, argv), 3);
+    assert_int_equal(cli_dispatch(&cli_compare, 6, argv, 6, argv), 3);
     char *js = util_printf("%s/compare.json", d);
     json_error_t je;
     json_t *root = json_load_file(js, 0, &je);
@@ -595,7 +595,7 @@ static void test_unwritable_output(void **state)
     assert_true(compare_report_render(&r, under) < 0);
     assert_true(error_last()[0] != '\0');
     char *argv[] = {"compare", FIX "base", FIX "upgrade", "--out", under, NULL};
-    assert_int_equal(cli_compare(5, argv), 1);
+    assert_int_equal(cli_dispatch(&cli_compare, 5, argv, 5, argv), 1);
     free(under);
     free(file);
     compare_result_free(&r);

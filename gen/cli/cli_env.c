@@ -1,0 +1,81 @@
+/*
+ * cli_env.c - `benchgen env sync|list|add`: the Python environments (envs.h).
+ */
+#include "base/error.h"
+#include "cli/cli.h"
+#include "run/envs.h"
+
+struct env_opts {
+    int unused;
+};
+
+static int env_sync(const struct cli_call *call)
+{
+    int err = envs_sync(call->args, (size_t)call->nargs);
+    return err < 0 ? cli_fail(&cli_env_sync, err) : CLI_EXIT_OK;
+}
+
+static int env_list(const struct cli_call *call)
+{
+    int err = envs_list(stdout);
+    return err < 0 ? cli_fail(&cli_env_list, err) : CLI_EXIT_OK;
+}
+
+static int env_add(const struct cli_call *call)
+{
+    /* NAME PYTHON [-- PREFIX...] */
+    if (call->ndash > 2)
+        return cli_usage_error(&cli_env_add, "unexpected argument '%s' (a command prefix follows --)",
+                               call->args[2]);
+    if (call->ndash < 2)
+        return cli_usage_error(&cli_env_add, "NAME and PYTHON come before --");
+    int err = envs_add(call->args[0], call->args[1], call->args + 2, (size_t)(call->nargs - 2));
+    return err < 0 ? cli_fail(&cli_env_add, err) : CLI_EXIT_OK;
+}
+
+const struct cli_command cli_env_sync = {
+    .name = "env sync",
+    .synopsis = "[NAME...]",
+    .summary = "build Python environments (data/envs/NAME.txt; all when no NAME)",
+    .about = "Creates or repairs each environment in data/envs/ (all when no NAME is given)\n"
+             "as a venv of the interpreter benchgen was built with, or of the Python a\n"
+             "`# python: 3.12` line in the lock names, in the cache ($BENCHGEN_CACHE,\n"
+             "default ~/.cache/benchgen), keyed by a hash of its lock file.\n",
+    .exits = "0    every environment is ready\n"
+             "1    building one failed\n"
+             "2    usage error, or no such environment",
+    .spec = {NULL, 0, 0, -1},
+    .opts_size = sizeof(struct env_opts),
+    .run = env_sync,
+};
+
+const struct cli_command cli_env_list = {
+    .name = "env list",
+    .synopsis = "",
+    .summary = "list environments: name, state, hash, path, package versions",
+    .about = "Prints each environment's name, state, hash and path, then its resolved\n"
+             "package versions.\n",
+    .exits = "0    listed\n"
+             "1    the cache could not be read\n"
+             "2    usage error",
+    .spec = {NULL, 0, 0, 0},
+    .opts_size = sizeof(struct env_opts),
+    .run = env_list,
+};
+
+const struct cli_command cli_env_add = {
+    .name = "env add",
+    .synopsis = "NAME PYTHON [-- PREFIX...]",
+    .summary = "use an existing interpreter, venv or container as environment NAME",
+    .about = "Registers an existing interpreter or venv of Python 3.9 or later (a cluster\n"
+             "module, a conda env, another minor version) as environment NAME, after\n"
+             "checking it can import benchgen's worker module. With -- PREFIX..., workers\n"
+             "run `PREFIX... PYTHON`: a container, e.g.\n"
+             "  benchgen env add gpu python3 -- apptainer exec --nv image.sif\n",
+    .exits = "0    registered\n"
+             "1    the registration could not be written, or PYTHON does not fit\n"
+             "2    usage error, or PYTHON does not exist",
+    .spec = {NULL, 0, 2, -1, "NAME PYTHON"},
+    .opts_size = sizeof(struct env_opts),
+    .run = env_add,
+};

@@ -1,0 +1,62 @@
+/*
+ * cli_info.c - `benchgen info` (this machine, sysinfo.h) and `benchgen version`.
+ */
+#include "base/error.h"
+#include "base/util.h"
+#include "base/version.h"
+#include "cli/cli.h"
+#include "run/envs.h"
+#include "run/sysinfo.h"
+
+struct info_opts {
+    int unused;
+};
+
+static int info_cmd(const struct cli_call *call)
+{
+    struct kvlist kl = {0};
+    int err = sysinfo_collect(&kl);
+    if (err < 0) {
+        kvlist_free(&kl);
+        return cli_fail(&cli_info, err);
+    }
+    printf("benchgen %s (%s)\n", BENCHGEN_VERSION, BENCHGEN_GIT_COMMIT);
+    printf("Python %s (%s) makes lock-file environments, cached in %s\n", envs_base_python_version(),
+           BENCHGEN_PYTHON, envs_cache_dir());
+    for (size_t i = 0; i < kl.n; i++)
+        printf("  %-28s %s\n", kl.items[i].key, kl.items[i].value);
+    kvlist_free(&kl);
+    return CLI_EXIT_OK;
+}
+
+static int version_cmd(const struct cli_call *call)
+{
+    printf("benchgen %s (%s)\n", BENCHGEN_VERSION, BENCHGEN_GIT_COMMIT);
+    return CLI_EXIT_OK;
+}
+
+const struct cli_command cli_info = {
+    .name = "info",
+    .synopsis = "",
+    .summary = "this machine: OS, CPU, memory, GPU, driver, CUDA, Python",
+    .about = "Prints what a run records about the machine: OS, CPU, memory, GPU, driver,\n"
+             "CUDA, and the Python that makes lock-file environments.\n",
+    .exits = "0    printed\n"
+             "1    the machine could not be examined\n"
+             "2    usage error",
+    .spec = {NULL, 0, 0, 0},
+    .opts_size = sizeof(struct info_opts),
+    .run = info_cmd,
+};
+
+const struct cli_command cli_version = {
+    .name = "version",
+    .synopsis = "",
+    .summary = "print the version and commit (also --version)",
+    .about = "Prints benchgen's version and the commit it was built from.\n",
+    .exits = "0    printed\n"
+             "2    usage error",
+    .spec = {NULL, 0, 0, 0},
+    .opts_size = sizeof(struct info_opts),
+    .run = version_cmd,
+};

@@ -1,0 +1,298 @@
+/*
+ * cli_run.c - `benchgen run SPEC` and `benchgen run --resume DIR`: expand a
+ * spec into its plan, create the run directory, run the cells (scheduler.h).
+ */
+#include "base/error.h"
+#include "base/util.h"
+#include "cli/cli.h"
+#include "plan/catalog.h"
+#include "plan/matrix.h"
+#include "plan/spec.h"
+#include "run/collect.h"
+#include "run/envs.h"
+#include "run/executor.h"
+#include "run/scheduler.h"
+#include "run/sysinfo.h"
+#include "store/rundir.h"
+#include "store/store.h"
+
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct run_opts {
+    const char *out, *only, *resume, *retry;
+    bool dry_run;
+    struct opt_list with;
+    int repeats;
+    const char *executor, *devices; /* struct exec_options (run/executor.h) */
+    int cpus_per_cell;
+};
+
+static const struct opt run_options[] = {
+    OPT_STR(struct run_opts, out, "out", 'o', "DIR",
+            "run directory to create (default runs/<spec name>-<UTC time>;\nmust not hold a run already)"),
+    OPT_STR(struct run_opts, only, "only", 0, "FILTER",
+            "run a subset, KEY=VAL[,KEY=VAL...]: KEY is model, task, backend,\nbatch, env or key; the same "
+            "KEY twice means either, different\nKEYs mean both"),
+    OPT_FLAG(struct run_opts, dry_run, "dry-run", 'n', "print the plan and exit without running anything"),
+    OPT_LIST(struct run_opts, with, "with", 0, "PKG==V",
+             "run in derived environments: each backend's environment plus\nthis pin (repeatable); built once, "
+             "cached by hash"),
+    OPT_INT(struct run_opts, repeats, "repeats", 0, "N", 1, 1000,
+            "run every cell N times, in separate processes, interleaved\nacross the matrix (overrides the spec's "
+            "repeats)"),
+    OPT_STR(struct run_opts, resume, "resume", 0, "DIR",
+            "run the cells of DIR that have no final status (never ran, in\nflight when the run was killed, or "
+            "interrupted)"),
+    OPT_STR(struct run_opts, retry, "retry", 0, "STATUS[,...]",
+            "with --resume, also rerun cells that ended with these statuses\n(ok, error, crash, timeout, oom, "
+            "unsupported, skipped)"),
+    OPT_STR(struct run_opts, executor, "executor", 0, "E", "local (default) or slurm (docs/CLUSTER.md)"),
+    OPT_STR(struct run_opts, devices, "devices", 0, "LIST",
+            "local: one cell per GPU at once, bound with\nCUDA_VISIBLE_DEVICES; LIST is 0,1,... or auto (NVML's "
+            "GPUs)"),
+    OPT_INT(struct run_opts, cpus_per_cell, "cpus-per-cell", 0, "N", 1, 4096,
+            "local: pin each cell to N cores of its own and set\nOMP_NUM_THREADS and kin to N; alone, runs as many "
+            "cells\nat once as there are sets of N cores"),
+};
+
+static char *join_args(int argc, char **argv)
+{
+    struct strbuf sb = {0};
+    for (int i = 0; i < argc; i++)
+        strbuf_printf(&sb, "%s%s", i ? " " : "", argv[i]);
+    return strbuf_detach(&sb);
+}
+
+/* --retry LIST -> which of catalog_statuses to rerun; BG_EUSAGE for an unknown one. */
+static int parse_retry(const char *list, bool *retry, size_t nstatuses)
+{
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        size_t i = 0;
+        while (i < nstatuses && !(strlen(catalog_statuses[i]) == len && !strncmp(catalog_statuses[i], p, len)))
+            i++;
+        if (i == nstatuses || len == 0) {
+            struct strbuf known = {0};
+            for (size_t k = 0; k < nstatuses; k++)
+                strbuf_printf(&known, "%s%s", k ? ", " : "", catalog_statuses[k]);
+            int err = error_set(BG_EUSAGE, "--retry: unknown status '%.*s' (statuses: %s)", (int)len, p,
+                                known.buf ? known.buf : "");
+            strbuf_free(&known);
+            return err;
+        }
+        retry[i] = true;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* Keeps cells with no final status, interrupted ones, and those whose status is marked in retry. */
+static int select_resumable(struct store *st, struct matrix *plan, const bool *retry, size_t nstatuses)
+{
+    unsigned char *keep = calloc(plan->ncells ? plan->ncells : 1, 1);
+    if (!keep)
+        return error_set(BG_ENOMEM, "out of memory");
+    int err = 0;
+    for (size_t i = 0; i < plan->ncells && !err; i++) {
+        char status[16];
+        if ((err = store_cell_status(st, plan->cells[i].id, status)) < 0)
+            break;
+        int again = status[0] == '\0' || !strcmp(status, "interrupted");
+        for (size_t k = 0; !again && k < nstatuses; k++)
+            again = retry[k] && !strcmp(status, catalog_statuses[k]);
+        keep[i] = (unsigned char)again;
+    }
+    if (!err)
+        matrix_filter(plan, keep);
+    free(keep);
+    return err;
+}
+
+/* A resumed run must finish the matrix it started; refuse an edited spec. */
+static int check_same_spec(struct store *st, const struct spec *spec, const char *dir)
+{
+    sqlite3_stmt *q = NULL;
+    int err = 0;
+    if (sqlite3_prepare_v2(store_db(st), "SELECT spec_sha256 FROM run", -1, &q, NULL) != SQLITE_OK ||
+        sqlite3_step(q) != SQLITE_ROW) {
+        err = error_set(BG_EDB, "%s: cannot read the run's spec hash", dir);
+    } else {
+        const char *h = (const char *)sqlite3_column_text(q, 0);
+        if (!h || strcmp(h, spec->sha256) != 0)
+            err = error_set(BG_EUSAGE,
+                            "%s has changed since the run in %s was created (sha256 %.12s, run has %.12s); "
+                            "resume without SPEC, or start a new run",
+                            spec->path, dir, spec->sha256, h ? h : "none");
+    }
+    sqlite3_finalize(q);
+    return err;
+}
+
+/* --with: every cell moves to "<env>+<pins>", built now (once, cached) so the
+ * run measures the pinned stack rather than skipping it. */
+static int derive_envs(struct matrix *plan, const char *const *with, size_t nwith, int dry)
+{
+    if (nwith == 0)
+        return 0;
+    struct kvlist derived = {0}; /* env -> derived name */
+    int err = 0;
+    for (size_t i = 0; i < plan->ncells && !err; i++) {
+        struct cell *c = &plan->cells[i];
+        const char *name = kvlist_get(&derived, c->env);
+        char *made = NULL;
+        if (!name) {
+            if ((err = envs_derive(c->env, with, nwith, &made)) < 0)
+                break;
+            err = kvlist_add(&derived, c->env, made);
+            name = made;
+        }
+        char *copy = err ? NULL : strdup(name);
+        free(made);
+        if (!err && !copy)
+            err = error_set(BG_ENOMEM, "out of memory");
+        if (!err) {
+            free(c->env);
+            c->env = copy;
+        }
+    }
+    if (!err && !dry) {
+        const char **names = calloc(derived.n ? derived.n : 1, sizeof(*names));
+        for (size_t i = 0; names && i < derived.n; i++)
+            names[i] = derived.items[i].value;
+        err = names ? envs_sync(names, derived.n) : error_set(BG_ENOMEM, "out of memory");
+        free(names);
+        if (err < 0) {
+            /* The cells will end as skipped, with the reason; the run goes on. */
+            fprintf(stderr, "benchgen: %s\n", error_last());
+            err = 0;
+        }
+    }
+    kvlist_free(&derived);
+    return err;
+}
+
+static int run_run(const struct cli_call *call)
+{
+    const struct run_opts *o = call->opts;
+    const char *spec_path = call->nargs ? call->args[0] : NULL;
+    size_t nstatuses = 0;
+    while (catalog_statuses[nstatuses])
+        nstatuses++;
+    bool retry[16] = {0};
+    if (!spec_path && !o->resume)
+        return cli_usage_error(&cli_run, "missing SPEC");
+    struct exec_options eo = {o->executor, o->devices, o->cpus_per_cell};
+    if (o->resume && (o->out || o->only || o->with.n || o->repeats || o->dry_run))
+        return cli_usage_error(&cli_run,
+                               "--resume takes the plan from the run; drop --out/--only/--with/--repeats/--dry-run");
+    if (o->retry && !o->resume)
+        return cli_usage_error(&cli_run, "--retry only makes sense with --resume");
+    if (nstatuses > sizeof(retry) / sizeof(retry[0]) || parse_retry(o->retry, retry, nstatuses) < 0)
+        return cli_usage_error(&cli_run, "%s", error_last());
+
+    struct spec *spec = NULL;
+    struct store *st = NULL;
+    struct matrix plan = {0};
+    struct kvlist host = {0};
+    char *outdir = NULL, *cmdline = NULL;
+    int err = 0, status = 0;
+
+    if (spec_path && (err = spec_load(&spec, spec_path)) < 0)
+        goto done;
+    if (o->resume) {
+        if ((err = store_open(&st, o->resume, false)) < 0 || (err = store_load_plan(st, &plan)) < 0)
+            goto done;
+        /* Results of cells that ran elsewhere, not merged yet, count first. */
+        int files = 0, cells = 0;
+        if ((err = collect_run(st, &plan, &files, &cells)) < 0)
+            goto done;
+        if (files)
+            fprintf(stderr, "collected %d result file(s) of %d cell(s)\n", files, cells);
+        if (spec && (err = check_same_spec(st, spec, o->resume)) < 0)
+            goto done;
+        if ((err = select_resumable(st, &plan, retry, nstatuses)) < 0)
+            goto done;
+        fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", o->resume, plan.ncells);
+    } else {
+        if (o->repeats)
+            spec->repeats = o->repeats;
+        if (o->out) {
+            outdir = strdup(o->out);
+        } else {
+            char ts[32];
+            time_t now = time(NULL);
+            struct tm tm;
+            gmtime_r(&now, &tm);
+            strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+            outdir = util_printf("runs/%s-%s", spec->name, ts);
+        }
+        cmdline = join_args(call->argc, call->argv);
+        if (!outdir || !cmdline) {
+            err = error_set(BG_ENOMEM, "out of memory");
+            goto done;
+        }
+        /* --out is checked before anything is built or downloaded */
+        if ((err = matrix_expand(&plan, spec, o->only)) < 0 ||
+            (!o->dry_run && (err = rundir_check_free(outdir)) < 0) ||
+            (err = derive_envs(&plan, o->with.v, o->with.n, o->dry_run)) < 0)
+            goto done;
+        sched_print_plan(&plan, stdout);
+        if (o->dry_run)
+            goto done;
+        if ((err = sysinfo_collect(&host)) < 0)
+            goto done;
+        for (size_t i = 0; i < o->with.n; i++)
+            kvlist_add(&host, "run.with", o->with.v[i]);
+        /* Options the executor refuses create no run directory. */
+        struct executor probe;
+        if ((err = executor_open(&probe, &eo, NULL, NULL, NULL)) < 0)
+            goto done;
+        probe.ops->close(&probe);
+        if ((err = store_create(&st, outdir, spec, &plan, &host, cmdline)) < 0)
+            goto done;
+        const char *gpu = kvlist_get(&host, "gpu.status");
+        fprintf(stderr, "run directory: %s\n%s%s", outdir, gpu ? gpu : "", gpu ? "\n" : "");
+    }
+    fflush(stdout);
+    struct sched_summary sum;
+    err = sched_run(st, &plan, &eo, &sum);
+    if (!err) {
+        fprintf(stderr, "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped -> %s\n", sum.total,
+                sum.ok, sum.unsupported, sum.failed, sum.skipped, store_dir(st));
+        status = (sum.failed || sum.skipped) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    }
+done:
+    if (err < 0)
+        status = cli_fail(&cli_run, err);
+    store_close(st);
+    matrix_free(&plan);
+    spec_free(spec);
+    kvlist_free(&host);
+    free(outdir);
+    free(cmdline);
+    return status;
+}
+
+const struct cli_command cli_run = {
+    .name = "run",
+    .synopsis = "SPEC [--out DIR] [--only KEY=VAL,...] [--dry-run]\n"
+                " [--with PKG==V ...] [--repeats N]\n"
+                " [--executor E] [--devices LIST|auto] [--cpus-per-cell N]\n"
+                "--resume DIR [SPEC] [--retry STATUS,...]",
+    .summary = "run a matrix spec (or finish an interrupted run with --resume)",
+    .about = "Expands SPEC (a YAML matrix spec, see docs/SPEC.md), prints the plan and runs\n"
+             "every cell, one at a time, each in a fresh worker process. Results go to DIR:\n"
+             "run.db (SQLite) and logs/.\n",
+    .exits = "0    every cell ok or unsupported\n"
+             "1    some cell failed or was skipped (the run is complete and reportable)\n"
+             "2    usage error, bad spec, missing SPEC or run directory, unknown --retry status\n"
+             "130  interrupted (`benchgen run --resume DIR` finishes it)",
+    .spec = {run_options, sizeof(run_options) / sizeof(run_options[0]), 0, 1, "SPEC"},
+    .opts_size = sizeof(struct run_opts),
+    .run = run_run,
+};
