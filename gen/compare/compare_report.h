@@ -27,46 +27,12 @@
 #ifndef BENCHGEN_COMPARE_REPORT_H
 #define BENCHGEN_COMPARE_REPORT_H
 
-#include <time.h>
-
 #include "compare/compare.h"
-#include "report/doc.h"
-#include "report/figure.h"
-#include "report/tables.h"
 
 /* Writes the files above into out_dir (created if missing; the forest-* and
  * trend-* charts an earlier comparison left in out_dir/charts are removed,
  * other files are left alone). Reads templates/ and fonts/ from the benchgen home.
  * Returns 0 or a BG_E* code with the reason in error_last(). */
 int compare_report_render(const struct compare_result *r, const char *out_dir);
-
-/* What the writers share, built once by compare_report_render: the figures
- * and the document every format but the workbook draws; the workbook
- * (compare_workbook.c) reads the result itself, in its own sheets. */
-struct crep {
-    const struct compare_result *r;
-    time_t created;
-    char pdf_date[32], created_text[40];
-    char *title, *subtitle, *result;
-    char **method; /* paragraphs */
-    size_t nmethod;
-    struct figure *figs;
-    size_t nfigs;
-    size_t *forest_first, *forest_n; /* per comparison: its forest figures in figs */
-    size_t trend_first, trend_n;
-    struct table trend; /* three or more runs: mean ms/step per cell and run */
-    struct doc doc;
-};
-
-/* The words every format uses. */
-const char *crep_run_name(const struct crep *x, size_t k);
-/* Why a cell has no ratio, into buf (returned). */
-const char *crep_untested_reason(const struct compare_cell *c, char *buf, size_t n);
-/* A side's mean ms/step: its text and value (NAN with an NA text). */
-double crep_side_text(const struct compare_side *s, int baseline, char *buf, size_t n);
-/* A geometric-mean ratio B/A as a speed-up: "1.250x". */
-void crep_speedup_text(double geomean_ratio, char *buf, size_t n);
-/* "not counted", "counted", "intended" or "NOT intended". */
-const char *crep_change_tag(const struct compare_change *c, const struct compare_pair *p);
 
 #endif /* BENCHGEN_COMPARE_REPORT_H */

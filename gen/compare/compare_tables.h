@@ -11,7 +11,7 @@
 #ifndef BENCHGEN_COMPARE_TABLES_H
 #define BENCHGEN_COMPARE_TABLES_H
 
-#include "compare/compare_report.h"
+#include "compare/crep.h"
 
 int compare_tables_runs(const struct crep *x, struct table *t);
 int compare_tables_verdicts(const struct compare_pair *p, struct table *t);

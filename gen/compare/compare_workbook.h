@@ -6,7 +6,7 @@
 #ifndef BENCHGEN_COMPARE_WORKBOOK_H
 #define BENCHGEN_COMPARE_WORKBOOK_H
 
-#include "compare/compare_report.h"
+#include "compare/crep.h"
 
 /* 0, or a BG_E* code with the reason in error_last(). */
 int compare_workbook_write(const struct crep *x, const char *path);

@@ -1,0 +1,60 @@
+/*
+ * crep.c - the words every format of the comparison report uses (see crep.h).
+ */
+#include "compare/crep.h"
+#include "charts/chart.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *crep_run_name(const struct crep *x, size_t k) { return x->r->runs[k]->name; }
+
+/* Why a cell has no ratio, into buf (returned). */
+const char *crep_untested_reason(const struct compare_cell *c, char *buf, size_t n)
+{
+    if (c->match == COMPARE_MISMATCH)
+        snprintf(buf, n, "mismatch");
+    else if (c->match == COMPARE_ONLY_BASE)
+        snprintf(buf, n, "only in baseline");
+    else if (c->match == COMPARE_ONLY_RUN)
+        snprintf(buf, n, "only in this run");
+    else if (strcmp(c->a.status, "ok") != 0)
+        snprintf(buf, n, "%s in the baseline", c->a.status);
+    else if (strcmp(c->b.status, "ok") != 0)
+        snprintf(buf, n, "%s in this run", c->b.status);
+    else
+        snprintf(buf, n, "no samples");
+    return buf;
+}
+
+/* A side's mean ms/step: its text and value (NAN with an NA text). */
+double crep_side_text(const struct compare_side *s, int baseline, char *buf, size_t n)
+{
+    if (s->nreps == 0)
+        snprintf(buf, n, "NA (not in %s)", baseline ? "the baseline" : "this run");
+    else if (strcmp(s->status, "ok") != 0)
+        snprintf(buf, n, "NA (%s)", s->status);
+    else if (!isfinite(s->mean_ms))
+        snprintf(buf, n, "NA (no samples)");
+    else {
+        compare_fmt_ms(buf, n, s->mean_ms);
+        return s->mean_ms;
+    }
+    return NAN;
+}
+
+void crep_speedup_text(double geomean_ratio, char *buf, size_t n)
+{
+    char num[32];
+    chart_format_number(1.0 / geomean_ratio, 3, num, sizeof(num));
+    snprintf(buf, n, "%sx", num);
+}
+
+const char *crep_change_tag(const struct compare_change *c, const struct compare_pair *p)
+{
+    return !c->counted     ? "not counted"
+           : !p->nintended ? "counted"
+           : c->intended   ? "intended"
+                           : "NOT intended";
+}
