@@ -7,7 +7,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-commands=(run show report compare bundle verify "env sync" "env list" "env add" info version)
+commands=(run cell show report compare bundle verify "env sync" "env list" "env add" info version)
 
 "$BENCHGEN" --help >"$TMP/main.out" 2>&1
 check "benchgen --help exits 0" test $? -eq 0
@@ -72,6 +72,11 @@ check "env list extra exits 2" test $? -eq 2
 "$BENCHGEN" env add onlyname >/dev/null 2>"$TMP/err"
 check "env add NAME without PYTHON exits 2" test $? -eq 2
 check "... saying what is missing" grep -q "missing PYTHON" "$TMP/err"
+BENCHGEN_CACHE=$TMP/cache "$BENCHGEN" env add name python3 extra >/dev/null 2>"$TMP/err"
+check "env add NAME PYTHON extra exits 2" test $? -eq 2
+check "... saying a prefix follows --" grep -q "unexpected argument 'extra' (a command prefix follows --)" "$TMP/err"
+BENCHGEN_CACHE=$TMP/cache "$BENCHGEN" env add name -- python3 >/dev/null 2>&1
+check "env add NAME -- PYTHON exits 2" test $? -eq 2
 "$BENCHGEN" env >/dev/null 2>&1
 check "env without a subcommand exits 2" test $? -eq 2
 "$BENCHGEN" env bogus >/dev/null 2>&1
