@@ -46,9 +46,49 @@ static double head_height(const struct bars *b, double w)
     return PAD + (b->title ? TITLE_H : 0) + (b->subtitle ? SUBTITLE_H : 0) + legend_height(b, w);
 }
 
+/* The footnote's height: about 4.3 pt a character at 7.5 pt, wrapped. */
+static double note_height(const struct bars *b, double w)
+{
+    if (!b->note || !b->note[0])
+        return 0;
+    double per_line = (w - 2 * PAD) / 4.3;
+    return (floor((double)strlen(b->note) / per_line) + 1) * 10.0 + 4;
+}
+
 double bars_height(const struct bars *b, double w)
 {
-    return head_height(b, w) + (double)b->ncat * group_height(b) + AXIS_H + PAD;
+    return head_height(b, w) + (double)b->ncat * group_height(b) + AXIS_H + note_height(b, w) + PAD;
+}
+
+void bars_value_axis(const struct bars *b, struct chart_axis *ax, double plot_w)
+{
+    double lo = 0, hi = 0;
+    size_t nvals = b->ncat * b->nser;
+    for (size_t i = 0; i < nvals; i++) {
+        double vals[3] = {b->v[i], b->lo ? b->lo[i] : NAN, b->hi ? b->hi[i] : NAN};
+        for (int k = 0; k < 3; k++)
+            if (isfinite(vals[k])) {
+                if (vals[k] < lo)
+                    lo = vals[k];
+                if (vals[k] > hi)
+                    hi = vals[k];
+            }
+    }
+    if (hi <= lo)
+        hi = lo + 1;
+    if (lo < 0) /* room for the labels of negative bars */
+        lo -= (hi - lo) * 0.12;
+    if (b->percent && lo < -100) /* a speed-up is never below -100% (infinitely slow) */
+        lo = -100;
+    chart_axis_linear(ax, lo, hi, (int)(plot_w / 70) + 2);
+    if (b->percent && ax->lo < -100) {
+        size_t k = 0;
+        for (size_t t = 0; t < ax->nticks; t++)
+            if (ax->ticks[t] >= -100 - 1e-9)
+                ax->ticks[k++] = ax->ticks[t];
+        ax->nticks = k;
+        ax->lo = -100;
+    }
 }
 
 static const char *label_for(const struct bars *b, size_t cat, size_t ser)
@@ -105,24 +145,8 @@ int bars_draw(struct chart *c, struct chart_rect r, const void *data)
         x1 = x0 + 40;
 
     /* value axis */
-    double lo = 0, hi = 0;
-    size_t nvals = b->ncat * b->nser;
-    for (size_t i = 0; i < nvals; i++) {
-        double vals[3] = {b->v[i], b->lo ? b->lo[i] : NAN, b->hi ? b->hi[i] : NAN};
-        for (int k = 0; k < 3; k++)
-            if (isfinite(vals[k])) {
-                if (vals[k] < lo)
-                    lo = vals[k];
-                if (vals[k] > hi)
-                    hi = vals[k];
-            }
-    }
-    if (hi <= lo)
-        hi = lo + 1;
-    if (lo < 0) /* room for the labels of negative bars */
-        lo -= (hi - lo) * 0.12;
     struct chart_axis ax;
-    chart_axis_linear(&ax, lo, hi, (int)((x1 - x0) / 70) + 2);
+    bars_value_axis(b, &ax, x1 - x0);
 
     /* grid and tick labels */
     cairo_set_line_width(cr, 0.6);
@@ -212,10 +236,19 @@ int bars_draw(struct chart *c, struct chart_rect r, const void *data)
             if (v >= 0)
                 chart_text(c, marked ? CHART_FONT_BOLD : CHART_FONT_REGULAR, 7, end + 3, cy, 0, 0.5, 0, 0,
                            lab2);
-            else
-                chart_text(c, marked ? CHART_FONT_BOLD : CHART_FONT_REGULAR, 7, end - 3, cy, 1, 0.5, 0, 0,
-                           lab2);
+            else { /* left of the bar, or right of the zero line when the bar reaches the axis' end */
+                double lw;
+                chart_text_size(c, CHART_FONT_REGULAR, 7, 0, 0, lab2, &lw, NULL);
+                int inside = end - 3 - lw < x0;
+                chart_text(c, marked ? CHART_FONT_BOLD : CHART_FONT_REGULAR, 7, inside ? zero + 3 : end - 3,
+                           cy, inside ? 0 : 1, 0.5, 0, 0, lab2);
+            }
         }
+    }
+    if (b->note && b->note[0]) {
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 7.5, r.x + PAD, plot_top + plot_h + AXIS_H, 0, 0, r.w - 2 * PAD,
+                   CHART_WRAP, b->note);
     }
     return 0;
 }

@@ -30,11 +30,16 @@ struct bars {
     int percent;               /* signed values in percent, with a zero line */
     int decimals;              /* value labels */
     double bar_h;              /* bar thickness in pt; 0: 11 */
+    const char *note;          /* a footnote under the axis, wrapped; NULL: none */
 };
 
 /* Height the chart needs at width w (points): bars have a fixed thickness,
  * so the figure grows with the number of categories and series. */
 double bars_height(const struct bars *b, double w);
+
+/* The value axis drawn over plot_w points: covers every value and whisker
+ * and zero; in percent never below -100% (a throughput speed-up cannot be). */
+void bars_value_axis(const struct bars *b, struct chart_axis *ax, double plot_w);
 
 /* chart_draw_fn over a struct bars. */
 int bars_draw(struct chart *c, struct chart_rect r, const void *bars);

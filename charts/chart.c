@@ -179,6 +179,28 @@ void chart_rgba(struct chart *c, unsigned rgb, double alpha)
                           (rgb & 0xFF) / 255.0, alpha);
 }
 
+static double luminance(unsigned rgb)
+{
+    double ch[3];
+    for (int k = 0; k < 3; k++) {
+        double v = (double)((rgb >> (16 - 8 * k)) & 0xFF) / 255.0;
+        ch[k] = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+    }
+    return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2];
+}
+
+double chart_contrast(unsigned a, unsigned b)
+{
+    double la = luminance(a), lb = luminance(b);
+    return la > lb ? (la + 0.05) / (lb + 0.05) : (lb + 0.05) / (la + 0.05);
+}
+
+unsigned chart_text_on(unsigned bg)
+{
+    /* black, not ink: on a mid-tone only black or white reaches 4.5:1 */
+    return chart_contrast(bg, 0x000000) >= chart_contrast(bg, 0xFFFFFF) ? 0x000000u : 0xFFFFFFu;
+}
+
 unsigned chart_palette(size_t i)
 {
     static const unsigned pal[] = {

@@ -78,7 +78,15 @@ void chart_text_size(struct chart *c, enum chart_font f, double size, double max
 #define CHART_INK 0x222222u
 #define CHART_MUTED 0x666666u
 #define CHART_GRID 0xE3E3E3u
-#define CHART_NA 0xB0B0B0u
+#define CHART_NA 0x6E6E6Eu /* NA notes and marks: 5.1:1 on white */
+/* better against worse (colour-blind safe: blue against orange), their
+ * table tints, and "can't tell" */
+#define CHART_BETTER 0x0072B2u
+#define CHART_WORSE 0xB84A00u
+#define CHART_UNSURE 0xA6498Au
+#define CHART_BETTER_BG 0xC6DBEFu
+#define CHART_WORSE_BG 0xFDD0A2u
+#define CHART_UNSURE_BG 0xF1E0ECu
 #define CHART_WARN 0xB3261Eu
 
 void chart_rgb(struct chart *c, unsigned rgb);
@@ -87,6 +95,10 @@ void chart_rgba(struct chart *c, unsigned rgb, double alpha);
 unsigned chart_palette(size_t i);
 /* Linear blend of two colours, t in [0,1]. */
 unsigned chart_mix(unsigned a, unsigned b, double t);
+/* WCAG 2 contrast ratio of two colours (1 to 21); text needs 4.5. */
+double chart_contrast(unsigned a, unsigned b);
+/* Black or white, whichever reads better on bg (at least 4.58:1 on any colour). */
+unsigned chart_text_on(unsigned bg);
 
 /* ---- axes --------------------------------------------------------------- */
 #define CHART_MAX_TICKS 32

@@ -17,13 +17,14 @@
 unsigned heatmap_color(double ratio)
 {
     if (!isfinite(ratio))
-        return 0xE6E6E6;
-    /* green at 1x, yellow at sqrt(3)x, red at 3x and beyond, on a log scale:
-     * twice as slow is equally far from 1.5x and 3x to a reader */
+        return HEATMAP_NA_COLOR;
+    /* a sequential blue scale (ColorBrewer Blues), light at 1x and dark at 3x
+     * and beyond, on a log scale: twice as slow is equally far from 1.5x and
+     * 3x to a reader; lightness alone carries it, so no hue has to be told apart */
     double t = log(ratio < 1 ? 1 : ratio) / log(RATIO_WORST);
     if (t > 1)
         t = 1;
-    return t < 0.5 ? chart_mix(0x1A9850, 0xFEE08B, t * 2) : chart_mix(0xFEE08B, 0xD73027, (t - 0.5) * 2);
+    return t < 0.5 ? chart_mix(0xF7FBFF, 0x6BAED6, t * 2) : chart_mix(0x6BAED6, 0x08306B, (t - 0.5) * 2);
 }
 
 double heatmap_height(const struct heatmap *h, double w)
@@ -31,12 +32,6 @@ double heatmap_height(const struct heatmap *h, double w)
     (void)w;
     return PAD + (h->title ? TITLE_H : 0) + (h->subtitle ? SUBTITLE_H : 0) + HEADER_H +
            (double)h->nrows * CELL_H + LEGEND_H + PAD;
-}
-
-static int dark(unsigned rgb)
-{
-    double l = 0.299 * ((rgb >> 16) & 0xFF) + 0.587 * ((rgb >> 8) & 0xFF) + 0.114 * (rgb & 0xFF);
-    return l < 110;
 }
 
 int heatmap_draw(struct chart *c, struct chart_rect r, const void *data)
@@ -89,7 +84,7 @@ int heatmap_draw(struct chart *c, struct chart_rect r, const void *data)
                 chart_format_number(ratio, 2, rs, sizeof(rs));
                 char line2[80];
                 snprintf(line2, sizeof(line2), "%s\xC3\x97", rs); /* "1.23x" with a multiplication sign */
-                chart_rgb(c, dark(fill) ? 0xFFFFFF : CHART_INK);
+                chart_rgb(c, chart_text_on(fill));
                 chart_text(c, ratio <= 1.0 + 1e-12 ? CHART_FONT_BOLD : CHART_FONT_REGULAR, 8.5, cx,
                            ry + CELL_H / 2 - 1, 0.5, 1, cw - 4, CHART_ELLIPSIZE,
                            h->text && h->text[k] ? h->text[k] : "");
@@ -115,7 +110,7 @@ int heatmap_draw(struct chart *c, struct chart_rect r, const void *data)
     chart_text(c, CHART_FONT_REGULAR, 7, lx + lw, ly + 10, 1, 0, 0, 0,
                "\xE2\x89\xA5"
                "3\xC3\x97 slower");
-    chart_rgb(c, 0xE6E6E6);
+    chart_rgb(c, HEATMAP_NA_COLOR);
     cairo_rectangle(cr, lx + lw + 20, ly, 14, 8);
     cairo_fill(cr);
     chart_rgb(c, CHART_MUTED);

@@ -1,7 +1,7 @@
 /*
  * heatmap.h - the whole matrix at a glance: one coloured cell per row and
  * backend, coloured by how far it is from the row's best (1.00x = best,
- * green; 3x and slower, red, on a log scale), with the value written in.
+ * lightest; 3x and slower, darkest blue, on a log scale), with the value written in.
  * NA cells are grey and say why.
  *
  * Every pointer is borrowed for the duration of the draw.
@@ -26,7 +26,9 @@ double heatmap_height(const struct heatmap *h, double w);
 /* chart_draw_fn over a struct heatmap. */
 int heatmap_draw(struct chart *c, struct chart_rect r, const void *heatmap);
 
-/* Colour of a ratio (1 = best); exposed so the HTML and workbook use the same scale. */
+/* Colour of a ratio (1 = best): a sequential blue scale, light to dark;
+ * exposed so the HTML and workbook use the same scale. Text on it: chart_text_on(). */
 unsigned heatmap_color(double ratio);
+#define HEATMAP_NA_COLOR 0xEEEEEEu
 
 #endif /* BENCHGEN_HEATMAP_H */

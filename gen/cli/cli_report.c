@@ -20,8 +20,8 @@ struct report_cli_opts {
 static const struct opt report_options[] = {
     OPT_STR(struct report_cli_opts, out, "out", 'o', "DIR", "where to write (default: reports/<name of RUN_DIR>)"),
     OPT_STR(struct report_cli_opts, baseline, "baseline", 0, "BACKEND",
-            "speedup baseline (default: keras2-tensorflow, as the\npublished figure; else torch-eager; else the "
-            "first backend)"),
+            "speedup baseline (default: torch-eager, which every\npublished row has; else keras2-tensorflow; else "
+            "the first backend)"),
     OPT_STR(struct report_cli_opts, reference, "reference", 0, "FILE.csv",
             "published results to show side by side with their ratio,\ne.g. data/reference/keras-benchmarks.csv"),
     OPT_INT(struct report_cli_opts, revision, "reference-revision", 0, "N", 0, 1000000,

@@ -38,11 +38,11 @@
 #define TREND_PANELS 12   /* cells per trend figure: four rows of three */
 
 /* verdict colours: the charts' marks, and the tables' tints */
-#define C_SLOWER 0xD55E00u
-#define C_FASTER 0x009E73u
-#define C_SAME 0x7F7F7Fu
-#define C_AMBIGUOUS 0xE69F00u
-#define C_GEOMEAN 0x0072B2u
+#define C_SLOWER CHART_WORSE
+#define C_FASTER CHART_BETTER
+#define C_SAME CHART_NA
+#define C_AMBIGUOUS CHART_UNSURE
+#define C_GEOMEAN CHART_INK
 
 /* ---- words shared by every format ----------------------------------------- */
 

@@ -12,9 +12,9 @@
 #include <string.h>
 
 /* verdict tints of the tables */
-#define BG_SLOWER 0xF8696Bu
-#define BG_FASTER 0x63BE7Bu
-#define BG_AMBIGUOUS 0xFFEB84u
+#define BG_SLOWER CHART_WORSE_BG
+#define BG_FASTER CHART_BETTER_BG
+#define BG_AMBIGUOUS CHART_UNSURE_BG
 
 static unsigned verdict_bg(enum significance_verdict v)
 {

@@ -26,14 +26,14 @@ static void cwb_formats(struct cwb *c)
     c->sci = workbook_add_format(wb);
     format_set_num_format(c->sci, "0.00E+00");
     c->red = workbook_add_format(wb);
-    format_set_bg_color(c->red, 0xFFC7CE);
-    format_set_font_color(c->red, 0x9C0006);
+    format_set_bg_color(c->red, CHART_WORSE_BG);
+    format_set_font_color(c->red, CHART_INK);
     c->green = workbook_add_format(wb);
-    format_set_bg_color(c->green, 0xC6EFCE);
-    format_set_font_color(c->green, 0x006100);
+    format_set_bg_color(c->green, CHART_BETTER_BG);
+    format_set_font_color(c->green, CHART_INK);
     c->yellow = workbook_add_format(wb);
-    format_set_bg_color(c->yellow, 0xFFEB9C);
-    format_set_font_color(c->yellow, 0x9C5700);
+    format_set_bg_color(c->yellow, CHART_UNSURE_BG);
+    format_set_font_color(c->yellow, CHART_INK);
 }
 
 /* A number in format f, else an NA text saying why. */
@@ -57,15 +57,15 @@ static void text_rule(struct cwb *c, lxw_worksheet *ws, lxw_row_t r0, lxw_row_t 
         worksheet_conditional_format_range(ws, r0, col, r1, col, &cf);
 }
 
-/* Ratios: green below 1, white at 1, red above. */
+/* Ratios: blue below 1 (faster), white at 1, orange above (slower). */
 static void ratio_scale(struct cwb *c, lxw_worksheet *ws, lxw_row_t r0, lxw_row_t r1, lxw_col_t col)
 {
     lxw_conditional_format cf = {.type = LXW_CONDITIONAL_3_COLOR_SCALE,
-                                 .min_color = 0x63BE7B,
+                                 .min_color = CHART_BETTER_BG,
                                  .mid_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER,
                                  .mid_value = 1,
                                  .mid_color = 0xFFFFFF,
-                                 .max_color = 0xF8696B};
+                                 .max_color = CHART_WORSE_BG};
     if (!c->w.err && r1 >= r0)
         worksheet_conditional_format_range(ws, r0, col, r1, col, &cf);
 }
@@ -160,6 +160,7 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     worksheet_freeze_panes(ws, hr + 1, 2);
     if (last > hr)
         worksheet_autofilter(ws, hr, 0, last, (lxw_col_t)(nh - 1));
+    workbook_print_setup(&c->w, ws, hr, last, (lxw_col_t)(nh - 1));
     return c->w.err;
 }
 
@@ -196,6 +197,7 @@ static int sheet_geomeans(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     worksheet_set_column(ws, 0, 1, 26, NULL);
     worksheet_set_column(ws, 2, 4, 16, NULL);
     worksheet_freeze_panes(ws, hr + 1, 0);
+    workbook_print_setup(&c->w, ws, hr, r - 1, 4);
     return c->w.err;
 }
 
@@ -242,6 +244,7 @@ static int sheet_env(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
     worksheet_freeze_panes(ws, hr + 1, 0);
     if (r - 1 > hr)
         worksheet_autofilter(ws, hr, 0, r - 1, 7);
+    workbook_print_setup(&c->w, ws, hr, r - 1, 7);
     return c->w.err;
 }
 
@@ -265,6 +268,7 @@ static int sheet_trend(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
     worksheet_set_column(ws, 0, 0, 34, NULL);
     worksheet_set_column(ws, 1, (lxw_col_t)r->nruns, 22, NULL);
     worksheet_freeze_panes(ws, hr + 1, 1);
+    workbook_print_setup(&c->w, ws, hr, hr + (lxw_row_t)r->ntrend, (lxw_col_t)r->nruns);
     return c->w.err;
 }
 
@@ -301,10 +305,10 @@ static int sheet_runs(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
         workbook_put_num(&c->w, ws, row, 2, values[i], NULL);
     }
     row = workbook_put_paragraphs(&c->w, ws, row + 1, x->method, x->nmethod);
-    (void)row;
     worksheet_set_column(ws, 0, 0, 30, NULL);
     worksheet_set_column(ws, 1, 2, 22, NULL);
     worksheet_set_column(ws, 3, 7, 30, NULL);
+    workbook_print_setup(&c->w, ws, hr, row, 7);
     return c->w.err;
 }
 

@@ -179,7 +179,7 @@ static void draw_row(struct doc_pdf *p, const struct table *t, const double *cw,
         if (text[0]) {
             int right = t->numeric[c] && !head && !(flags & TC_NA);
             int wraps = nat[c] > cw[c] - 2 * CELL_PAD;
-            chart_rgb(&p->c, (flags & TC_NA) ? 0x808080 : (flags & TC_WARN) ? CHART_WARN : CHART_INK);
+            chart_rgb(&p->c, (flags & TC_NA) ? CHART_MUTED : (flags & TC_WARN) ? CHART_WARN : CHART_INK);
             chart_text(&p->c, cell_font(flags, head), size, right ? x + cw[c] - CELL_PAD : x + CELL_PAD,
                        p->y + CELL_PAD, right ? 1 : 0, 0, wraps ? cw[c] - 2 * CELL_PAD : 0,
                        wraps ? CHART_WRAP : 0, text);

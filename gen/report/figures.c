@@ -185,6 +185,23 @@ static int barfig_draw(struct chart *c, struct chart_rect r, const void *data)
     return bars_draw(c, r, &((const struct barfig *)data)->b);
 }
 
+/* Rows whose baseline cell has a number; the others once, as a footnote. */
+static size_t speedup_rows(const struct rctx *x, size_t *rows, struct strbuf *missing)
+{
+    const struct grid *g = x->g;
+    size_t n = 0, nmiss = 0;
+    for (size_t r = 0; r < g->nrows; r++) {
+        const struct grid_cell *bc = grid_at(g, r, (size_t)x->baseline);
+        if (bc->ok) {
+            rows[n++] = r;
+            continue;
+        }
+        strbuf_printf(missing, "%s%s, b%d (%s)", nmiss++ ? "; " : "", g->rows[r].label, g->rows[r].batch,
+                      bc->status);
+    }
+    return n;
+}
+
 static int build_speedup(struct rctx *x)
 {
     const struct grid *g = x->g;
@@ -194,12 +211,24 @@ static int build_speedup(struct rctx *x)
     size_t nser = g->ncols - 1 + (g->nkeras3 > 0);
     if (nser == 0)
         return 0;
-    size_t nchunks = (g->nrows + BAR_ROWS - 1) / BAR_ROWS;
-    for (size_t k = 0; k < nchunks; k++) {
-        size_t first = k * BAR_ROWS, count = g->nrows - first < BAR_ROWS ? g->nrows - first : BAR_ROWS;
+    size_t *rows = calloc(g->nrows + 1, sizeof(*rows));
+    struct strbuf missing = {0};
+    if (!rows || strbuf_append(&missing, "", 0) < 0) {
+        free(rows);
+        return error_set(BG_ENOMEM, "out of memory");
+    }
+    size_t nrows = speedup_rows(x, rows, &missing), nchunks = (nrows + BAR_ROWS - 1) / BAR_ROWS;
+    char *note = missing.len ? util_printf("Not shown, no %s result: %s.", base->display, missing.buf)
+                             : strdup("");
+    strbuf_free(&missing);
+    int err = note ? 0 : error_set(BG_ENOMEM, "out of memory");
+    for (size_t k = 0; k < nchunks && err == 0; k++) {
+        size_t first = k * BAR_ROWS, count = nrows - first < BAR_ROWS ? nrows - first : BAR_ROWS;
         struct barfig *f = figure_arena_new(sizeof(*f));
-        if (!f)
-            return error_set(BG_ENOMEM, "out of memory");
+        if (!f) {
+            err = error_set(BG_ENOMEM, "out of memory");
+            break;
+        }
         struct figure_arena *a = &f->a;
         const char **cat = figure_arena_alloc(a, count * sizeof(*cat));
         const char **ser = figure_arena_alloc(a, nser * sizeof(*ser));
@@ -207,10 +236,11 @@ static int build_speedup(struct rctx *x)
         double *v = figure_arena_alloc(a, count * nser * sizeof(double));
         const char **na = figure_arena_alloc(a, count * nser * sizeof(*na));
         char suffix[64];
-        chunk_suffix(suffix, sizeof(suffix), first, count, g->nrows);
+        chunk_suffix(suffix, sizeof(suffix), first, count, nrows);
         if (!cat || !ser || !color || !v || !na) {
             figure_arena_free(f);
-            return error_set(BG_ENOMEM, "out of memory");
+            err = error_set(BG_ENOMEM, "out of memory");
+            break;
         }
         size_t s = 0;
         for (size_t c = 0; c < g->ncols; c++) {
@@ -221,10 +251,10 @@ static int build_speedup(struct rctx *x)
         }
         if (g->nkeras3 > 0) {
             ser[s] = "Keras 3 (best)";
-            color[s++] = 0x222222;
+            color[s++] = GRID_KERAS3_BEST_COLOR;
         }
         for (size_t i = 0; i < count; i++) {
-            size_t r = first + i;
+            size_t r = rows[first + i];
             cat[i] = figure_arena_printf(a, "%s, b%d", g->rows[r].label, g->rows[r].batch);
             const struct grid_cell *bc = grid_at(g, r, (size_t)x->baseline);
             s = 0;
@@ -233,24 +263,20 @@ static int build_speedup(struct rctx *x)
                     continue;
                 const struct grid_cell *gc = grid_at(g, r, c);
                 v[i * nser + s] = grid_speedup(bc->st.mean, gc->st.mean);
-                na[i * nser + s] = !gc->ok   ? gc->na
-                                   : !bc->ok ? figure_arena_printf(a, "NA (baseline %s)", bc->status)
-                                             : NULL;
+                na[i * nser + s] = !gc->ok ? gc->na : NULL;
                 s++;
             }
             if (g->nkeras3 > 0) {
                 double k3 = grid_keras3_best(g, r);
                 v[i * nser + s] = grid_speedup(bc->st.mean, k3);
-                na[i * nser + s] = !bc->ok     ? figure_arena_printf(a, "NA (baseline %s)", bc->status)
-                                   : isnan(k3) ? "NA (no Keras 3 result)"
-                                               : NULL;
+                na[i * nser + s] = isnan(k3) ? "NA (no Keras 3 result)" : NULL;
             }
         }
         const char *bars_title =
             figure_arena_printf(a, "Throughput speedup over %s%s", base->display, suffix);
         f->b = (struct bars){.title = bars_title,
                              .subtitle = "(baseline ms/step / ms/step - 1) x 100%: +100% is twice as fast, "
-                                         "negative is slower.",
+                                         "-50% half as fast; the axis ends at -100%.",
                              .axis_label = figure_arena_printf(a, "speedup over %s (%%)", base->display),
                              .ncat = count,
                              .nser = nser,
@@ -261,22 +287,24 @@ static int build_speedup(struct rctx *x)
                              .na = na,
                              .percent = 1,
                              .decimals = 1,
-                             .bar_h = 9};
+                             .bar_h = 9,
+                             .note = k + 1 == nchunks && note[0] ? figure_arena_printf(a, "%s", note) : NULL};
         double h = bars_height(&f->b, FIG_W);
         char *stem = util_printf("speedup-vs-%s", base->backend);
         char *name = stem ? chunk_name(stem, k, nchunks) : NULL;
         char *title = util_printf("Throughput speedup over %s%s", base->display, suffix);
-        int err = name && title ? add_figure(x, FIG_SPEEDUP, FIG_W, h, barfig_draw, f, name, title,
-                                             "Throughput speedup of each backend, and of the best Keras 3 "
-                                             "backend, over the baseline, per row.")
-                                : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+        err = name && title ? add_figure(x, FIG_SPEEDUP, FIG_W, h, barfig_draw, f, name, title,
+                                         "Throughput speedup of each backend, and of the best Keras 3 "
+                                         "backend, over the baseline, per row; rows without a baseline "
+                                         "result are listed under the chart.")
+                            : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
         free(stem);
         free(name);
         free(title);
-        if (err < 0)
-            return err;
     }
-    return 0;
+    free(rows);
+    free(note);
+    return err;
 }
 
 /* Keras 3 (best) over each non-Keras-3 backend: the published figures. */
@@ -307,7 +335,7 @@ static int build_keras3_figures(struct rctx *x)
                 figure_arena_free(f);
                 return error_set(BG_ENOMEM, "out of memory");
             }
-            color[0] = 0xD62728;
+            color[0] = GRID_KERAS3_BEST_COLOR;
             for (size_t i = 0; i < count; i++) {
                 size_t r = first + i;
                 const struct grid_cell *gc = grid_at(g, r, c);

@@ -240,9 +240,9 @@ double grid_speedup(double base_ms, double a_ms)
 
 int grid_default_baseline(const struct grid *g)
 {
-    int c = grid_col_find(g, "keras2-tensorflow");
+    int c = grid_col_find(g, "torch-eager");
     if (c < 0)
-        c = grid_col_find(g, "torch-eager");
+        c = grid_col_find(g, "keras2-tensorflow");
     if (c < 0 && g->ncols > 0)
         c = 0;
     return c;

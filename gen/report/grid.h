@@ -43,6 +43,9 @@ struct grid_row {
     int k3_col;   /* fastest ok Keras 3 column, -1 when none */
 };
 
+/* The colour of "Keras 3 (best)" in every chart and workbook. */
+#define GRID_KERAS3_BEST_COLOR 0x222222u
+
 struct grid_col {
     const char *backend; /* borrowed */
     const char *display; /* "Keras 3 (JAX)"; the backend name when not in the catalog */
@@ -78,8 +81,9 @@ double grid_keras3_best(const struct grid *g, size_t r);
  * define it: (base_ms / a_ms - 1) * 100. NAN when either is not a positive number. */
 double grid_speedup(double base_ms, double a_ms);
 
-/* The default speedup baseline: keras2-tensorflow (the live page's figure),
- * else torch-eager (the April 2024 page's first figure), else the first column. */
+/* The default speedup baseline: torch-eager (the April 2024 page's first
+ * figure; every published row has it), else keras2-tensorflow (the live
+ * page's figure, which has no LLM rows), else the first column. */
 int grid_default_baseline(const struct grid *g);
 
 /* Warnings for a cell's statistics, "; "-separated, into buf ("" when none):

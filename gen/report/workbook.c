@@ -11,6 +11,7 @@
 #include "report/workbook.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "charts/heatmap.h"
 #include "report/tables.h"
 
 #include <math.h>
@@ -96,7 +97,7 @@ static void make_formats(struct workbook *w)
     format_set_font_size(w->mono, 10);
     w->na = workbook_add_format(wb);
     format_set_italic(w->na);
-    format_set_font_color(w->na, 0x808080);
+    format_set_font_color(w->na, CHART_MUTED);
     format_set_align(w->na, LXW_ALIGN_RIGHT);
     w->num = workbook_add_format(wb);
     format_set_num_format(w->num, "#,##0.00");
@@ -142,10 +143,17 @@ static lxw_row_t write_grid_block(struct workbook *w, lxw_worksheet *ws, lxw_row
     return r0 + 1 + (lxw_row_t)t->nrows;
 }
 
+/* A native horizontal bar chart of ChartData rows data_r0.. (first CHART_MAX_ROWS
+ * of nrows), one series per column from data_c0. In a bar chart
+ * libxlsxwriter's x_axis is the value axis (horizontal, at the bottom) and
+ * its y_axis the category axis (vertical): categories run top-down as in the
+ * table, values left to right with their unit and number format, and the
+ * row names sit at the left edge, never over bars that point left. vmin: the
+ * smallest value drawn (percent fractions never fall below -1, so the axis
+ * never shows a speed-up the formula cannot give). */
 static void chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_row, lxw_col_t at_col,
                             const char *title, const char *axis, lxw_row_t data_r0, size_t nrows,
-                            lxw_col_t data_c0, size_t nser, const char *const *names, const unsigned *colors,
-                            int percent)
+                            lxw_col_t data_c0, size_t nser, const unsigned *colors, int percent, double vmin)
 {
     if (w->err || nrows == 0 || nser == 0)
         return;
@@ -168,15 +176,65 @@ static void chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_
         chart_series_set_name_range(se, "ChartData", data_r0 - 1, data_c0 + (lxw_col_t)s);
         lxw_chart_fill fill = {.color = colors[s]};
         chart_series_set_fill(se, &fill);
-        (void)names;
     }
-    chart_axis_set_reverse(ch->x_axis); /* first row on top, as in the table */
-    chart_axis_set_name(ch->y_axis, axis);
-    if (percent)
-        chart_axis_set_num_format(ch->y_axis, "+0%;-0%;0%");
+    chart_axis_set_reverse(ch->y_axis); /* categories: first row on top, as in the table */
+    chart_axis_set_crossing_max(ch->y_axis); /* so the value axis stays at the bottom */
+    chart_axis_set_label_position(ch->y_axis, LXW_CHART_AXIS_LABEL_POSITION_LOW);
+    chart_axis_set_name(ch->x_axis, axis); /* values */
+    chart_axis_set_num_format(ch->x_axis, percent ? "+0%;-0%;0%" : "#,##0");
+    if (percent && vmin < 0)
+        chart_axis_set_min(ch->x_axis, vmin < -0.8 ? -1.0 : floor(vmin * 5) / 5);
     chart_legend_set_position(ch, LXW_CHART_LEGEND_BOTTOM);
     lxw_chart_options opt = {.x_scale = 2.0, .y_scale = 1.0 + (double)(n * nser) / 14.0};
     worksheet_insert_chart_opt(ws, at_row, at_col, ch, &opt);
+}
+
+/* Printing: A4 landscape, one page wide, the header row repeated on every
+ * page, the print area the data (rows 0..last_row, columns 0..last_col). */
+void workbook_print_setup(struct workbook *w, lxw_worksheet *ws, lxw_row_t head_row, lxw_row_t last_row,
+                          lxw_col_t last_col)
+{
+    if (w->err || !ws)
+        return;
+    worksheet_set_paper(ws, 9);
+    worksheet_set_landscape(ws);
+    worksheet_fit_to_pages(ws, 1, 0);
+    worksheet_set_margins(ws, 0.4, 0.4, 0.5, 0.5);
+    worksheet_repeat_rows(ws, head_row, head_row);
+    worksheet_print_area(ws, 0, 0, last_row > head_row ? last_row : head_row, last_col);
+}
+
+/* Display width of UTF-8 text in characters. */
+static size_t text_width(const char *s)
+{
+    size_t n = 0;
+    for (; s && *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Column widths that hold every cell of t (from column c0 on) without
+ * clipping, between min and max characters, and a header row tall enough for
+ * its wrapped names. */
+void workbook_fit_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t head_row, lxw_col_t c0,
+                        const struct table *t, double min, double max)
+{
+    if (w->err)
+        return;
+    size_t lines = 1;
+    for (size_t c = 0; c < t->ncols; c++) {
+        size_t cw = 0;
+        for (size_t r = 0; r < t->nrows; r++) {
+            size_t n = text_width(table_at(t, r, c)->text);
+            cw = n > cw ? n : cw;
+        }
+        double width = (double)cw * 1.1 + 2;
+        width = width < min ? min : width > max ? max : width;
+        size_t hl = (size_t)((double)text_width(t->head[c]) * 1.15 / width) + 1;
+        lines = hl > lines ? hl : lines;
+        worksheet_set_column(ws, c0 + (lxw_col_t)c, c0 + (lxw_col_t)c, width, NULL);
+    }
+    worksheet_set_row(ws, head_row, 15.0 * (double)lines + 3, w->head);
 }
 
 static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *data)
@@ -197,18 +255,15 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
         w->subtitle);
     lxw_row_t hr = 3;
     lxw_row_t end = write_grid_block(w, ws, hr, &t, 1);
-    worksheet_set_column(ws, 0, 0, 30, NULL);
-    worksheet_set_column(ws, 1, 1, 8, NULL);
-    worksheet_set_column(ws, 2, (lxw_col_t)(t.ncols - 1), 16, NULL);
-    worksheet_set_row(ws, hr, 32, NULL);
+    workbook_fit_table(w, ws, hr, 0, &t, 9, 40);
     worksheet_freeze_panes(ws, hr + 1, 2);
     worksheet_autofilter(ws, hr, 0, end - 1, (lxw_col_t)(t.ncols - 1));
-    /* each row coloured from its best (green) to its worst (red), like the heatmap */
+    /* each row shaded from its best (light) to its worst (dark blue), like the heatmap */
     for (size_t r = 0; r < t.nrows && t.ncols > 2; r++) {
         lxw_conditional_format cf = {.type = LXW_CONDITIONAL_3_COLOR_SCALE,
-                                     .min_color = 0x63BE7B,
-                                     .mid_color = 0xFFEB84,
-                                     .max_color = 0xF8696B};
+                                     .min_color = heatmap_color(1.0),
+                                     .mid_color = heatmap_color(1.7),
+                                     .max_color = heatmap_color(3.0)};
         worksheet_conditional_format_range(ws, hr + 1 + (lxw_row_t)r, 2, hr + 1 + (lxw_row_t)r,
                                            (lxw_col_t)(t.ncols - 1), &cf);
     }
@@ -232,21 +287,17 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
                                       gc->ok ? gc->st.mean : NAN, w->num);
         }
     }
-    const char **names = calloc(g->ncols + 1, sizeof(*names));
     unsigned *colors = calloc(g->ncols + 1, sizeof(*colors));
-    if (!names || !colors) {
-        free(names);
-        free(colors);
+    if (!colors) {
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
-    for (size_t c = 0; c < g->ncols; c++) {
-        names[c] = g->cols[c].display;
+    for (size_t c = 0; c < g->ncols; c++)
         colors[c] = g->cols[c].color;
-    }
     chart_from_data(w, ws, end2 + 2, 0, "ms/step by backend (lower is better)", "ms/step", 1, g->nrows, 1,
-                    g->ncols, names, colors, 0);
-    free(names);
+                    g->ncols, colors, 0, 0);
+    workbook_print_setup(w, ws, hr, end2 + 2 + 20 + (lxw_row_t)(g->nrows * g->ncols / 2),
+                         (lxw_col_t)(t.ncols - 1 > 9 ? t.ncols - 1 : 9));
     free(colors);
 done:
     table_free(&t);
@@ -297,41 +348,37 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
         }
     }
     lxw_row_t end = hr + 1 + (lxw_row_t)t.nrows;
-    worksheet_set_column(ws, 0, 0, 30, NULL);
-    worksheet_set_column(ws, 1, 1, 8, NULL);
-    worksheet_set_column(ws, 2, (lxw_col_t)(t.ncols - 1), 16, NULL);
-    worksheet_set_row(ws, hr, 32, NULL);
+    workbook_fit_table(w, ws, hr, 0, &t, 9, 40);
     worksheet_freeze_panes(ws, hr + 1, 2);
     worksheet_autofilter(ws, hr, 0, end - 1, (lxw_col_t)(t.ncols - 1));
     lxw_conditional_format cf = {.type = LXW_CONDITIONAL_3_COLOR_SCALE,
-                                 .min_color = 0xF8696B,
+                                 .min_color = CHART_WORSE_BG,
                                  .mid_rule_type = LXW_CONDITIONAL_RULE_TYPE_NUMBER,
                                  .mid_value = 0,
                                  .mid_color = 0xFFFFFF,
-                                 .max_color = 0x63BE7B};
+                                 .max_color = CHART_BETTER_BG};
     worksheet_conditional_format_range(ws, hr + 1, 2, end - 1, (lxw_col_t)(t.ncols - 1), &cf);
     size_t nser = t.ncols - 2;
-    const char **names = calloc(nser + 1, sizeof(*names));
     unsigned *colors = calloc(nser + 1, sizeof(*colors));
-    if (!names || !colors) {
-        free(names);
-        free(colors);
+    if (!colors) {
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
     for (size_t s = 0, c = 0; c < g->ncols; c++)
-        if ((int)c != x->baseline) {
-            names[s] = g->cols[c].display;
+        if ((int)c != x->baseline)
             colors[s++] = g->cols[c].color;
-        }
-    if (g->nkeras3) {
-        names[nser - 1] = "Keras 3 (best)";
-        colors[nser - 1] = 0x222222;
-    }
+    if (g->nkeras3)
+        colors[nser - 1] = GRID_KERAS3_BEST_COLOR;
     char title[256];
     snprintf(title, sizeof(title), "Throughput speedup over %s", g->cols[x->baseline].display);
-    chart_from_data(w, ws, end + 2, 0, title, "speedup", 1, t.nrows, dc, nser, names, colors, 1);
-    free(names);
+    double vmin = 0;
+    for (size_t r = 0; r < t.nrows; r++)
+        for (size_t c = 2; c < t.ncols; c++)
+            if (isfinite(table_at(&t, r, c)->num) && table_at(&t, r, c)->num / 100.0 < vmin)
+                vmin = table_at(&t, r, c)->num / 100.0;
+    chart_from_data(w, ws, end + 2, 0, title, "throughput speedup", 1, t.nrows, dc, nser, colors, 1, vmin);
+    workbook_print_setup(w, ws, hr, end + 2 + 20 + (lxw_row_t)(t.nrows * nser / 2),
+                         (lxw_col_t)(t.ncols - 1 > 9 ? t.ncols - 1 : 9));
     free(colors);
 done:
     table_free(&t);
@@ -421,14 +468,15 @@ static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
     if (rd->ncells)
         worksheet_autofilter(ws, 0, 0, last, (lxw_col_t)(nh - 1));
     lxw_format *noisy = workbook_add_format(w->wb);
-    format_set_bg_color(noisy, 0xFFC7CE);
-    format_set_font_color(noisy, 0x9C0006);
+    format_set_bg_color(noisy, CHART_WORSE_BG);
+    format_set_font_color(noisy, CHART_INK);
     lxw_conditional_format cf = {.type = LXW_CONDITIONAL_TYPE_CELL,
                                  .criteria = LXW_CONDITIONAL_CRITERIA_GREATER_THAN,
                                  .value = STATS_NOISY_CV,
                                  .format = noisy};
     if (rd->ncells)
         worksheet_conditional_format_range(ws, 1, 15, last, 15, &cf);
+    workbook_print_setup(w, ws, 0, last, (lxw_col_t)(nh - 1));
     return w->err;
 }
 
@@ -477,6 +525,7 @@ static int sheet_samples(struct workbook *w, lxw_worksheet *ws)
     worksheet_freeze_panes(ws, 1, 0);
     if (r > 1)
         worksheet_autofilter(ws, 0, 0, r - 1, (lxw_col_t)(nh - 1));
+    workbook_print_setup(w, ws, 0, r - 1, (lxw_col_t)(nh - 1));
     return w->err;
 }
 
@@ -513,6 +562,7 @@ static int sheet_environment(struct workbook *w, lxw_worksheet *ws)
     worksheet_freeze_panes(ws, 1, 0);
     if (r > 1)
         worksheet_autofilter(ws, 0, 0, r - 1, 3);
+    workbook_print_setup(w, ws, 0, r - 1, 3);
     return w->err;
 }
 
@@ -575,6 +625,7 @@ static int sheet_method(struct workbook *w, lxw_worksheet *ws)
         free(line);
         p += len + (p[len] == '\n');
     }
+    workbook_print_setup(w, ws, 0, r, 0);
     err = w->err;
 done:
     table_free(&meta);
@@ -631,6 +682,7 @@ static int sheet_published(struct workbook *w, lxw_worksheet *ws)
     worksheet_set_column(ws, 7, 7, 80, NULL);
     worksheet_freeze_panes(ws, hr + 1, 0);
     worksheet_autofilter(ws, hr, 0, r - 1, 7);
+    workbook_print_setup(w, ws, hr, r - 1, 7);
     return w->err;
 }
 

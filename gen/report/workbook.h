@@ -58,6 +58,15 @@ void workbook_put_num_or_blank(struct workbook *w, lxw_worksheet *ws, lxw_row_t 
 /* A table's header and text cells from row r (NA cells in the NA format);
  * returns the row after it. */
 lxw_row_t workbook_put_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, const struct table *t);
+/* Printing: A4 landscape, one page wide, row head_row repeated on every
+ * page, the print area rows 0..last_row and columns 0..last_col. */
+void workbook_print_setup(struct workbook *w, lxw_worksheet *ws, lxw_row_t head_row, lxw_row_t last_row,
+                          lxw_col_t last_col);
+/* Column widths (min..max characters) that hold every cell of t, written
+ * from column c0, without clipping; the header row tall enough for its
+ * wrapped names. */
+void workbook_fit_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t head_row, lxw_col_t c0,
+                        const struct table *t, double min, double max);
 /* Paragraphs in column 0, one a row, wrapped; returns the row after them. */
 lxw_row_t workbook_put_paragraphs(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, char **paras, size_t n);
 

@@ -139,7 +139,7 @@ if need chromium; then
     "file://$(cd "$A" && pwd)/compare.html" >/dev/null 2>"$TMP/shot.err"
   check "Chromium takes a screenshot" test -s "$TMP/shot.png"
   # the forest plot draws its geometric means in blue and the slower / faster cells in their colours
-  python3 "$(dirname "$0")/png_palette.py" "$TMP/shot.png" 40 "geomean blue=0,114,178" "slower=213,94,0" "faster=0,158,115" >"$TMP/shot.out" 2>&1
+  python3 "$(dirname "$0")/png_palette.py" "$TMP/shot.png" 40 "faster blue=0,114,178" "slower orange=184,74,0" "geomean ink=34,34,34" >"$TMP/shot.out" 2>&1
   rc=$?
   sed 's/^/# /' "$TMP/shot.out"
   check "the screenshot shows the forest plot (verdict and geomean colours)" test "$rc" -eq 0

@@ -50,7 +50,7 @@ for f in report.html report.md report.pdf report.xlsx; do
 done
 np=$(ls "$A"/charts/*.png | wc -l); ns=$(ls "$A"/charts/*.svg | wc -l); nd=$(ls "$A"/charts/*.pdf | wc -l)
 check "charts in PNG, SVG and PDF ($np each)" test "$np" -ge 18 -a "$np" -eq "$ns" -a "$np" -eq "$nd"
-for c in ms-per-step speedup-vs-keras2-tensorflow keras3-best-vs-torch-eager heatmap cells-bert_fit_b32 reference-rev5; do
+for c in ms-per-step speedup-vs-torch-eager keras3-best-vs-torch-eager heatmap cells-bert_fit_b32 reference-rev5; do
   check "chart $c" test -s "$A/charts/$c.png"
 done
 check "Markdown links the charts as PNG" grep -q '](charts/ms-per-step.png)' "$A/report.md"

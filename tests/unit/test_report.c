@@ -27,6 +27,7 @@
 #include "charts/chart.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "charts/heatmap.h"
 #include "report/doc.h"
 #include "report/doc_html.h"
 #include "report/doc_md.h"
@@ -269,6 +270,57 @@ static void test_template(void **state)
     free(t);
 }
 
+/* Colours a reader must tell apart, computed from the colours the writers
+ * use: text at least 4.5:1 (WCAG AA), the heatmap a sequential scale whose
+ * lightness alone carries the order, better against worse blue against orange. */
+static unsigned css_color(const char *css, const char *prop)
+{
+    const char *p = strstr(css, prop);
+    assert_non_null(p);
+    p = strchr(p, '#');
+    assert_non_null(p);
+    unsigned v = (unsigned)strtoul(p + 1, NULL, 16);
+    return strspn(p + 1, "0123456789abcdefABCDEF") == 3
+               ? ((v >> 8 & 0xF) * 0x110000) | ((v >> 4 & 0xF) * 0x1100) | ((v & 0xF) * 0x11)
+               : v;
+}
+
+static void test_palette_contrast(void **state)
+{
+    (void)state;
+    assert_true(chart_contrast(CHART_NA, 0xFFFFFF) >= 4.5); /* NA notes in charts */
+    assert_true(chart_contrast(CHART_MUTED, 0xF7F7F7) >= 4.5); /* NA cells in the PDF */
+    assert_true(chart_contrast(CHART_MUTED, HEATMAP_NA_COLOR) >= 4.5);
+    char *css = NULL;
+    assert_int_equal(template_load(&css, "report.css"), 0);
+    unsigned na = css_color(css, "--na:"), na_bg = css_color(css, "td.na {");
+    assert_true(chart_contrast(na, na_bg) >= 4.5);
+    assert_true(chart_contrast(css_color(css, "--muted:"), 0xFFFFFF) >= 4.5);
+    free(css);
+    double last_l = 2;
+    for (double r = 1.0; r <= 5.0; r += 0.05) {
+        unsigned bg = heatmap_color(r);
+        assert_true(chart_contrast(chart_text_on(bg), bg) >= 4.5);        /* values in the heatmap */
+        assert_true(chart_contrast(CHART_INK, chart_mix(bg, 0xFFFFFF, 0.55)) >= 4.5); /* shaded tables */
+        unsigned R = bg >> 16 & 0xFF, G = bg >> 8 & 0xFF, B = bg & 0xFF;
+        double l = 0.299 * R + 0.587 * G + 0.114 * B;
+        assert_true(B >= R && B >= G);    /* one hue: blue */
+        assert_true(l <= last_l * 255 + 1e-9 || last_l > 1); /* darker as it gets slower */
+        last_l = l / 255;
+    }
+    /* better is blue, worse is orange: not a red-green pair */
+    assert_true((CHART_BETTER & 0xFF) > (CHART_BETTER >> 16));
+    assert_true((CHART_WORSE >> 16) > (CHART_WORSE & 0xFF) && (CHART_WORSE >> 8 & 0xFF) > (CHART_WORSE & 0xFF));
+    static const unsigned tints[] = {CHART_BETTER_BG, CHART_WORSE_BG, CHART_UNSURE_BG};
+    for (size_t i = 0; i < 3; i++)
+        assert_true(chart_contrast(CHART_INK, tints[i]) >= 4.5);
+    assert_true(chart_contrast(CHART_WARN, 0xFFFFFF) >= 4.5);
+    /* verdict words are written in their colour, on white and on the forest's stripes */
+    static const unsigned words[] = {CHART_BETTER, CHART_WORSE, CHART_UNSURE, CHART_NA};
+    for (size_t i = 0; i < 4; i++)
+        assert_true(chart_contrast(words[i], 0xF6F6F6) >= 4.5);
+}
+
 /* One document, drawn by the HTML and Markdown writers: the same blocks,
  * escaped for each format, links only where benchgen wrote them. */
 static void test_doc_model(void **state)
@@ -446,7 +498,8 @@ static void test_grid_published(void **state)
         assert_true(grid_at(g, r, (size_t)g->rows[r].best_col)->st.mean == best);
         assert_true(grid_keras3_best(g, r) == k3);
     }
-    assert_int_equal(grid_default_baseline(g), k2);
+    assert_int_equal(grid_default_baseline(g), grid_col_find(g, "torch-eager")); /* every published row has it */
+    assert_true(k2 >= 0);
     assert_true(fabs(grid_speedup(200, 100) - 100.0) < 1e-12);
     assert_true(isnan(grid_speedup(NAN, 100)));
     grid_free(g);
@@ -677,7 +730,42 @@ static void test_workbook_numbers(void **state)
     assert_non_null(strstr(s1, "<autoFilter "));
     assert_non_null(strstr(s1, "<conditionalFormatting"));
     assert_non_null(strstr(s1, "<drawing ")); /* the native chart */
+    assert_non_null(strstr(s1, "orientation=\"landscape\"")); /* printing */
+    assert_non_null(strstr(s1, "fitToHeight=\"0\""));
+    assert_non_null(strstr(s1, "<pageSetUpPr fitToPage=\"1\"/>"));
     free(s1);
+    wb = zip_entry(path, "xl/workbook.xml");
+    assert_non_null(strstr(wb, "_xlnm.Print_Titles\" localSheetId=\"0\">Summary!$4:$4"));
+    assert_non_null(strstr(wb, "_xlnm.Print_Area\" localSheetId=\"1\">Speedup!"));
+    free(wb);
+
+    /* the horizontal bar charts read like the cairo ones: categories top-down
+     * (the category axis reversed), values left to right from the bottom axis
+     * with their unit and number format, and a speed-up axis never below -100% */
+    static const char *const charts[] = {"xl/charts/chart1.xml", "xl/charts/chart2.xml"};
+    static const char *const fmts[] = {"formatCode=\"#,##0\"", "formatCode=\"+0%;-0%;0%\""};
+    for (size_t i = 0; i < 2; i++) {
+        char *xml = zip_entry(path, charts[i]);
+        assert_non_null(xml);
+        char *cat = strstr(xml, "<c:catAx>"), *val = strstr(xml, "<c:valAx>");
+        assert_non_null(cat);
+        assert_non_null(val);
+        char *cat_end = strstr(cat, "</c:catAx>"), *val_end = strstr(val, "</c:valAx>");
+        *cat_end = *val_end = '\0';
+        assert_non_null(strstr(cat, "<c:orientation val=\"maxMin\"/>"));
+        assert_non_null(strstr(cat, "<c:axPos val=\"l\"/>"));
+        assert_non_null(strstr(cat, "<c:tickLblPos val=\"low\"/>"));
+        assert_null(strstr(cat, "<c:title>"));
+        assert_null(strstr(cat, "formatCode"));
+        assert_non_null(strstr(val, "<c:orientation val=\"minMax\"/>"));
+        assert_non_null(strstr(val, "<c:axPos val=\"b\"/>"));
+        assert_non_null(strstr(val, "<c:title>"));
+        assert_non_null(strstr(val, fmts[i]));
+        char *min = strstr(val, "<c:min val=\"");
+        if (min)
+            assert_true(strtod(min + strlen("<c:min val=\""), NULL) >= -1.0);
+        free(xml);
+    }
 }
 
 int main(void)
@@ -688,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_escape_other),
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_doc_model),
+        cmocka_unit_test(test_palette_contrast),
         cmocka_unit_test(test_reference_parse),
         cmocka_unit_test(test_reference_committed),
         cmocka_unit_test(test_format_number),
