@@ -558,7 +558,8 @@ static void test_cli_errors(void **state)
     assert_int_equal(run_report(PUBLISHED, "--bogus", NULL), 2);
     assert_int_equal(run_report(PUBLISHED, "--format", "docx", NULL), 2);
     assert_int_equal(run_report(PUBLISHED, "--out", out, "-q", "--baseline", "nope", NULL), 2);
-    assert_int_equal(run_report(PUBLISHED, "--out", out, "-q", "--reference", "/nonexistent.csv", NULL), 1);
+    /* a missing file is a usage error (README: exit status 2) */
+    assert_int_equal(run_report(PUBLISHED, "--out", out, "-q", "--reference", "/nonexistent.csv", NULL), 2);
     assert_int_equal(run_report(PUBLISHED, "--reference-revision", "4", NULL), 2); /* needs --reference */
     assert_int_equal(run_report(PUBLISHED, "--jobs", "0", NULL), 2);
 }
