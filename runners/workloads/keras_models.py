@@ -29,16 +29,11 @@ which waits for the device: that is the step's synchronisation.
 """
 
 import inspect
-import math
 import os
 
 import _benchgen
 
-from workloads import sizes
-
-LORA_RANK = 4
-LEARNING_RATE = 1e-3
-ADAMW_WEIGHT_DECAY = 0.004
+from workloads import method, sizes
 
 _state = {}
 
@@ -48,16 +43,11 @@ def _is_keras2(cell):
 
 
 def supported(cell):
-    if cell.model not in sizes.SIZES:
-        return f"no Keras workload for model {cell.model!r}"
-    allowed = {"bert": ("fit", "predict"), "sd": ("fit", "predict"), "sam": ("fit", "predict"),
-               "gemma": ("fit", "generate"), "mistral": ("fit", "generate")}
-    if cell.task not in allowed[cell.model]:
-        return f"{cell.model} has no {cell.task} task"
-    if _is_keras2(cell) and cell.model in ("gemma", "mistral"):
+    reason = method.unsupported_task(cell.model, cell.task, "Keras")
+    if reason is None and _is_keras2(cell) and cell.model in ("gemma", "mistral"):
         return (f"{cell.model} needs Keras 3: keras-nlp's Gemma/Mistral and LoRA do not run on "
                 "Keras 2 (NA in the published table)")
-    return None
+    return reason
 
 
 def _libs(keras2):
@@ -261,25 +251,6 @@ def _build_sd_text(keras, cfg, published):
     return keras.Model([tokens, positions], x)
 
 
-def _timestep_embedding(np, t, dim, batch):
-    """keras-cv StableDiffusion._get_timestep_embedding, in NumPy."""
-    half = dim // 2
-    freqs = np.exp(-math.log(10000) * np.arange(half, dtype="float32") / half)
-    args = float(t) * freqs
-    emb = np.concatenate([np.cos(args), np.sin(args)])[None].astype("float32")
-    return np.repeat(emb, batch, axis=0)
-
-
-def _ddim_schedule(cfg):
-    betas = [(math.sqrt(0.00085) + i * (math.sqrt(0.012) - math.sqrt(0.00085)) / 999) ** 2 for i in range(1000)]
-    alphas, acc = [], 1.0
-    for b in betas:
-        acc *= 1.0 - b
-        alphas.append(acc)
-    stride = 1000 // cfg["schedule_steps"]
-    return alphas, list(range(1, 1000, stride))[::-1], stride
-
-
 def _plain_method(model, name):
     """model.<name>, skipping keras-nlp 0.8's PipelineModel override: with no
     preprocessor it only converts the inputs, and it fails on a dict of arrays
@@ -293,167 +264,186 @@ def _plain_method(model, name):
 
 # ------------------------------------------------------------------- setup
 
-def setup(cell, data):
-    import numpy as np
+class _Env:
+    """What every builder needs: the Keras module, its backend, XLA or not."""
 
-    keras2 = _is_keras2(cell)
-    keras, backend = _libs(keras2)
+    def __init__(self, cell):
+        self.keras2 = _is_keras2(cell)
+        self.keras, self.backend = _libs(self.keras2)
+        self.jit = self.backend != "torch"
+
+    def adamw(self):
+        return self.keras.optimizers.AdamW(learning_rate=method.LEARNING_RATE,
+                                           weight_decay=method.ADAMW_WEIGHT_DECAY)
+
+    def adam(self):
+        return self.keras.optimizers.Adam(learning_rate=method.LEARNING_RATE)
+
+    def scce(self):
+        return self.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+
+
+def _setup_bert(env, cell, cfg, data):
+    _, model = _build_bert(env.keras2, cfg)
+    x = {"token_ids": data["token_ids"], "segment_ids": data["segment_ids"],
+         "padding_mask": data["padding_mask"]}
+    model.compile(loss=env.scce(), optimizer=env.adamw(), jit_compile=env.jit)
+    train_on_batch = _plain_method(model, "train_on_batch")
+    predict_on_batch = _plain_method(model, "predict_on_batch")
+    _state["model"] = model
+    if cell.task == "fit":
+        y = data["labels"]
+
+        def step():
+            np.asarray(train_on_batch(x, y))
+        return step
+
+    def step():
+        np.asarray(predict_on_batch(x))
+    return step
+
+
+def _setup_llm_fit(env, cell, cfg, backbone, lm, data):
+    backbone.enable_lora(rank=method.LORA_RANK)
+    lm.compile(loss=env.scce(), optimizer=env.adamw(), weighted_metrics=[], sampler="greedy",
+               jit_compile=env.jit)
+    tok = data["tokens"]
+    x = {"token_ids": np.ascontiguousarray(tok[:, :-1]), "padding_mask": np.ones(tok[:, :-1].shape, "int32")}
+    y = np.ascontiguousarray(tok[:, 1:])
+    train_on_batch = _plain_method(lm, "train_on_batch")
+
+    def step():
+        np.asarray(train_on_batch(x, y))
+    return step
+
+
+def _setup_llm_generate(env, cell, cfg, lm, data):
+    keras = env.keras
+    lm.compile(sampler="greedy", jit_compile=env.jit)
+    prompt = data["prompt"]
+    b, p = prompt.shape
+    ids = np.zeros((b, cfg["total"]), "int32")
+    ids[:, :p] = prompt
+    mask = np.zeros((b, cfg["total"]), bool)
+    mask[:, :p] = True
+    inputs = {"token_ids": ids, "padding_mask": mask}
+
+    # keras-hub stops at the preprocessor's end token unless told not to;
+    # keras-nlp 0.8 has no stop_token_ids and, with no preprocessor, no end
+    # token either: both run to the full length.
+    gen_kwargs = {}
+    if "stop_token_ids" in inspect.signature(lm.generate).parameters:
+        gen_kwargs["stop_token_ids"] = None
+    # keras-nlp 0.8 on the torch backend runs generate uncompiled and hands
+    # the NumPy token ids straight to the embedding layer, which Keras 3.0's
+    # Layer.__call__ casts to the compute dtype: bfloat16 ids are rounded
+    # (999 -> 1000: out of range). The compiled TF and JAX paths trace them
+    # as int32. So there the step converts them to backend tensors first, as
+    # the compiled paths effectively do.
+    as_tensors = env.backend == "torch" and _keras_hub() is None
+
+    def step():
+        x = ({k: keras.ops.convert_to_tensor(v) for k, v in inputs.items()} if as_tensors else inputs)
+        out = lm.generate(x, **gen_kwargs)
+        _state["tokens"] = list(np.asarray(out["token_ids"]).shape)
+    return step
+
+
+def _setup_llm(env, cell, cfg, data):
+    backbone, lm = _build_llm(cell.model, cfg)
+    _state["model"] = lm
+    if cell.task == "fit":
+        return _setup_llm_fit(env, cell, cfg, backbone, lm, data)
+    return _setup_llm_generate(env, cell, cfg, lm, data)
+
+
+def _setup_encoder_fit(env, enc, data):
+    """SD and SAM fit: an image encoder trained to random targets (MSE, Adam)."""
+    enc.compile(loss="mse", optimizer=env.adam(), jit_compile=env.jit)
+    images, targets = data["images"], data["targets"]
+    _state["model"] = enc
+
+    def step():
+        np.asarray(enc.train_on_batch(images, targets))
+    return step
+
+
+def _setup_sd(env, cell, cfg, data):
+    keras, published = env.keras, cell.size == "published"
+    if cell.task == "fit":
+        return _setup_encoder_fit(env, _build_sd_encoder(keras, cfg, published), data)
+    unet = _build_sd_unet(keras, cfg, published)
+    te = _build_sd_text(keras, cfg, published)
+    unet.compile(jit_compile=env.jit)
+    te.compile(jit_compile=env.jit)
+    b = data["latents"].shape[0]
+    pos = np.repeat(np.arange(cfg["text_len"], dtype="int32")[None], b, axis=0)
+    cond = np.asarray(te.predict_on_batch({"tokens": data["prompt_tokens"], "positions": pos}))
+    uncond = np.asarray(te.predict_on_batch({"tokens": data["negative_tokens"], "positions": pos}))
+    context = np.concatenate([uncond, cond]).astype("float32")
+    _, timesteps, _ = method.ddim_schedule(cfg)
+    tdim = cfg["unet_blocks"][0]
+    temb = [method.timestep_embedding(np, t, tdim, 2 * b) for t in timesteps]
+    guidance = cfg["guidance"]
+
+    def eps_fn(lat, i):
+        e = np.asarray(unet.predict_on_batch({"latent": np.concatenate([lat, lat]),
+                                              "timestep_embedding": temb[i], "context": context}),
+                       dtype="float32")
+        return method.guide(e[:b], e[b:], guidance)
+    loop = method.Denoiser(cfg, np.asarray(data["latents"], dtype="float32"), eps_fn)
+    _state["model"] = unet
+    _state["extra_params"] = te.count_params()
+
+    def step():
+        loop.step()
+    return step
+
+
+def _setup_sam(env, cell, cfg, data):
+    enc, sam = _build_sam(env.keras2, cfg)
+    if cell.task == "fit":
+        return _setup_encoder_fit(env, enc, data)
+    images = data["images"]
+    sam.compile(jit_compile=env.jit)
+    b = images.shape[0]
+    inputs = {"images": images,
+              "points": np.repeat(np.asarray(data["points"], "float32"), b, axis=0),
+              "labels": np.repeat(np.asarray(data["labels"], "float32"), b, axis=0)}
+    # keras-hub's SAMImageSegmenter (and keras-cv's SAM) predict_step fills in
+    # absent prompts but breaks on the (state, data) / (data,) tuple it is
+    # called with by predict_on_batch; give every prompt input (no boxes, no
+    # masks) and use the plain Keras predict_step.
+    grid4 = 4 * (cfg["image"] // cfg["patch"])
+    inputs["boxes"] = np.zeros((b, 0, 2, 2), "float32")
+    inputs["masks"] = np.zeros((b, 0, grid4, grid4, 1), "float32")
+    sam.predict_step = super(type(sam), sam).predict_step
+    _state["model"] = sam
+
+    def step():
+        out = sam.predict_on_batch(inputs)
+        for v in (out.values() if isinstance(out, dict) else [out]):
+            np.asarray(v)
+    return step
+
+
+BUILDERS = {"bert": _setup_bert, "gemma": _setup_llm, "mistral": _setup_llm, "sd": _setup_sd, "sam": _setup_sam}
+
+
+def setup(cell, data):
+    env = _Env(cell)
     cfg = sizes.get(cell)
-    published = cell.size == "published"
-    jit = backend != "torch"
-    keras.utils.set_random_seed(cell.seed % (2 ** 32))  # weights only; inputs come from C
-    _set_policy(keras, keras2, cell.precision)
+    env.keras.utils.set_random_seed(cell.seed % (2 ** 32))  # weights only; inputs come from C
+    _set_policy(env.keras, env.keras2, cell.precision)
 
     st = _state
     st.clear()
-    st.update(keras2=keras2, backend=backend, jit=jit)
+    st.update(keras2=env.keras2, backend=env.backend, jit=env.jit)
     _benchgen.mark("build")
-
-    def adamw():
-        if keras2:
-            return keras.optimizers.AdamW(learning_rate=LEARNING_RATE, weight_decay=ADAMW_WEIGHT_DECAY)
-        return keras.optimizers.AdamW(learning_rate=LEARNING_RATE, weight_decay=ADAMW_WEIGHT_DECAY)
-
-    def scce():
-        return keras.losses.SparseCategoricalCrossentropy(from_logits=True)
-
-    step = None
-    if cell.model == "bert":
-        _, model = _build_bert(keras2, cfg)
-        x = {"token_ids": data["token_ids"], "segment_ids": data["segment_ids"],
-             "padding_mask": data["padding_mask"]}
-        model.compile(loss=scce(), optimizer=adamw(), jit_compile=jit)
-        train_on_batch = _plain_method(model, "train_on_batch")
-        predict_on_batch = _plain_method(model, "predict_on_batch")
-        if cell.task == "fit":
-            y = data["labels"]
-
-            def step():
-                np.asarray(train_on_batch(x, y))
-        else:
-            def step():
-                np.asarray(predict_on_batch(x))
-        st["model"] = model
-
-    elif cell.model in ("gemma", "mistral"):
-        backbone, lm = _build_llm(cell.model, cfg)
-        if cell.task == "fit":
-            backbone.enable_lora(rank=LORA_RANK)
-            lm.compile(loss=scce(), optimizer=adamw(), weighted_metrics=[], sampler="greedy", jit_compile=jit)
-            tok = data["tokens"]
-            x = {"token_ids": np.ascontiguousarray(tok[:, :-1]), "padding_mask": np.ones(tok[:, :-1].shape, "int32")}
-            y = np.ascontiguousarray(tok[:, 1:])
-            train_on_batch = _plain_method(lm, "train_on_batch")
-
-            def step():
-                np.asarray(train_on_batch(x, y))
-        else:
-            lm.compile(sampler="greedy", jit_compile=jit)
-            prompt = data["prompt"]
-            b, p = prompt.shape
-            ids = np.zeros((b, cfg["total"]), "int32")
-            ids[:, :p] = prompt
-            mask = np.zeros((b, cfg["total"]), bool)
-            mask[:, :p] = True
-            inputs = {"token_ids": ids, "padding_mask": mask}
-
-            # keras-hub stops at the preprocessor's end token unless told
-            # not to; keras-nlp 0.8 has no stop_token_ids and, with no
-            # preprocessor, no end token either: both run to the full length.
-            gen_kwargs = {}
-            if "stop_token_ids" in inspect.signature(lm.generate).parameters:
-                gen_kwargs["stop_token_ids"] = None
-            # keras-nlp 0.8 on the torch backend runs generate uncompiled and
-            # hands the NumPy token ids straight to the embedding layer, which
-            # Keras 3.0's Layer.__call__ casts to the compute dtype: bfloat16
-            # ids are rounded (999 -> 1000: out of range). The compiled TF and
-            # JAX paths trace them as int32. So there the step converts them
-            # to backend tensors first, as the compiled paths effectively do.
-            as_tensors = backend == "torch" and _keras_hub() is None
-
-            def step():
-                x = ({k: keras.ops.convert_to_tensor(v) for k, v in inputs.items()} if as_tensors
-                     else inputs)
-                out = lm.generate(x, **gen_kwargs)
-                st["tokens"] = list(np.asarray(out["token_ids"]).shape)
-        st["model"] = lm
-
-    elif cell.model == "sd":
-        if cell.task == "fit":
-            enc = _build_sd_encoder(keras, cfg, published)
-            enc.compile(loss="mse", optimizer=keras.optimizers.Adam(learning_rate=LEARNING_RATE), jit_compile=jit)
-            images, targets = data["images"], data["targets"]
-
-            def step():
-                np.asarray(enc.train_on_batch(images, targets))
-            st["model"] = enc
-        else:
-            unet = _build_sd_unet(keras, cfg, published)
-            te = _build_sd_text(keras, cfg, published)
-            unet.compile(jit_compile=jit)
-            te.compile(jit_compile=jit)
-            b = data["latents"].shape[0]
-            pos = np.repeat(np.arange(cfg["text_len"], dtype="int32")[None], b, axis=0)
-            cond = np.asarray(te.predict_on_batch({"tokens": data["prompt_tokens"], "positions": pos}))
-            uncond = np.asarray(te.predict_on_batch({"tokens": data["negative_tokens"], "positions": pos}))
-            context = np.concatenate([uncond, cond]).astype("float32")
-            alphas, timesteps, stride = _ddim_schedule(cfg)
-            tdim = cfg["unet_blocks"][0]
-            temb = [_timestep_embedding(np, t, tdim, 2 * b) for t in timesteps]
-            start = np.asarray(data["latents"], dtype="float32")
-            guidance = cfg["guidance"]
-            loop = {"i": 0, "lat": start}
-
-            def step():
-                i = loop["i"]
-                lat = start if i == 0 else loop["lat"]
-                t = timesteps[i]
-                a_t = alphas[t]
-                a_prev = alphas[t - stride] if t - stride >= 0 else 1.0
-                e = np.asarray(unet.predict_on_batch({"latent": np.concatenate([lat, lat]),
-                                                      "timestep_embedding": temb[i], "context": context}),
-                               dtype="float32")
-                u, c = e[:b], e[b:]
-                eps = u + guidance * (c - u)
-                x0 = (lat - math.sqrt(1 - a_t) * eps) / math.sqrt(a_t)
-                loop["lat"] = math.sqrt(a_prev) * x0 + math.sqrt(1 - a_prev) * eps
-                loop["i"] = (i + 1) % len(timesteps)
-            st["model"] = unet
-            st["extra_params"] = te.count_params()
-
-    elif cell.model == "sam":
-        enc, sam = _build_sam(keras2, cfg)
-        images = data["images"]
-        if cell.task == "fit":
-            enc.compile(loss="mse", optimizer=keras.optimizers.Adam(learning_rate=LEARNING_RATE), jit_compile=jit)
-            targets = data["targets"]
-
-            def step():
-                np.asarray(enc.train_on_batch(images, targets))
-            st["model"] = enc
-        else:
-            sam.compile(jit_compile=jit)
-            b = images.shape[0]
-            inputs = {"images": images,
-                      "points": np.repeat(np.asarray(data["points"], "float32"), b, axis=0),
-                      "labels": np.repeat(np.asarray(data["labels"], "float32"), b, axis=0)}
-            # keras-hub's SAMImageSegmenter (and keras-cv's SAM) predict_step
-            # fills in absent prompts but breaks on the (state, data) / (data,)
-            # tuple it is called with by predict_on_batch; give every prompt
-            # input (no boxes, no masks) and use the plain Keras predict_step.
-            grid4 = 4 * (cfg["image"] // cfg["patch"])
-            inputs["boxes"] = np.zeros((b, 0, 2, 2), "float32")
-            inputs["masks"] = np.zeros((b, 0, grid4, grid4, 1), "float32")
-            sam.predict_step = super(type(sam), sam).predict_step
-
-            def step():
-                out = sam.predict_on_batch(inputs)
-                for v in (out.values() if isinstance(out, dict) else [out]):
-                    np.asarray(v)
-            st["model"] = sam
-
-    if step is None:
+    builder = BUILDERS.get(cell.model)
+    if builder is None:
         raise ValueError(f"no Keras workload for {cell.model}/{cell.task}")
+    step = builder(env, cell, cfg, data)
     _benchgen.mark("built")
     return step
 

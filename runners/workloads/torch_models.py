@@ -24,28 +24,17 @@ torch.compile(mode="reduce-overhead"); the optimizer step stays eager.
 Every step ends with torch.cuda.synchronize() on CUDA.
 """
 
-import math
 import os
 
 import _benchgen
 
-from workloads import sizes
-
-LORA_RANK = 4
-LEARNING_RATE = 1e-3
-ADAMW_WEIGHT_DECAY = 0.004  # Keras AdamW's default, so both stacks run the same update
+from workloads import method, sizes
 
 _state = {}
 
 
 def supported(cell):
-    if cell.model not in sizes.SIZES:
-        return f"no PyTorch workload for model {cell.model!r}"
-    allowed = {"bert": ("fit", "predict"), "sd": ("fit", "predict"), "sam": ("fit", "predict"),
-               "gemma": ("fit", "generate"), "mistral": ("fit", "generate")}
-    if cell.task not in allowed[cell.model]:
-        return f"{cell.model} has no {cell.task} task"
-    return None
+    return method.unsupported_task(cell.model, cell.task, "PyTorch")
 
 
 def _compiled(cell):
@@ -204,17 +193,182 @@ def build(model, size, task="predict"):
     raise KeyError(model)
 
 
-def _ddim_schedule(cfg):
-    """keras-cv's StableDiffusion schedule: scaled-linear betas, 1000 train
-    steps, `schedule_steps` evenly spaced timesteps from 981 down to 1."""
-    betas = [(math.sqrt(0.00085) + i * (math.sqrt(0.012) - math.sqrt(0.00085)) / 999) ** 2 for i in range(1000)]
-    alphas, acc = [], 1.0
-    for b in betas:
-        acc *= 1.0 - b
-        alphas.append(acc)
-    stride = 1000 // cfg["schedule_steps"]
-    timesteps = list(range(1, 1000, stride))[::-1]
-    return alphas, timesteps, stride
+class _Env:
+    """What every builder needs: device, dtypes, compile switch, sync."""
+
+    def __init__(self, torch, cell):
+        self.torch = torch
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.pdtype, self.autocast = _dtype(torch, cell.precision)
+        self.compiled = _compiled(cell)
+
+    def sync(self):
+        if self.device.type == "cuda":
+            self.torch.cuda.synchronize()
+
+    def maybe_compile(self, fn):
+        return self.torch.compile(fn, mode="reduce-overhead") if self.compiled else fn
+
+    def amp(self):
+        if self.autocast is not None:
+            return self.torch.autocast(self.device.type, dtype=self.autocast)
+        import contextlib
+        return contextlib.nullcontext()
+
+    def ids(self, arr):
+        return _ids(self.torch, arr, self.device)
+
+    def nchw(self, arr):
+        return _nchw(self.torch, arr, self.device, self.pdtype)
+
+    def adamw(self, params):
+        return self.torch.optim.AdamW(params, lr=method.LEARNING_RATE, weight_decay=method.ADAMW_WEIGHT_DECAY)
+
+    def adam(self, params):
+        return self.torch.optim.Adam(params, lr=method.LEARNING_RATE)
+
+
+def _forward_step(env, fwd):
+    fwd = env.maybe_compile(fwd)
+
+    def step():
+        fwd()
+        env.sync()
+    return step
+
+
+def _setup_bert(env, cell, cfg, mods, data):
+    torch = env.torch
+    model = mods["model"]
+    ids, seg, mask = env.ids(data["token_ids"]), env.ids(data["segment_ids"]), env.ids(data["padding_mask"])
+    if cell.task == "fit":
+        model.train()
+        labels = env.ids(data["labels"])
+        opt = env.adamw(model.parameters())
+
+        def loss_fn():
+            with env.amp():
+                logits = model(input_ids=ids, attention_mask=mask, token_type_ids=seg).logits
+            return torch.nn.functional.cross_entropy(logits.float(), labels)
+        return _train_step(opt, env.maybe_compile(loss_fn), env.sync), [model]
+    model.eval()
+
+    def fwd():
+        with torch.no_grad(), env.amp():
+            return model(input_ids=ids, attention_mask=mask, token_type_ids=seg).logits
+    return _forward_step(env, fwd), [model]
+
+
+def _setup_llm_fit(env, cell, cfg, model, data):
+    torch = env.torch
+    import peft
+    lcfg = peft.LoraConfig(r=method.LORA_RANK, lora_alpha=method.LORA_ALPHA, lora_dropout=0.0,
+                           target_modules=list(method.LORA_TORCH_TARGETS))
+    model = peft.get_peft_model(model, lcfg)
+    model.to(env.device)
+    model.train()
+    tok = env.ids(data["tokens"])
+    x, y = tok[:, :-1].contiguous(), tok[:, 1:].contiguous()
+    opt = env.adamw([p for p in model.parameters() if p.requires_grad])
+
+    def loss_fn():
+        with env.amp():
+            logits = model(input_ids=x, use_cache=False).logits
+        return torch.nn.functional.cross_entropy(logits.float().reshape(-1, logits.shape[-1]), y.reshape(-1))
+    return _train_step(opt, env.maybe_compile(loss_fn), env.sync), [model]
+
+
+def _setup_llm_generate(env, cell, cfg, model, data):
+    torch = env.torch
+    model.eval()
+    prompt = env.ids(data["prompt"])
+    attn = torch.ones_like(prompt)
+    new = cfg["total"] - prompt.shape[1]
+    gc = model.generation_config
+    gc.eos_token_id = None
+    gc.do_sample = False
+    gc.pad_token_id = 0
+    if env.compiled:
+        model.forward = torch.compile(model.forward, mode="reduce-overhead")
+    _state["tokens"] = None
+
+    def step():
+        with torch.no_grad(), env.amp():
+            out = model.generate(input_ids=prompt, attention_mask=attn, max_new_tokens=new,
+                                 min_new_tokens=new, do_sample=False)
+        env.sync()
+        _state["tokens"] = tuple(out.shape)
+    return step, [model]
+
+
+def _setup_llm(env, cell, cfg, mods, data):
+    if cell.task == "fit":
+        return _setup_llm_fit(env, cell, cfg, mods["model"], data)
+    return _setup_llm_generate(env, cell, cfg, mods["model"], data)
+
+
+def _setup_encoder_fit(env, enc, data):
+    """SD and SAM fit: an image encoder trained to random targets (MSE, Adam)."""
+    torch = env.torch
+    enc.train()
+    images, targets = env.nchw(data["images"]), env.nchw(data["targets"])
+    opt = env.adam(enc.parameters())
+
+    def loss_fn():
+        with env.amp():
+            out = enc(images)
+        return torch.nn.functional.mse_loss(out.float(), targets.float())
+    return _train_step(opt, env.maybe_compile(loss_fn), env.sync), [enc]
+
+
+def _setup_sd(env, cell, cfg, mods, data):
+    torch = env.torch
+    if cell.task == "fit":
+        return _setup_encoder_fit(env, mods["vae"].encoder, data)
+    unet, te = mods["unet"].eval(), mods["text_encoder"].eval()
+    with torch.no_grad(), env.amp():
+        cond = te(input_ids=env.ids(data["prompt_tokens"])).last_hidden_state
+        uncond = te(input_ids=env.ids(data["negative_tokens"])).last_hidden_state
+    context = torch.cat([uncond, cond]).to(env.pdtype)
+    guidance = cfg["guidance"]
+
+    def eps_fn(latents, t):
+        with torch.no_grad(), env.amp():
+            e = unet(torch.cat([latents, latents]), t, encoder_hidden_states=context).sample
+        u, c = e.chunk(2)
+        return method.guide(u, c, guidance)
+    eps_fn = env.maybe_compile(eps_fn)
+    _, timesteps, _ = method.ddim_schedule(cfg)
+    tvals = [torch.tensor(t, device=env.device, dtype=torch.int64) for t in timesteps]
+    loop = method.Denoiser(cfg, env.nchw(data["latents"]), lambda lat, i: eps_fn(lat, tvals[i]))
+
+    def step():
+        loop.step()
+        env.sync()
+    return step, [unet, te]
+
+
+def _setup_sam(env, cell, cfg, mods, data):
+    torch = env.torch
+    sam = mods["sam"]
+    if cell.task == "fit":
+        return _setup_encoder_fit(env, sam.image_encoder, data)
+    images = env.nchw(data["images"])
+    sam.eval()
+    points = torch.from_numpy(data["points"].copy()).to(device=env.device, dtype=env.pdtype)
+    labels = torch.from_numpy(data["labels"].astype("int64")).to(env.device)
+
+    def fwd():
+        with torch.no_grad(), env.amp():
+            feats = sam.image_encoder(images)
+            sparse, dense = sam.prompt_encoder(points=(points, labels), boxes=None, masks=None)
+            return sam.mask_decoder(image_embeddings=feats, image_pe=sam.prompt_encoder.get_dense_pe(),
+                                    sparse_prompt_embeddings=sparse, dense_prompt_embeddings=dense,
+                                    multimask_output=True)
+    return _forward_step(env, fwd), [sam]
+
+
+BUILDERS = {"bert": _setup_bert, "gemma": _setup_llm, "mistral": _setup_llm, "sd": _setup_sd, "sam": _setup_sam}
 
 
 def setup(cell, data):
@@ -222,196 +376,31 @@ def setup(cell, data):
     import transformers
 
     cfg = sizes.get(cell)
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    pdtype, autocast = _dtype(torch, cell.precision)
-    compiled = _compiled(cell)
-    locale_fix = _utf8_locale_for_dynamo() if compiled else None
+    env = _Env(torch, cell)
+    locale_fix = _utf8_locale_for_dynamo() if env.compiled else None
     torch.manual_seed(cell.seed)  # weights only; inputs come from C
     transformers.logging.set_verbosity_error()
 
-    def sync():
-        if device.type == "cuda":
-            torch.cuda.synchronize()
-
-    def maybe_compile(fn):
-        return torch.compile(fn, mode="reduce-overhead") if compiled else fn
-
-    def ctx():
-        if autocast is not None:
-            return torch.autocast(device.type, dtype=autocast)
-        import contextlib
-        return contextlib.nullcontext()
-
     _benchgen.mark("build")
     prev_dtype = torch.get_default_dtype()
-    torch.set_default_dtype(pdtype if pdtype.is_floating_point else torch.float32)
+    torch.set_default_dtype(env.pdtype if env.pdtype.is_floating_point else torch.float32)
     try:
-        with device:
+        with env.device:
             mods = build(cell.model, cell.size, cell.task)
     finally:
         torch.set_default_dtype(prev_dtype)
     for m in mods.values():
-        m.to(device=device, dtype=pdtype)
+        m.to(device=env.device, dtype=env.pdtype)
     _benchgen.mark("built")
 
     st = _state
     st.clear()
-    st.update(device=device, compiled=compiled, pdtype=pdtype, autocast=autocast, locale_fix=locale_fix)
-    step = None
-
-    if cell.model == "bert":
-        model = mods["model"]
-        ids = _ids(torch, data["token_ids"], device)
-        seg = _ids(torch, data["segment_ids"], device)
-        mask = _ids(torch, data["padding_mask"], device)
-        if cell.task == "fit":
-            model.train()
-            labels = _ids(torch, data["labels"], device)
-            opt = torch.optim.AdamW(model.parameters(), lr=LEARNING_RATE, weight_decay=ADAMW_WEIGHT_DECAY)
-
-            def loss_fn():
-                with ctx():
-                    logits = model(input_ids=ids, attention_mask=mask, token_type_ids=seg).logits
-                return torch.nn.functional.cross_entropy(logits.float(), labels)
-            loss_fn = maybe_compile(loss_fn)
-            step = _train_step(opt, loss_fn, sync)
-        else:
-            model.eval()
-
-            def fwd():
-                with torch.no_grad(), ctx():
-                    return model(input_ids=ids, attention_mask=mask, token_type_ids=seg).logits
-            fwd = maybe_compile(fwd)
-
-            def step():
-                fwd()
-                sync()
-        st["modules"] = [model]
-
-    elif cell.model in ("gemma", "mistral"):
-        model = mods["model"]
-        if cell.task == "fit":
-            import peft
-            lcfg = peft.LoraConfig(r=LORA_RANK, lora_alpha=LORA_RANK, lora_dropout=0.0,
-                                   target_modules=["q_proj", "v_proj"])
-            model = peft.get_peft_model(model, lcfg)
-            model.to(device)
-            model.train()
-            tok = _ids(torch, data["tokens"], device)
-            x, y = tok[:, :-1].contiguous(), tok[:, 1:].contiguous()
-            opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=LEARNING_RATE,
-                                    weight_decay=ADAMW_WEIGHT_DECAY)
-
-            def loss_fn():
-                with ctx():
-                    logits = model(input_ids=x, use_cache=False).logits
-                return torch.nn.functional.cross_entropy(logits.float().reshape(-1, logits.shape[-1]),
-                                                         y.reshape(-1))
-            loss_fn = maybe_compile(loss_fn)
-            step = _train_step(opt, loss_fn, sync)
-        else:
-            model.eval()
-            prompt = _ids(torch, data["prompt"], device)
-            attn = torch.ones_like(prompt)
-            new = cfg["total"] - prompt.shape[1]
-            gc = model.generation_config
-            gc.eos_token_id = None
-            gc.do_sample = False
-            gc.pad_token_id = 0
-            if compiled:
-                model.forward = torch.compile(model.forward, mode="reduce-overhead")
-            st["tokens"] = None
-
-            def step():
-                with torch.no_grad(), ctx():
-                    out = model.generate(input_ids=prompt, attention_mask=attn, max_new_tokens=new,
-                                         min_new_tokens=new, do_sample=False)
-                sync()
-                st["tokens"] = tuple(out.shape)
-        st["modules"] = [model]
-
-    elif cell.model == "sd":
-        if cell.task == "fit":
-            enc = mods["vae"].encoder.train()
-            images = _nchw(torch, data["images"], device, pdtype)
-            targets = _nchw(torch, data["targets"], device, pdtype)
-            opt = torch.optim.Adam(enc.parameters(), lr=LEARNING_RATE)
-
-            def loss_fn():
-                with ctx():
-                    out = enc(images)
-                return torch.nn.functional.mse_loss(out.float(), targets.float())
-            loss_fn = maybe_compile(loss_fn)
-            step = _train_step(opt, loss_fn, sync)
-            st["modules"] = [enc]
-        else:
-            unet, te = mods["unet"].eval(), mods["text_encoder"].eval()
-            with torch.no_grad(), ctx():
-                cond = te(input_ids=_ids(torch, data["prompt_tokens"], device)).last_hidden_state
-                uncond = te(input_ids=_ids(torch, data["negative_tokens"], device)).last_hidden_state
-            context = torch.cat([uncond, cond]).to(pdtype)
-            start = _nchw(torch, data["latents"], device, pdtype)
-            alphas, timesteps, stride = _ddim_schedule(cfg)
-            guidance = cfg["guidance"]
-
-            def eps_fn(latents, t):
-                with torch.no_grad(), ctx():
-                    e = unet(torch.cat([latents, latents]), t, encoder_hidden_states=context).sample
-                u, c = e.chunk(2)
-                return u + guidance * (c - u)
-            eps_fn = maybe_compile(eps_fn)
-            tvals = [torch.tensor(t, device=device, dtype=torch.int64) for t in timesteps]
-            pos = {"i": 0, "lat": start}
-
-            def step():
-                i = pos["i"]
-                lat = start if i == 0 else pos["lat"]
-                t = timesteps[i]
-                a_t = alphas[t]
-                a_prev = alphas[t - stride] if t - stride >= 0 else 1.0
-                eps = eps_fn(lat, tvals[i])
-                x0 = (lat - math.sqrt(1 - a_t) * eps) / math.sqrt(a_t)
-                pos["lat"] = math.sqrt(a_prev) * x0 + math.sqrt(1 - a_prev) * eps
-                pos["i"] = (i + 1) % len(timesteps)
-                sync()
-            st["modules"] = [unet, te]
-
-    elif cell.model == "sam":
-        sam = mods["sam"]
-        images = _nchw(torch, data["images"], device, pdtype)
-        if cell.task == "fit":
-            enc = sam.image_encoder.train()
-            targets = _nchw(torch, data["targets"], device, pdtype)
-            opt = torch.optim.Adam(enc.parameters(), lr=LEARNING_RATE)
-
-            def loss_fn():
-                with ctx():
-                    out = enc(images)
-                return torch.nn.functional.mse_loss(out.float(), targets.float())
-            loss_fn = maybe_compile(loss_fn)
-            step = _train_step(opt, loss_fn, sync)
-            st["modules"] = [enc]
-        else:
-            sam.eval()
-            points = torch.from_numpy(data["points"].copy()).to(device=device, dtype=pdtype)
-            labels = torch.from_numpy(data["labels"].astype("int64")).to(device)
-
-            def fwd():
-                with torch.no_grad(), ctx():
-                    feats = sam.image_encoder(images)
-                    sparse, dense = sam.prompt_encoder(points=(points, labels), boxes=None, masks=None)
-                    return sam.mask_decoder(image_embeddings=feats, image_pe=sam.prompt_encoder.get_dense_pe(),
-                                            sparse_prompt_embeddings=sparse, dense_prompt_embeddings=dense,
-                                            multimask_output=True)
-            fwd = maybe_compile(fwd)
-
-            def step():
-                fwd()
-                sync()
-            st["modules"] = [sam]
-
-    if step is None:
+    st.update(device=env.device, compiled=env.compiled, pdtype=env.pdtype, autocast=env.autocast,
+              locale_fix=locale_fix)
+    builder = BUILDERS.get(cell.model)
+    if builder is None:
         raise ValueError(f"no torch workload for {cell.model}/{cell.task}")
+    step, st["modules"] = builder(env, cell, cfg, mods, data)
     return step
 
 
