@@ -168,7 +168,7 @@ static time_t parse_utc_(const char *s)
 static int render_in_(bundle_render_fn fn, const char *dir, const char *baseline)
 {
     char *run = util_printf("%s/run", dir), *out = util_printf("%s/report", dir);
-    struct report_options ro = {baseline, NULL, -1, REPORT_ALL, 0, 1};
+    struct report_options ro = {.baseline = baseline, .reference_revision = -1, .formats = REPORT_ALL, .quiet = 1};
     int err = run && out ? 0 : error_set(BG_ENOMEM, "out of memory");
     fflush(stdout);
     if (!err && (err = (fn ? fn : report_render)(run, out, &ro)) < 0)

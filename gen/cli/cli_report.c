@@ -14,7 +14,7 @@
 struct report_cli_opts {
     const char *out, *baseline, *reference, *format;
     int revision, jobs;
-    bool quiet;
+    bool quiet, force;
 };
 
 static const struct opt report_options[] = {
@@ -31,7 +31,10 @@ static const struct opt report_options[] = {
             "comma-separated: html, md, pdf, xlsx, charts, all (default all)"),
     OPT_INT(struct report_cli_opts, jobs, "jobs", 'j', "N", 1, 256,
             "processes drawing charts and documents side by side\n(default: the number of CPUs, at most 16)"),
-    OPT_FLAG(struct report_cli_opts, quiet, "quiet", 'q', "no progress lines"),
+    OPT_FLAG(struct report_cli_opts, force, "force", 0,
+             "replace the report of another run in DIR (without it, a\ndirectory holding another run's report is "
+             "refused)"),
+    OPT_FLAG(struct report_cli_opts, quiet, "quiet", 'q', "print nothing but errors"),
 };
 
 static void report_defaults(void *p)
@@ -77,7 +80,7 @@ static int report_cmd(const struct cli_call *call)
 {
     const struct report_cli_opts *o = call->opts;
     const char *run_dir = call->args[0];
-    struct report_options ro = {o->baseline, o->reference, o->revision, REPORT_ALL, o->jobs, o->quiet};
+    struct report_options ro = {o->baseline, o->reference, o->revision, REPORT_ALL, o->jobs, o->quiet, o->force};
     char *out_dir = NULL;
     int err = 0;
     if (o->format && report_parse_formats(&ro.formats, o->format) < 0)
@@ -92,6 +95,10 @@ static int report_cmd(const struct cli_call *call)
     if (err < 0) {
         free(out_dir);
         return cli_fail(&cli_report, err);
+    }
+    if (o->quiet) {
+        free(out_dir);
+        return CLI_EXIT_OK;
     }
     /* where it is, and what is there: `make report` ends with this line */
     static const struct {
@@ -115,14 +122,16 @@ const struct cli_command cli_report = {
     .name = "report",
     .synopsis = "RUN_DIR [--out DIR] [--baseline BACKEND]\n"
                 " [--reference FILE.csv [--reference-revision N]]\n"
-                " [--format LIST] [--jobs N] [--quiet]",
+                " [--format LIST] [--jobs N] [--force] [--quiet]",
     .summary = "render HTML, Markdown, PDF, XLSX and charts from a run",
     .about = "Renders the report of a stored run from its samples (RUN_DIR/run.db), the\n"
              "same bytes every time: report.html (self-contained), report.md (charts\n"
-             "linked as PNG), report.pdf, report.xlsx and charts/ (PNG, SVG, PDF).\n",
+             "linked as PNG), report.pdf, report.xlsx and charts/ (PNG, SVG, PDF). A\n"
+             "--format subset writes only those files, and links nothing it did not\n"
+             "write. DIR/.benchgen-report names the run whose report DIR holds.\n",
     .exits = "0    rendered\n"
              "1    rendering failed\n"
-             "2    usage error, or RUN_DIR is not a run directory",
+             "2    usage error, RUN_DIR is not a run directory, or DIR holds another run's report",
     .spec = {report_options, sizeof(report_options) / sizeof(report_options[0]), 1, 1, "RUN_DIR"},
     .opts_size = sizeof(struct report_cli_opts),
     .defaults = report_defaults,

@@ -15,6 +15,7 @@ void doc_init(struct doc *d, const char *title, const char *subtitle, const stru
     memset(d, 0, sizeof(*d));
     d->figs = figs;
     d->nfigs = nfigs;
+    d->chart_files = CHART_PNG | CHART_SVG | CHART_PDF;
     d->title = strdup(title ? title : "");
     d->subtitle = strdup(subtitle ? subtitle : "");
     if (!d->title || !d->subtitle)

@@ -73,6 +73,8 @@ struct doc {
     char *subtitle; /* one line under it, or "" */
     const struct figure *figs; /* borrowed */
     size_t nfigs;
+    unsigned chart_files; /* CHART_PNG/SVG/PDF: the chart files written next to the document, which
+                           * the HTML links (doc_init: all three; a --format subset clears some) */
     struct doc_block *b;
     size_t n, cap;
     int err;

@@ -272,8 +272,13 @@ static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_h
     return err ? err : strbuf_puts(sb, run);
 }
 
-int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g)
+int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g,
+                    unsigned chart_files)
 {
+    static const struct {
+        unsigned bit;
+        const char *ext, *label;
+    } files[] = {{CHART_PNG, "png", "PNG"}, {CHART_SVG, "svg", "SVG"}, {CHART_PDF, "pdf", "PDF"}};
     int err = strbuf_printf(sb, "<figure id=\"fig-%s\">\n", f->name);
     if (err == 0 && f->svg)
         err = inline_svg(sb, f->svg, k, g);
@@ -281,11 +286,12 @@ int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct 
     err = err ? err : escape_html(sb, f->title);
     err = err ? err : strbuf_puts(sb, ".</b> ");
     err = err ? err : escape_html(sb, f->caption);
-    err = err ? err
-              : strbuf_printf(sb,
-                              " <a href=\"charts/%s.png\">PNG</a> <a href=\"charts/%s.svg\">SVG</a> "
-                              "<a href=\"charts/%s.pdf\">PDF</a></figcaption>\n</figure>\n",
-                              f->name, f->name, f->name);
+    /* links only to the chart files this render wrote */
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !err; i++)
+        if (chart_files & files[i].bit)
+            err = strbuf_printf(sb, " <a href=\"charts/%s.%s\">%s</a>", f->name, files[i].ext,
+                                files[i].label);
+    err = err ? err : strbuf_puts(sb, "</figcaption>\n</figure>\n");
     return err;
 }
 
@@ -363,7 +369,7 @@ int doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyp
         case DOC_TABLE: err = doc_html_table(sb, &b->table); break;
         case DOC_FIGURE:
             if (b->fig < d->nfigs)
-                err = doc_html_figure(sb, &d->figs[b->fig], b->fig, g);
+                err = doc_html_figure(sb, &d->figs[b->fig], b->fig, g, d->chart_files);
             break;
         case DOC_CODE:
             err = strbuf_puts(sb, "<pre>");

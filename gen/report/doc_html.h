@@ -41,7 +41,8 @@ void doc_html_glyphs_free(struct doc_html_glyphs *g);
 /* A <figure id="fig-NAME"> with f->svg inlined (ids prefixed "f<k>-": k must
  * differ between the figures of a document) and a caption linking
  * charts/NAME.{png,svg,pdf}. */
-int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g);
+int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g,
+                    unsigned chart_files);
 
 /* Every block of d, in order. */
 int doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyphs *g);

@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "base/escape.h"
 #include "report/figures.h"
+#include "report/outdir.h"
 #include "report/rctx.h"
 #include "report/report_doc.h"
 #include "store/rundata.h"
@@ -185,7 +186,7 @@ static int default_jobs(void)
 
 int report_render(const char *run_dir, const char *out_dir, const struct report_options *opt)
 {
-    struct report_options defaults = {NULL, NULL, -1, RCTX_ALL, 0, 0};
+    struct report_options defaults = {NULL, NULL, -1, RCTX_ALL, 0, 0, 0};
     struct report_options oo = opt ? *opt : defaults;
     const struct report_options *o = &oo;
     if (!oo.formats)
@@ -216,7 +217,7 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
     progress(o, "run %s: %zu cells, %zu rows x %zu backends", rd->name, rd->ncells, x.g->nrows, x.g->ncols);
 
     if ((err = doc_path(charts, sizeof(charts), out_dir, "charts")) < 0 ||
-        (err = util_mkdir_p(out_dir, 0755)) < 0)
+        (err = outdir_claim(out_dir, rd->name, rd->created_utc, o->force)) < 0)
         goto done;
 
     unsigned chart_files = 0;
@@ -229,6 +230,7 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
         goto done;
     if ((err = figures_build(&x)) < 0 || (err = report_doc_build(&doc, &x)) < 0)
         goto done;
+    doc.chart_files = chart_files; /* the HTML links only the chart files written */
 
     int par = o->jobs > 0 ? o->jobs : default_jobs();
     struct job jobs[32 + 3];

@@ -24,13 +24,14 @@ struct report_options {
     unsigned formats;       /* REPORT_* bits; 0: REPORT_ALL */
     int jobs;               /* processes drawing side by side; 0: the CPUs, at most 16 */
     int quiet;              /* no progress lines on stderr */
+    int force;              /* replace another run's report in out_dir (outdir.h) */
 };
 
 /* Renders the run in run_dir into out_dir (created if missing; the chart
  * files an earlier render left in out_dir/charts are removed). opt may be
- * NULL (defaults). BG_EUSAGE when run_dir holds no run or an option is
- * wrong; other BG_E* codes when rendering failed. The reason is in
- * error_last(). */
+ * NULL (defaults). BG_EUSAGE when run_dir holds no run, an option is wrong,
+ * or out_dir holds another run's report and opt->force is 0 (outdir.h);
+ * other BG_E* codes when rendering failed. The reason is in error_last(). */
 int report_render(const char *run_dir, const char *out_dir, const struct report_options *opt);
 
 /* "html,md" -> REPORT_HTML | REPORT_MD (html, md, markdown, pdf, xlsx,
