@@ -2,6 +2,7 @@
 #
 #   make            build ./benchgen
 #   make test       install what is missing, build, run every test (CI calls this)
+#   make check      the layering check and every unit test: offline, no apt, no pip, under a minute
 #   make layers     check that includes point down the layer chain, with no cycle
 #   make asan       the same tests against an AddressSanitizer + UBSan build
 #   make report     install, build environments, run data/matrix/cpu-tiny.yaml, render the report
@@ -94,7 +95,7 @@ LIB_OBJ  := $(filter-out $(MAIN_OBJ),$(OBJ))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check-deps deps test layers unit-bins asan report clean
+.PHONY: all check-deps deps test check layers unit-bins asan report clean
 all: check-deps benchgen
 
 check-deps:
@@ -153,6 +154,12 @@ unit-bins: $(TEST_BIN) | $(EXT)
 # Includes point down the layer chain, no cycle (docs/ARCHITECTURE.md).
 layers:
 	$(Q)scripts/check-layers.py
+
+# Offline: no package installs, no environments, no network (`unshare -n make check`).
+check:
+	$(Q)scripts/check-layers.py
+	$(Q)$(MAKE) --no-print-directory all unit-bins
+	$(Q)tests/run.sh $(BUILD) --unit
 
 # handle_segv=0: a workload that segfaults must die of SIGSEGV, as it would
 # without ASan, so the fault test still sees a `crash`.
