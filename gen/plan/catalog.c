@@ -12,15 +12,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* typical_s: the cpu-tiny matrix on 2 shared cores took 1,559 s for 72 cells
+ * (docs/PERFORMANCE.md), about 22 s a cell whatever the model; the NumPy MLP
+ * takes about 2 s. Only the ETA's first guess uses it: once cells finish, the
+ * ETA scales it by how long they really took. */
 static const struct catalog_model models[] = {
-    {"bert", "BERT", CATALOG_TASK_FIT | CATALOG_TASK_PREDICT},
-    {"gemma", "Gemma", CATALOG_TASK_FIT | CATALOG_TASK_GENERATE},
-    {"mistral", "Mistral", CATALOG_TASK_FIT | CATALOG_TASK_GENERATE},
-    {"sd", "StableDiffusion", CATALOG_TASK_FIT | CATALOG_TASK_PREDICT},
-    {"sam", "SegmentAnything", CATALOG_TASK_FIT | CATALOG_TASK_PREDICT},
+    {"bert", "BERT", CATALOG_TASK_FIT | CATALOG_TASK_PREDICT, 22},
+    {"gemma", "Gemma", CATALOG_TASK_FIT | CATALOG_TASK_GENERATE, 22},
+    {"mistral", "Mistral", CATALOG_TASK_FIT | CATALOG_TASK_GENERATE, 22},
+    {"sd", "StableDiffusion", CATALOG_TASK_FIT | CATALOG_TASK_PREDICT, 22},
+    {"sam", "SegmentAnything", CATALOG_TASK_FIT | CATALOG_TASK_PREDICT, 22},
     /* A small real reference workload (a two-layer MLP in NumPy): proves the
      * pipeline end to end without a deep-learning framework. */
-    {"mlp", "MLP (NumPy)", CATALOG_TASK_FIT | CATALOG_TASK_PREDICT},
+    {"mlp", "MLP (NumPy)", CATALOG_TASK_FIT | CATALOG_TASK_PREDICT, 2},
 };
 
 static const char *const tasks[] = {"fit", "predict", "generate"};
@@ -52,6 +56,13 @@ const char *const catalog_statuses[] = {"ok", "error", "crash", "timeout", "oom"
                                         "unsupported", "skipped", "interrupted", NULL};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+double catalog_typical_seconds(const char *model, const char *size)
+{
+    const struct catalog_model *m = catalog_model_find(model);
+    double t = m ? m->typical_s : 22;
+    return size && !strcmp(size, "published") ? 10 * t : t;
+}
 
 const struct catalog_model *catalog_model_find(const char *name)
 {

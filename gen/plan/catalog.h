@@ -21,6 +21,8 @@ struct catalog_model {
     const char *name;    /* spec name: "bert" */
     const char *display; /* report name: "BERT" */
     unsigned tasks;      /* CATALOG_TASK_* bits it supports */
+    double typical_s;    /* a first guess at one cell's wall time at size tiny on a CPU,
+                          * for the ETA before any cell finished (docs/PERFORMANCE.md) */
 };
 
 struct catalog_backend {
@@ -38,6 +40,11 @@ const struct catalog_model *catalog_model_find(const char *name);
 const struct catalog_backend *catalog_backend_find(const char *name);
 /* 0 when unknown, else one CATALOG_TASK_* bit. */
 unsigned catalog_task_bit(const char *name);
+
+/* A first guess at one cell's wall time, seconds: the model's typical_s at
+ * size tiny, ten times that at the published size; a custom model counts as
+ * the average built-in one. */
+double catalog_typical_seconds(const char *model, const char *size);
 
 /* Iteration: index 0..n-1, NULL past the end. */
 const struct catalog_model *catalog_model_at(size_t i);

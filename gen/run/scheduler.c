@@ -3,6 +3,7 @@
  * progress is printed (see scheduler.h).
  */
 #include "run/scheduler.h"
+#include "plan/catalog.h"
 #include "run/executor.h"
 #include "base/error.h"
 #include "stats/stats.h"
@@ -28,6 +29,7 @@ struct progress {
     const struct cell *cell;
     double done_wall; /* seconds spent on finished cells */
     int done;
+    double typical_all, typical_done; /* the catalog's first guesses: every cell, the finished ones */
 };
 
 static void fmt_duration(double s, char *buf, size_t n)
@@ -39,16 +41,40 @@ static void fmt_duration(double s, char *buf, size_t n)
         snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* Estimated seconds left: the mean finished-cell time for each cell still
- * to come, plus what the current cell has left of that mean (a cell running
- * long says nothing yet about the others). */
+/* Estimated seconds left: the catalog's typical duration of each cell still
+ * to come (catalog_typical_seconds()), scaled by how long the finished cells
+ * took against their typical durations (1 before any finished), plus what
+ * the current cell has left of its own estimate (a cell running long says
+ * nothing yet about the others). */
 static double eta(const struct progress *p, double current)
 {
-    if (p->done == 0)
+    if (p->typical_all <= 0)
         return -1;
-    double per = p->done_wall / p->done;
-    double rest = per - current;
-    return per * (p->total - p->index) + (rest > 0 ? rest : 0);
+    double scale = p->done && p->typical_done > 0 ? p->done_wall / p->typical_done : 1.0;
+    double cur = p->cell ? catalog_typical_seconds(p->cell->model, p->cell->size) : 0;
+    double others = p->typical_all - p->typical_done - cur;
+    double rest = cur * scale - current;
+    return (others > 0 ? others : 0) * scale + (rest > 0 ? rest : 0);
+}
+
+/* What the cell is doing, from the markers it reached: "starting",
+ * "importing", "making inputs", "building", "warm-up 1/2", "step 37/100". */
+static void phase_label(char *buf, size_t n, const struct result *r, const struct cell *c)
+{
+    /* the step running now, 1-based: warm-up first, then the timed steps */
+    if (r->ntimed || kvlist_get(&r->phases, "timed"))
+        snprintf(buf, n, "step %zu/%d", r->ntimed < (size_t)c->steps ? r->ntimed + 1 : r->ntimed, c->steps);
+    else if (r->nwarmup || kvlist_get(&r->phases, "warmup") || kvlist_get(&r->phases, "setup"))
+        snprintf(buf, n, "warm-up %zu/%d", r->nwarmup < (size_t)c->warmup ? r->nwarmup + 1 : r->nwarmup,
+                 c->warmup);
+    else if (kvlist_get(&r->phases, "inputs"))
+        snprintf(buf, n, "building");
+    else if (kvlist_get(&r->phases, "import"))
+        snprintf(buf, n, "making inputs");
+    else if (kvlist_get(&r->phases, "python"))
+        snprintf(buf, n, "importing");
+    else
+        snprintf(buf, n, "starting");
 }
 
 static void tick(void *arg, const struct result *r, int64_t elapsed_ns)
@@ -62,11 +88,9 @@ static void tick(void *arg, const struct result *r, int64_t elapsed_ns)
     double left = eta(p, el);
     if (left >= 0)
         fmt_duration(left, t, sizeof(t));
-    const char *phase = r->ntimed ? "timed" : r->nwarmup ? "warm-up" : "starting";
-    size_t n = r->ntimed ? r->ntimed : r->nwarmup;
-    int of = r->ntimed ? p->cell->steps : p->cell->warmup;
-    fprintf(stderr, "\r\033[K[%d/%d] %s  %s %zu/%d  %s  ETA %s", p->index, p->total, p->cell->key, phase, n, of,
-            e, t);
+    char phase[48];
+    phase_label(phase, sizeof(phase), r, p->cell);
+    fprintf(stderr, "\r\033[K[%d/%d] %s  %s  %s  ETA %s", p->index, p->total, p->cell->key, phase, e, t);
     fflush(stderr);
 }
 
@@ -165,6 +189,8 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
 
     memset(sum, 0, sizeof(*sum));
     struct progress p = {.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
+    for (size_t i = 0; i < todo->ncells; i++)
+        p.typical_all += catalog_typical_seconds(todo->cells[i].model, todo->cells[i].size);
     struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .state = on_state, .arg = &p};
     struct executor ex;
     int err = executor_open(&ex, eo, st, &stop_requested, &hooks);
@@ -186,6 +212,7 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
             print_done(&p, &ev.result);
             p.done++;
             p.done_wall += ev.result.wall_s;
+            p.typical_done += catalog_typical_seconds(ev.cell->model, ev.cell->size);
             count(sum, ev.result.status);
         }
         exec_event_free(&ev);
