@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# test_first_hour.sh - README.md's "first hour" walkthrough, as written: every
+# line of its ```sh block runs in a scratch directory holding ./benchgen and
+# data/, and exits 0 (compare: 0 or 3, which the block documents). `make` is
+# the build this test already runs against. Needs the `base` environment.
+set -u
+. "$(dirname "$0")/lib.sh"
+python3 - "$TMP/steps" <<'PY'
+import re, sys
+text = open("README.md").read()
+m = re.search(r"## The first hour\n.*?```sh\n(.*?)```", text, re.S)
+if not m:
+    sys.exit("README.md has no ```sh block under '## The first hour'")
+open(sys.argv[1], "w").write(m.group(1))
+PY
+check "the walkthrough is in README.md" test -s "$TMP/steps"
+W=$TMP/w
+mkdir -p "$W"
+ln -s "$BENCHGEN" "$W/benchgen"
+ln -s "$ROOT/data" "$W/data"
+n=0
+while IFS= read -r line; do
+  cmd=${line%%#*}
+  cmd=$(echo "$cmd" | sed 's/[[:space:]]*$//')
+  [ -n "$cmd" ] || continue
+  n=$((n + 1))
+  if [ "$cmd" = "make" ]; then
+    check "line $n: make (the binary under test is built)" test -x "$BENCHGEN"
+    continue
+  fi
+  (cd "$W" && bash -c "$cmd") >"$TMP/out.$n" 2>&1
+  rc=$?
+  case "$cmd" in
+    *" compare "*) check "line $n: $cmd (exit $rc)" test $rc -eq 0 -o $rc -eq 3 ;;
+    *) check "line $n: $cmd (exit $rc)" test $rc -eq 0 ;;
+  esac
+  [ $rc -eq 0 ] || [ $rc -eq 3 ] || tail -5 "$TMP/out.$n"
+done <"$TMP/steps"
+check "it ran ten commands" test "$n" -eq 10
+check "the report is in reports/first" test -f "$W/reports/first/report.html"
+check "the comparison is in reports/first-vs-second" test -f "$W/reports/first-vs-second/compare.html"
+check "the bundle verified" grep -q '^verified' "$TMP/out.9"
+finish
