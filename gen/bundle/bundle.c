@@ -10,6 +10,7 @@
 #include "bundle/bundle.h"
 #include "run/envs.h"
 #include "base/error.h"
+#include "base/json.h"
 #include "report/report.h"
 #include "store/rundata.h"
 #include "store/store.h"
@@ -189,62 +190,12 @@ static int render_in_(bundle_render_fn fn, const char *dir, const char *baseline
     return 0;
 }
 
-/* ---- JSON helpers ---------------------------------------------------------- */
+/* ---- JSON: the one writer (base/json.h); local names keep the call sites -- */
 
-static json_t *jstr_(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *copy = strdup(s); /* not UTF-8: keep ASCII, mark the rest */
-    if (!copy)
-        return NULL;
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    j = json_string(copy);
-    free(copy);
-    return j;
-}
-
-/* Sets o[key] = v, stealing v; *err set on any failure (v NULL included). */
-static void set_(json_t *o, const char *key, json_t *v, int *err)
-{
-    if (*err || !v) {
-        json_decref(v);
-        if (!*err)
-            *err = error_set(BG_ENOMEM, "bundle: cannot build JSON (out of memory)");
-        return;
-    }
-    if (json_object_set_new(o, key, v) != 0) /* releases v on failure */
-        *err = error_set(BG_ENOMEM, "bundle: cannot build JSON (out of memory)");
-}
-
-static void push_(json_t *a, json_t *v, int *err)
-{
-    if (*err) {
-        json_decref(v);
-        return;
-    }
-    if (!v || json_array_append_new(a, v) != 0)
-        *err = error_set(BG_ENOMEM, "bundle: cannot build JSON (out of memory)");
-}
-
-static char *json_text_(json_t *root)
-{
-    char *s = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
-    if (!s) {
-        error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
-    char *t = util_printf("%s\n", s);
-    free(s);
-    if (!t)
-        error_set(BG_ENOMEM, "out of memory");
-    return t;
-}
+static json_t *jstr_(const char *s) { return json_str(s); }
+static void set_(json_t *o, const char *key, json_t *v, int *err) { json_put(o, key, v, err); }
+static void push_(json_t *a, json_t *v, int *err) { json_push(a, v, err); }
+static char *json_text_(json_t *root) { return json_text(root); }
 
 /* ---- bundle ---------------------------------------------------------------- */
 

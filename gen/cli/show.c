@@ -8,6 +8,7 @@
  * never NaN or Infinity (null instead, which JSON can represent).
  */
 #include "cli/show.h"
+#include "base/json.h"
 #include "plan/catalog.h"
 #include "base/error.h"
 #include "store/rundata.h"
@@ -23,91 +24,6 @@
 
 /* ---- JSON helpers ------------------------------------------------------- */
 
-/* Length of the UTF-8 sequence a lead byte starts; 0 when it cannot lead. */
-static size_t utf8_len_(unsigned c)
-{
-    if (c < 0x80)
-        return 1;
-    if ((c & 0xe0) == 0xc0)
-        return 2;
-    if ((c & 0xf0) == 0xe0)
-        return 3;
-    if ((c & 0xf8) == 0xf0)
-        return 4;
-    return 0;
-}
-
-/* Copy of s with every invalid UTF-8 sequence replaced by U+FFFD: tracebacks
- * and environment values are not guaranteed to be UTF-8, jansson requires it. */
-static char *utf8_clean_(const char *s)
-{
-    struct strbuf sb = {0};
-    const unsigned char *p = (const unsigned char *)s;
-    int err = 0;
-    while (!err && *p) {
-        unsigned c = p[0];
-        size_t len = utf8_len_(c);
-        bool ok = len > 0;
-        uint32_t cp = len == 1 ? c : len == 2 ? (c & 0x1f) : len == 3 ? (c & 0x0f) : (c & 0x07);
-        for (size_t i = 1; ok && i < len; i++) {
-            if ((p[i] & 0xc0) != 0x80)
-                ok = false;
-            else
-                cp = (cp << 6) | (p[i] & 0x3f);
-        }
-        if (ok && ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-                   cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
-            ok = false;
-        if (ok) {
-            err = strbuf_append(&sb, (const char *)p, len);
-            p += len;
-        } else {
-            err = strbuf_puts(&sb, "\xef\xbf\xbd");
-            p++;
-        }
-    }
-    if (err) {
-        strbuf_free(&sb);
-        return NULL;
-    }
-    return strbuf_detach(&sb);
-}
-
-/* A JSON string, cleaned when not UTF-8; null for NULL. NULL only on ENOMEM. */
-static json_t *jstr_(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *clean = utf8_clean_(s);
-    j = clean ? json_string(clean) : NULL;
-    free(clean);
-    return j;
-}
-
-static json_t *jreal_(double x)
-{
-    return isfinite(x) ? json_real(x) : json_null();
-}
-
-/* Sets o[key] = v, stealing v; *err set on any failure (v NULL included).
- * Keys go through utf8_clean_() too: an environment variable's name need not
- * be UTF-8, and jansson refuses such a key. */
-static void set_(json_t *o, const char *key, json_t *v, int *err)
-{
-    char *k = (*err || !v) ? NULL : utf8_clean_(key);
-    int rc = -1;
-    if (k)
-        rc = json_object_set_new(o, k, v); /* consumes v, even on failure */
-    else
-        json_decref(v);
-    free(k);
-    if (rc != 0 && !*err)
-        *err = error_set(BG_ENOMEM, "show: cannot build JSON (out of memory)");
-}
-
 /* {key: value} of a kvlist; a repeated key keeps its last value. */
 static json_t *jmap_(const struct kvlist *kl, int *err)
 {
@@ -117,7 +33,7 @@ static json_t *jmap_(const struct kvlist *kl, int *err)
         return NULL;
     }
     for (size_t i = 0; !*err && i < kl->n; i++)
-        set_(o, kl->items[i].key, jstr_(kl->items[i].value), err);
+        json_put(o, kl->items[i].key, json_str(kl->items[i].value), err);
     return o;
 }
 
@@ -132,7 +48,7 @@ static json_t *jmarkers_(const struct kvlist *kl, int *err)
     for (size_t i = 0; !*err && i < kl->n; i++) {
         char *end = NULL;
         long long ns = strtoll(kl->items[i].value, &end, 10);
-        set_(o, kl->items[i].key, *end ? jstr_(kl->items[i].value) : json_integer(ns), err);
+        json_put(o, kl->items[i].key, *end ? json_str(kl->items[i].value) : json_integer(ns), err);
     }
     return o;
 }
@@ -146,17 +62,17 @@ static json_t *jstats_(const struct stats *st, int *err)
         *err = error_set(BG_ENOMEM, "out of memory");
         return NULL;
     }
-    set_(o, "mean_ms", jreal_(st->mean), err);
-    set_(o, "median_ms", jreal_(st->median), err);
-    set_(o, "p5_ms", jreal_(st->p5), err);
-    set_(o, "p95_ms", jreal_(st->p95), err);
-    set_(o, "stdev_ms", jreal_(st->stdev), err);
-    set_(o, "min_ms", jreal_(st->min), err);
-    set_(o, "max_ms", jreal_(st->max), err);
-    set_(o, "cv", jreal_(st->cv), err);
-    set_(o, "ci95_ms", json_pack("[oo]", jreal_(st->ci_lo), jreal_(st->ci_hi)), err);
-    set_(o, "outliers", json_integer((json_int_t)st->outliers), err);
-    set_(o, "first_is_outlier", json_boolean(st->first_is_outlier), err);
+    json_put(o, "mean_ms", json_num(st->mean), err);
+    json_put(o, "median_ms", json_num(st->median), err);
+    json_put(o, "p5_ms", json_num(st->p5), err);
+    json_put(o, "p95_ms", json_num(st->p95), err);
+    json_put(o, "stdev_ms", json_num(st->stdev), err);
+    json_put(o, "min_ms", json_num(st->min), err);
+    json_put(o, "max_ms", json_num(st->max), err);
+    json_put(o, "cv", json_num(st->cv), err);
+    json_put(o, "ci95_ms", json_pack("[oo]", json_num(st->ci_lo), json_num(st->ci_hi)), err);
+    json_put(o, "outliers", json_integer((json_int_t)st->outliers), err);
+    json_put(o, "first_is_outlier", json_boolean(st->first_is_outlier), err);
     return o;
 }
 
@@ -168,41 +84,41 @@ static json_t *jcell_(const struct rd_cell *c, int *err)
         return NULL;
     }
     bool done = c->status != NULL; /* result fields mean nothing before a final status */
-    set_(o, "id", json_integer(c->id), err);
-    set_(o, "key", jstr_(c->key), err);
-    set_(o, "model", jstr_(c->model), err);
-    set_(o, "task", jstr_(c->task), err);
-    set_(o, "batch", json_integer(c->batch), err);
-    set_(o, "backend", jstr_(c->backend), err);
-    set_(o, "size", jstr_(c->size), err);
-    set_(o, "precision", jstr_(c->precision), err);
-    set_(o, "env", jstr_(c->env), err);
-    set_(o, "workload", jstr_(c->workload), err);
-    set_(o, "steps", json_integer(c->steps), err);
-    set_(o, "warmup", json_integer(c->warmup), err);
-    set_(o, "repeat", json_integer(c->repeat), err);
-    set_(o, "seed", json_integer((json_int_t)c->seed), err);
-    set_(o, "timeout_s", jreal_(c->timeout_s), err);
-    set_(o, "memory_limit_bytes", json_integer(c->memory_limit), err);
-    set_(o, "status", jstr_(c->status), err);
-    set_(o, "detail", jstr_(c->detail), err);
-    set_(o, "input_sha256", jstr_(c->input_sha256), err);
-    set_(o, "input_bytes", done ? json_integer(c->input_bytes) : json_null(), err);
-    set_(o, "started_utc", jstr_(c->started_utc), err);
-    set_(o, "finished_utc", jstr_(c->finished_utc), err);
-    set_(o, "wall_s", done ? jreal_(c->wall_s) : json_null(), err);
-    set_(o, "peak_rss_bytes", done ? json_integer(c->peak_rss) : json_null(), err);
-    set_(o, "exit_code", done ? json_integer(c->exit_code) : json_null(), err);
-    set_(o, "term_signal", done ? json_integer(c->term_signal) : json_null(), err);
-    set_(o, "log_path", jstr_(c->log_path), err);
-    set_(o, "attempts", json_integer(c->attempts), err);
-    set_(o, "samples",
+    json_put(o, "id", json_integer(c->id), err);
+    json_put(o, "key", json_str(c->key), err);
+    json_put(o, "model", json_str(c->model), err);
+    json_put(o, "task", json_str(c->task), err);
+    json_put(o, "batch", json_integer(c->batch), err);
+    json_put(o, "backend", json_str(c->backend), err);
+    json_put(o, "size", json_str(c->size), err);
+    json_put(o, "precision", json_str(c->precision), err);
+    json_put(o, "env", json_str(c->env), err);
+    json_put(o, "workload", json_str(c->workload), err);
+    json_put(o, "steps", json_integer(c->steps), err);
+    json_put(o, "warmup", json_integer(c->warmup), err);
+    json_put(o, "repeat", json_integer(c->repeat), err);
+    json_put(o, "seed", json_integer((json_int_t)c->seed), err);
+    json_put(o, "timeout_s", json_num(c->timeout_s), err);
+    json_put(o, "memory_limit_bytes", json_integer(c->memory_limit), err);
+    json_put(o, "status", json_str(c->status), err);
+    json_put(o, "detail", json_str(c->detail), err);
+    json_put(o, "input_sha256", json_str(c->input_sha256), err);
+    json_put(o, "input_bytes", done ? json_integer(c->input_bytes) : json_null(), err);
+    json_put(o, "started_utc", json_str(c->started_utc), err);
+    json_put(o, "finished_utc", json_str(c->finished_utc), err);
+    json_put(o, "wall_s", done ? json_num(c->wall_s) : json_null(), err);
+    json_put(o, "peak_rss_bytes", done ? json_integer(c->peak_rss) : json_null(), err);
+    json_put(o, "exit_code", done ? json_integer(c->exit_code) : json_null(), err);
+    json_put(o, "term_signal", done ? json_integer(c->term_signal) : json_null(), err);
+    json_put(o, "log_path", json_str(c->log_path), err);
+    json_put(o, "attempts", json_integer(c->attempts), err);
+    json_put(o, "samples",
          json_pack("{sIsI}", "timed", (json_int_t)c->ntimed, "warmup", (json_int_t)c->nwarmup), err);
-    set_(o, "compile_ms", c->nwarmup ? jreal_((double)c->warmup_ns[0] / 1e6) : json_null(), err);
-    set_(o, "stats", jstats_(&c->st, err), err);
-    set_(o, "facts", jmap_(&c->facts, err), err);
-    set_(o, "markers", jmarkers_(&c->markers, err), err);
-    set_(o, "environment", jmap_(&c->environment, err), err);
+    json_put(o, "compile_ms", c->nwarmup ? json_num((double)c->warmup_ns[0] / 1e6) : json_null(), err);
+    json_put(o, "stats", jstats_(&c->st, err), err);
+    json_put(o, "facts", jmap_(&c->facts, err), err);
+    json_put(o, "markers", jmarkers_(&c->markers, err), err);
+    json_put(o, "environment", jmap_(&c->environment, err), err);
     return o;
 }
 
@@ -213,22 +129,22 @@ static json_t *jrun_(const struct rundata *rd, int *err)
         *err = error_set(BG_ENOMEM, "out of memory");
         return NULL;
     }
-    set_(o, "name", jstr_(rd->name), err);
-    set_(o, "description", jstr_(rd->description), err);
-    set_(o, "spec_path", jstr_(rd->spec_path), err);
-    set_(o, "spec_sha256", jstr_(rd->spec_sha256), err);
-    set_(o, "spec_text", jstr_(rd->spec_text), err);
-    set_(o, "size", jstr_(rd->size), err);
-    set_(o, "precision", jstr_(rd->precision), err);
-    set_(o, "seed", json_integer((json_int_t)rd->seed), err);
-    set_(o, "created_utc", jstr_(rd->created_utc), err);
-    set_(o, "started_utc", jstr_(rd->started_utc), err);
-    set_(o, "finished_utc", jstr_(rd->finished_utc), err);
-    set_(o, "command_line", jstr_(rd->command_line), err);
-    set_(o, "benchgen_version", jstr_(rd->benchgen_version), err);
-    set_(o, "git_commit", jstr_(rd->git_commit), err);
-    set_(o, "git_dirty", json_boolean(rd->git_dirty), err);
-    set_(o, "environment", jmap_(&rd->env, err), err);
+    json_put(o, "name", json_str(rd->name), err);
+    json_put(o, "description", json_str(rd->description), err);
+    json_put(o, "spec_path", json_str(rd->spec_path), err);
+    json_put(o, "spec_sha256", json_str(rd->spec_sha256), err);
+    json_put(o, "spec_text", json_str(rd->spec_text), err);
+    json_put(o, "size", json_str(rd->size), err);
+    json_put(o, "precision", json_str(rd->precision), err);
+    json_put(o, "seed", json_integer((json_int_t)rd->seed), err);
+    json_put(o, "created_utc", json_str(rd->created_utc), err);
+    json_put(o, "started_utc", json_str(rd->started_utc), err);
+    json_put(o, "finished_utc", json_str(rd->finished_utc), err);
+    json_put(o, "command_line", json_str(rd->command_line), err);
+    json_put(o, "benchgen_version", json_str(rd->benchgen_version), err);
+    json_put(o, "git_commit", json_str(rd->git_commit), err);
+    json_put(o, "git_dirty", json_boolean(rd->git_dirty), err);
+    json_put(o, "environment", jmap_(&rd->env, err), err);
     return o;
 }
 
@@ -241,9 +157,9 @@ static int show_json_(const struct rundata *rd, FILE *out)
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
-    set_(root, "format", json_string(SHOW_JSON_FORMAT), &err);
-    set_(root, "run", jrun_(rd, &err), &err);
-    set_(root, "cells", cells, &err);
+    json_put(root, "format", json_string(SHOW_JSON_FORMAT), &err);
+    json_put(root, "run", jrun_(rd, &err), &err);
+    json_put(root, "cells", cells, &err);
     for (size_t i = 0; !err && i < rd->ncells; i++) {
         json_t *c = jcell_(&rd->cells[i], &err);
         if (!c || json_array_append_new(cells, c) != 0)
@@ -251,9 +167,7 @@ static int show_json_(const struct rundata *rd, FILE *out)
     }
     if (err)
         goto done;
-    if (json_dumpf(root, out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) != 0 ||
-        fputc('\n', out) == EOF)
-        err = error_set(BG_EIO, "show: write failed");
+    err = json_write(root, out);
 done:
     json_decref(root);
     return err;

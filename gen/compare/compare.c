@@ -9,6 +9,7 @@
  */
 #include "compare/compare.h"
 #include "base/error.h"
+#include "base/json.h"
 #include "stats/stats.h"
 #include "base/util.h"
 
@@ -1111,55 +1112,12 @@ int compare_write_text(const struct compare_result *r, FILE *out)
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* A JSON string; bytes jansson refuses (not UTF-8) become '?'. */
-static json_t *jstr_(const char *s)
-{
-    if (!s)
-        return json_null();
-    json_t *j = json_string(s);
-    if (j)
-        return j;
-    char *copy = strdup(s);
-    if (!copy)
-        return NULL;
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    j = json_string(copy);
-    free(copy);
-    return j;
-}
-
-static json_t *jreal_(double x)
-{
-    return isfinite(x) ? json_real(x) : json_null();
-}
-
-/* Sets o[key] = v, stealing v; *err set on any failure (v NULL included). */
-static void set_(json_t *o, const char *key, json_t *v, int *err)
-{
-    json_t *k = (*err || !v) ? NULL : jstr_(key); /* keys must be UTF-8 too */
-    if (!k) {
-        json_decref(v);
-        if (!*err)
-            *err = error_set(BG_ENOMEM, "compare: cannot build JSON (out of memory)");
-        return;
-    }
-    if (json_object_set_new(o, json_string_value(k), v) != 0) /* releases v on failure */
-        *err = error_set(BG_ENOMEM, "compare: cannot build JSON (out of memory)");
-    json_decref(k);
-}
-
-/* Appends v to a, stealing v (released when an earlier step failed). */
-static void push_(json_t *a, json_t *v, int *err)
-{
-    if (*err) {
-        json_decref(v);
-        return;
-    }
-    if (!v || json_array_append_new(a, v) != 0) /* append releases v on failure */
-        *err = error_set(BG_ENOMEM, "compare: cannot build JSON (out of memory)");
-}
+/* The one JSON writer (base/json.h): its UTF-8 rule, null for NaN, the
+ * builders' error contract; the local names keep this file's call sites. */
+static json_t *jstr_(const char *s) { return json_str(s); }
+static json_t *jreal_(double x) { return json_num(x); }
+static void set_(json_t *o, const char *key, json_t *v, int *err) { json_put(o, key, v, err); }
+static void push_(json_t *a, json_t *v, int *err) { json_push(a, v, err); }
 
 static json_t *jchanges_(const struct compare_change *c, size_t n, int *err)
 {
@@ -1332,9 +1290,8 @@ int compare_write_json(const struct compare_result *r, FILE *out)
     }
     set_(root, "trend", trend, &err);
     set_(root, "exit_status", json_integer(compare_exit_status(r)), &err);
-    if (!err && (json_dumpf(root, out, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15)) != 0 ||
-                 fputc('\n', out) == EOF || ferror(out)))
-        err = error_set(BG_EIO, "compare: cannot write JSON: %s", strerror(errno));
+    if (!err)
+        err = json_write(root, out);
     json_decref(root);
     return err;
 }
