@@ -15,6 +15,7 @@ pkgs=(
   libarchive-dev                # release bundles
   zlib1g-dev                    # PNG encoding of charts
   poppler-utils                 # pdfinfo/pdftoppm in tests
+  slurmctld slurmd slurm-client munge   # the one-node cluster of tests/integration/test_slurm.sh
 )
 
 missing=()

@@ -12,6 +12,8 @@
 #include "run/envs.h"
 #include "run/executor.h"
 #include "run/scheduler.h"
+#include "run/slurm.h"
+#include "run/slurmrun.h"
 #include "run/sysinfo.h"
 #include "store/rundir.h"
 #include "store/store.h"
@@ -28,6 +30,10 @@ struct run_opts {
     int repeats;
     const char *executor, *devices; /* struct exec_options (run/executor.h) */
     int cpus_per_cell;
+    const char *partition, *mem, *time_limit;
+    int gpus_per_cell, max_parallel, max_attempts;
+    struct opt_list sbatch_args;
+    bool no_wait;
 };
 
 static const struct opt run_options[] = {
@@ -55,7 +61,21 @@ static const struct opt run_options[] = {
             "GPUs)"),
     OPT_INT(struct run_opts, cpus_per_cell, "cpus-per-cell", 0, "N", 1, 4096,
             "local: pin each cell to N cores of its own and set\nOMP_NUM_THREADS and kin to N; alone, runs as many "
-            "cells\nat once as there are sets of N cores"),
+            "cells\nat once as there are sets of N cores. slurm: --cpus-per-task"),
+    OPT_STR(struct run_opts, partition, "partition", 0, "P", "slurm: the partition of every cell"),
+    OPT_INT(struct run_opts, gpus_per_cell, "gpus-per-cell", 0, "N", 1, 64, "slurm: GPUs per cell (--gres=gpu:N)"),
+    OPT_STR(struct run_opts, mem, "mem", 0, "SIZE", "slurm: memory per cell (--mem, e.g. 64G)"),
+    OPT_STR(struct run_opts, time_limit, "time", 0, "LIMIT",
+            "slurm: time limit per cell (--time, e.g. 2:00:00); the spec's\nper-row and per-backend resources come "
+            "first"),
+    OPT_INT(struct run_opts, max_parallel, "max-parallel", 0, "K", 1, 100000,
+            "slurm: at most K tasks of the array at once"),
+    OPT_LIST(struct run_opts, sbatch_args, "sbatch-arg", 0, "ARG", "slurm: passed to sbatch as it is (repeatable)"),
+    OPT_INT(struct run_opts, max_attempts, "max-attempts", 0, "N", 1, 100,
+            "slurm: a task started more than N times is left\ninterrupted (default 3)"),
+    OPT_FLAG(struct run_opts, no_wait, "no-wait", 0,
+             "slurm: return once the array is queued, printing its job id;\nthen `benchgen status` and `benchgen "
+             "collect`"),
 };
 
 static char *join_args(int argc, char **argv)
@@ -176,6 +196,42 @@ static int derive_envs(struct matrix *plan, const char *const *with, size_t nwit
     return err;
 }
 
+/* Before --resume picks what is left: results of cells that ran elsewhere
+ * are merged (with Slurm's verdicts on tasks it ended), and cells whose
+ * Slurm task is still queued or running are left to it. A run submitted to
+ * Slurm resumes there unless --executor says otherwise. */
+static int resume_collect(struct store *st, struct matrix *plan, struct exec_options *eo)
+{
+    int verdicts = 0, files = 0, cells = 0, still = 0, err = 0;
+    bool slurm = slurmrun_submitted(st) && slurm_have("squeue");
+    if (slurm && !eo->kind) {
+        eo->kind = "slurm";
+        fprintf(stderr, "the run was submitted to Slurm: resuming with --executor slurm "
+                        "(--executor local runs the rest here)\n");
+    }
+    err = slurm ? slurmrun_collect(st, plan, &verdicts, &files, &cells, &still)
+                : collect_run(st, plan, &files, &cells);
+    if (err < 0)
+        return err;
+    if (files)
+        fprintf(stderr, "collected %d result file(s) of %d cell(s)\n", files, cells);
+    if (!still)
+        return 0;
+    unsigned char *keep = calloc(plan->ncells ? plan->ncells : 1, 1);
+    size_t n = 0;
+    if (!keep)
+        return error_set(BG_ENOMEM, "out of memory");
+    if ((err = slurmrun_active(st, plan, keep, &n)) == 0) {
+        for (size_t i = 0; i < plan->ncells; i++)
+            keep[i] = !keep[i];
+        matrix_filter(plan, keep);
+        fprintf(stderr, "%zu cell(s) still queued or running in Slurm: left to it (`benchgen status %s`)\n", n,
+                store_dir(st));
+    }
+    free(keep);
+    return err;
+}
+
 static int run_run(const struct cli_call *call)
 {
     const struct run_opts *o = call->opts;
@@ -186,7 +242,18 @@ static int run_run(const struct cli_call *call)
     bool retry[16] = {0};
     if (!spec_path && !o->resume)
         return cli_usage_error(&cli_run, "missing SPEC");
-    struct exec_options eo = {o->executor, o->devices, o->cpus_per_cell};
+    struct exec_options eo = {.kind = o->executor,
+                              .devices = o->devices,
+                              .cpus_per_cell = o->cpus_per_cell,
+                              .partition = o->partition,
+                              .gpus_per_cell = o->gpus_per_cell,
+                              .mem = o->mem,
+                              .time_limit = o->time_limit,
+                              .max_parallel = o->max_parallel,
+                              .sbatch_args = o->sbatch_args.v,
+                              .nsbatch_args = o->sbatch_args.n,
+                              .max_attempts = o->max_attempts,
+                              .no_wait = o->no_wait};
     if (o->resume && (o->out || o->only || o->with.n || o->repeats || o->dry_run))
         return cli_usage_error(&cli_run,
                                "--resume takes the plan from the run; drop --out/--only/--with/--repeats/--dry-run");
@@ -207,15 +274,9 @@ static int run_run(const struct cli_call *call)
     if (o->resume) {
         if ((err = store_open(&st, o->resume, false)) < 0 || (err = store_load_plan(st, &plan)) < 0)
             goto done;
-        /* Results of cells that ran elsewhere, not merged yet, count first. */
-        int files = 0, cells = 0;
-        if ((err = collect_run(st, &plan, &files, &cells)) < 0)
-            goto done;
-        if (files)
-            fprintf(stderr, "collected %d result file(s) of %d cell(s)\n", files, cells);
         if (spec && (err = check_same_spec(st, spec, o->resume)) < 0)
             goto done;
-        if ((err = select_resumable(st, &plan, retry, nstatuses)) < 0)
+        if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry, nstatuses)) < 0)
             goto done;
         fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", o->resume, plan.ncells);
     } else {
@@ -261,10 +322,20 @@ static int run_run(const struct cli_call *call)
     fflush(stdout);
     struct sched_summary sum;
     err = sched_run(st, &plan, &eo, &sum);
-    if (!err) {
-        fprintf(stderr, "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped -> %s\n", sum.total,
-                sum.ok, sum.unsupported, sum.failed, sum.skipped, store_dir(st));
-        status = (sum.failed || sum.skipped) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    if (!err && eo.no_wait) {
+        if (*sum.submitted) {
+            fprintf(stderr, "queued; watch with `benchgen status %s`, merge with `benchgen collect %s`\n",
+                    store_dir(st), store_dir(st));
+            printf("%s\n", sum.submitted);
+        }
+    } else if (!err) {
+        fprintf(stderr, "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped", sum.total, sum.ok,
+                sum.unsupported, sum.failed, sum.skipped);
+        if (sum.interrupted)
+            fprintf(stderr, ", %d interrupted (`benchgen run --resume %s` reruns them)", sum.interrupted,
+                    store_dir(st));
+        fprintf(stderr, " -> %s\n", store_dir(st));
+        status = (sum.failed || sum.skipped || sum.interrupted) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     }
 done:
     if (err < 0)
@@ -283,13 +354,19 @@ const struct cli_command cli_run = {
     .synopsis = "SPEC [--out DIR] [--only KEY=VAL,...] [--dry-run]\n"
                 " [--with PKG==V ...] [--repeats N]\n"
                 " [--executor E] [--devices LIST|auto] [--cpus-per-cell N]\n"
+                "SPEC --executor slurm [--partition P] [--gpus-per-cell N] [--cpus-per-cell N]\n"
+                " [--mem SIZE] [--time LIMIT] [--max-parallel K] [--sbatch-arg ARG]...\n"
+                " [--max-attempts N] [--no-wait]\n"
                 "--resume DIR [SPEC] [--retry STATUS,...]",
     .summary = "run a matrix spec (or finish an interrupted run with --resume)",
     .about = "Expands SPEC (a YAML matrix spec, see docs/SPEC.md), prints the plan and runs\n"
              "every cell, one at a time, each in a fresh worker process. Results go to DIR:\n"
-             "run.db (SQLite) and logs/.\n",
-    .exits = "0    every cell ok or unsupported\n"
-             "1    some cell failed or was skipped (the run is complete and reportable)\n"
+             "run.db (SQLite) and logs/. --devices/--cpus-per-cell run several cells at once\n"
+             "on this machine; --executor slurm submits one Slurm job array, one task per\n"
+             "cell, and waits for it (docs/CLUSTER.md).\n",
+    .exits = "0    every cell ok or unsupported (--no-wait: the array is queued)\n"
+             "1    some cell failed, was skipped or was interrupted by Slurm (the run is\n"
+             "     complete and reportable; --resume reruns the interrupted ones)\n"
              "2    usage error, bad spec, missing SPEC or run directory, unknown --retry status\n"
              "130  interrupted (`benchgen run --resume DIR` finishes it)",
     .spec = {run_options, sizeof(run_options) / sizeof(run_options[0]), 0, 1, "SPEC"},

@@ -11,47 +11,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-int collect_cell(struct store *st, const struct cell *c, int *merged, char latest[16])
+int collect_read(const char *run_dir, const struct cell *c, struct result *r, struct strlist *files,
+                 struct strlist *tags, struct strlist *statuses, char latest[16])
 {
     struct cellfile_attempts a = {0};
+    latest[0] = '\0';
+    int err = cellfile_list_attempts(run_dir, c->id, &a);
+    for (size_t i = 0; !err && i < a.n; i++)
+        if ((err = strlist_add(files, a.v[i].name)) == 0 && (err = strlist_add(tags, a.v[i].tag)) == 0)
+            err = strlist_add(statuses, a.v[i].status);
+    if (!err && a.n) {
+        snprintf(latest, 16, "%s", a.v[a.n - 1].status);
+        err = cellfile_read_attempt(run_dir, c, a.v[a.n - 1].name, r);
+    }
+    cellfile_attempts_free(&a);
+    return err;
+}
+
+int collect_cell(struct store *st, const struct cell *c, int *merged, char latest[16])
+{
     struct result r = {0};
-    const char **names = NULL, **tags = NULL, **statuses = NULL;
-    char *log = NULL;
-    const char *dir = store_dir(st);
+    struct strlist files = {0}, tags = {0}, statuses = {0};
+    char newest[16], *log = NULL;
     *merged = 0;
+    int err = collect_read(store_dir(st), c, &r, &files, &tags, &statuses, newest);
     if (latest)
-        latest[0] = '\0';
-    int err = cellfile_list_attempts(dir, c->id, &a);
-    if (err < 0 || a.n == 0)
-        goto done;
-    const struct cellfile_attempt *newest = &a.v[a.n - 1];
-    if (latest)
-        snprintf(latest, 16, "%s", newest->status);
-    names = calloc(a.n, sizeof(*names));
-    tags = calloc(a.n, sizeof(*tags));
-    statuses = calloc(a.n, sizeof(*statuses));
-    log = executor_log_path(dir, c);
-    if (!names || !tags || !statuses || !log) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
+        snprintf(latest, 16, "%s", newest);
+    if (!err && files.n) {
+        if (!(log = executor_log_path(store_dir(st), c)))
+            err = error_set(BG_ENOMEM, "out of memory");
+        else
+            err = store_merge(st, c, &r, log, (const char *const *)files.v, (const char *const *)tags.v,
+                              (const char *const *)statuses.v, files.n, merged);
     }
-    for (size_t i = 0; i < a.n; i++) {
-        names[i] = a.v[i].name;
-        tags[i] = a.v[i].tag;
-        statuses[i] = a.v[i].status;
-    }
-    if ((err = cellfile_read_attempt(dir, c, newest->name, &r)) < 0)
-        goto done;
-    err = store_merge(st, c, &r, log, names, tags, statuses, a.n, merged);
-done:
     if (err < 0)
         error_prefix(err, "collect cell %d (%s)", c->id, c->key);
     result_free(&r);
-    free(names);
-    free(tags);
-    free(statuses);
+    strlist_free(&files);
+    strlist_free(&tags);
+    strlist_free(&statuses);
     free(log);
-    cellfile_attempts_free(&a);
     return err;
 }
 

@@ -12,7 +12,15 @@
 #define BENCHGEN_COLLECT_H
 
 #include "plan/matrix.h"
+#include "base/util.h"
+#include "store/result.h"
 #include "store/store.h"
+
+/* Cell c's attempt files as the scheduler merges them: the newest attempt's
+ * result in full into *r, and every file with its attempt tag and status.
+ * 0 with nothing filled (latest "") when the cell has no attempt file. */
+int collect_read(const char *run_dir, const struct cell *c, struct result *r, struct strlist *files,
+                 struct strlist *tags, struct strlist *statuses, char latest[16]);
 
 /* Merges cell c's attempt files not merged yet; *merged counts them (0 when
  * there was nothing new). latest (may be NULL) gets the newest attempt's

@@ -18,7 +18,7 @@ int executor_open(struct executor *ex, const struct exec_options *opt, struct st
                   volatile sig_atomic_t *stop, const struct exec_hooks *hooks)
 {
     static const struct exec_options defaults = {0};
-    static const struct executor_ops *const tables[] = {&executor_local_ops};
+    static const struct executor_ops *const tables[] = {&executor_local_ops, &executor_slurm_ops};
     memset(ex, 0, sizeof(*ex));
     ex->opt = opt ? opt : &defaults;
     ex->st = st;
@@ -30,7 +30,7 @@ int executor_open(struct executor *ex, const struct exec_options *opt, struct st
         if (strcmp(tables[i]->name, kind) == 0)
             ex->ops = tables[i];
     if (!ex->ops)
-        return error_set(BG_EUSAGE, "unknown executor '%s' (known: local)", kind);
+        return error_set(BG_EUSAGE, "unknown executor '%s' (known: local, slurm)", kind);
     int err = ex->ops->open(ex);
     if (err < 0)
         ex->ops->close(ex);

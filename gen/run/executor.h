@@ -36,9 +36,22 @@
 
 /* What the command line (or a test) asks of the executor. Zero = defaults. */
 struct exec_options {
-    const char *kind;    /* "local" (NULL means local) */
+    const char *kind;    /* "local" (NULL means local) or "slurm" */
     const char *devices; /* local: NULL, "auto" (the GPUs NVML reports) or "0,1,3" */
-    int cpus_per_cell;   /* local: pin N disjoint cores per cell (0: no pinning) */
+    int cpus_per_cell;   /* local: pin N disjoint cores per cell (0: no pinning);
+                          * slurm: --cpus-per-task */
+    /* slurm: the defaults for every cell (the spec's per-row and per-backend
+     * resources, where given, come first) */
+    const char *partition;
+    int gpus_per_cell;      /* --gres=gpu:N */
+    const char *mem;        /* --mem, e.g. "16G" */
+    const char *time_limit; /* --time, e.g. "2:00:00" */
+    int max_parallel;       /* the array's %K throttle; 0 = none */
+    const char *const *sbatch_args; /* passed to sbatch as they are */
+    size_t nsbatch_args;
+    int max_attempts; /* starts of one task before it is left interrupted; 0 = 3 */
+    bool no_wait;     /* return once queued */
+    int poll_ms;      /* how often to look at the queue; 0 = 2000 */
 };
 
 /* One finished cell. */
@@ -78,6 +91,7 @@ struct executor_ops {
 };
 
 struct executor {
+    char submitted[256];             /* what start() queued, e.g. "Slurm job 1234" ("" locally) */
     const struct executor_ops *ops;
     const struct exec_options *opt;
     struct store *st;                /* the run being executed (borrowed) */
@@ -87,6 +101,7 @@ struct executor {
 };
 
 extern const struct executor_ops executor_local_ops;
+extern const struct executor_ops executor_slurm_ops;
 
 /* Picks the table for opt->kind (opt may be NULL: local) and opens it.
  * BG_EUSAGE for an unknown kind or options the executor refuses. */

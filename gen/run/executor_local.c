@@ -168,6 +168,10 @@ static int local_open(struct executor *ex)
         return error_set(BG_ENOMEM, "out of memory");
     ex->priv = l;
     int err = 0;
+    if (o->partition || o->gpus_per_cell || o->mem || o->time_limit || o->max_parallel || o->nsbatch_args ||
+        o->no_wait || o->max_attempts)
+        return error_set(BG_EUSAGE, "--partition, --gpus-per-cell, --mem, --time, --max-parallel, --sbatch-arg, "
+                                    "--max-attempts and --no-wait are for --executor slurm");
     if (o->cpus_per_cell < 0)
         return error_set(BG_EUSAGE, "--cpus-per-cell %d: expected a positive number", o->cpus_per_cell);
     if (o->devices && (err = parse_devices(l, o->devices)) < 0)

@@ -199,7 +199,12 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
         err = store_mark_started(st, time(NULL));
     if (!err)
         err = ex.ops->start(&ex, todo);
-    while (!err) {
+    if (!err && *ex.submitted) {
+        snprintf(sum->submitted, sizeof(sum->submitted), "%s", ex.submitted);
+        fprintf(stderr, "submitted %zu cell(s) to %s job %s\n", todo->ncells, ex.ops->name, ex.submitted);
+    }
+    bool wait = !(eo && eo->no_wait);
+    while (!err && wait) {
         struct exec_event ev;
         int got = ex.ops->next(&ex, &ev);
         if (got <= 0) {
@@ -219,7 +224,7 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
     }
     if (opened)
         ex.ops->close(&ex);
-    if (!err && !stop_requested)
+    if (!err && !stop_requested && wait)
         err = store_mark_finished(st, time(NULL));
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);

@@ -20,9 +20,11 @@
 
 struct sched_summary {
     int total, ok, unsupported, failed, skipped, interrupted;
+    char submitted[256]; /* what the executor queued ("" locally): a Slurm job id */
 };
 
 /* Runs todo with the executor eo asks for (NULL: local, one at a time).
+ * With eo->no_wait it returns once the executor has queued the cells.
  * 0 (see summary for how cells ended) or BG_EINTR when the user stopped the
  * run; other negative codes when the executor refused its options or the
  * store could not be written. */

@@ -731,6 +731,37 @@ int store_merge(struct store *s, const struct cell *c, const struct result *r, c
     return 0;
 }
 
+int store_note_run(struct store *s, const char *key, const char *value)
+{
+    if (check_writable_(s) < 0)
+        return error_code();
+    struct kvlist kl = {0};
+    int err = kvlist_add(&kl, key, value);
+    if (!err)
+        err = insert_env_(s->db, 0, &kl);
+    kvlist_free(&kl);
+    return err;
+}
+
+int store_run_notes(struct store *s, const char *prefix, struct kvlist *out)
+{
+    sqlite3_stmt *st = NULL;
+    int err = prepare_(s->db,
+                       "SELECT key, value FROM environment WHERE cell_id = 0 AND substr(key, 1, length(?1)) = ?1"
+                       " ORDER BY rowid",
+                       &st);
+    if (err < 0)
+        return err;
+    bind_text_(st, 1, prefix, false);
+    int rc;
+    while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
+        err = kvlist_add(out, (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1));
+    if (!err && rc != SQLITE_DONE)
+        err = db_error_(s->db, "read run environment");
+    sqlite3_finalize(st);
+    return err;
+}
+
 int store_record(struct store *s, const struct cell *c, const struct result *r, const char *log_path)
 {
     if (check_writable_(s) < 0)

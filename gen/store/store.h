@@ -88,6 +88,13 @@ int store_merge(struct store *s, const struct cell *c, const struct result *r, c
                 const char *const *files, const char *const *tags, const char *const *statuses, size_t n,
                 int *merged);
 
+/* Adds one run-wide environment row (cell_id 0), e.g. a Slurm submission. */
+int store_note_run(struct store *s, const char *key, const char *value);
+
+/* Appends the run-wide environment rows whose key starts with prefix, in
+ * the order they were added. */
+int store_run_notes(struct store *s, const char *prefix, struct kvlist *out);
+
 int store_mark_started(struct store *s, time_t t);
 int store_mark_finished(struct store *s, time_t t);
 

@@ -1,0 +1,379 @@
+/*
+ * executor_slurm.c - the Slurm executor: one job array, one task per cell
+ * (see executor.h, slurm.h, docs/CLUSTER.md).
+ *
+ * start() writes RUN_DIR/cells/plan.json and RUN_DIR/cells/job.sh (which
+ * execs `benchgen cell RUN_DIR $SLURM_ARRAY_TASK_ID`), submits the cells'
+ * ids as one array with sbatch --parsable --requeue, and notes the job in
+ * run.db (slurm.job.<id>). Array task id = cell id, so `run --resume`
+ * submits just the ids left.
+ *
+ * next() watches the result files and squeue. A cell is done when its
+ * newest attempt file holds a final status, or when Slurm has ended its
+ * task (TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, CANCELLED, PREEMPTED, ...)
+ * without one: then this side writes a verdict file with the status that
+ * state means and Slurm's reason (scontrol) in the detail. A requeued task
+ * (preemption, scontrol requeue) is not done: its `interrupted` attempt is
+ * kept, and the next attempt counts. Ctrl-C stops the watching only; the
+ * array keeps running, and status/collect/--resume pick it up later.
+ */
+#include "run/executor.h"
+#include "run/cellfile.h"
+#include "run/collect.h"
+#include "run/slurm.h"
+#include "run/slurmrun.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* How long a task may sit in a final state before its missing result is
+ * judged from Slurm's state (the file may still be on its way over NFS). */
+#define GRACE_NS (3 * 1000000000LL)
+
+struct scell {
+    const struct cell *cell;
+    char job[32];
+    bool done, seen_running;
+    int64_t final_since; /* 0: not seen in a final state yet */
+};
+
+struct slurm {
+    struct scell *cells;
+    size_t n, ndone;
+    struct strlist jobs;
+    char *run_dir; /* absolute: tasks run elsewhere */
+};
+
+static int slurm_open(struct executor *ex)
+{
+    const struct exec_options *o = ex->opt;
+    struct slurm *s = calloc(1, sizeof(*s));
+    if (!s)
+        return error_set(BG_ENOMEM, "out of memory");
+    ex->priv = s;
+    if (o->devices)
+        return error_set(BG_EUSAGE, "--devices is for the local executor; under Slurm use --gpus-per-cell N");
+    if (o->gpus_per_cell < 0 || o->max_parallel < 0 || o->cpus_per_cell < 0)
+        return error_set(BG_EUSAGE, "--gpus-per-cell, --cpus-per-cell and --max-parallel take positive numbers");
+    static const char *const cmds[] = {"sbatch", "squeue", "scontrol", "scancel"};
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+        if (!slurm_have(cmds[i]))
+            return error_set(BG_EUSAGE, "--executor slurm: %s is not on PATH (run this on a Slurm login node)",
+                             cmds[i]);
+    return 0;
+}
+
+/* 'text' quoted for sh. */
+static int sh_quote(struct strbuf *sb, const char *text)
+{
+    int err = strbuf_puts(sb, "'");
+    for (const char *p = text; !err && *p; p++)
+        err = *p == '\'' ? strbuf_puts(sb, "'\\''") : strbuf_append(sb, p, 1);
+    return err ? err : strbuf_puts(sb, "'");
+}
+
+static int write_script(const char *run_dir, int max_attempts, char **path_out)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    if (n <= 0)
+        return error_set(BG_EIO, "cannot find the benchgen binary (/proc/self/exe)");
+    exe[n] = '\0';
+    struct strbuf sb = {0};
+    int err = strbuf_puts(&sb, "#!/bin/sh\n"
+                               "# One task of a benchgen Slurm array: the cell whose id is the task id.\n"
+                               "# Written by `benchgen run --executor slurm`; see docs/CLUSTER.md.\n"
+                               "BENCHGEN_HOME=");
+    if (!err)
+        err = sh_quote(&sb, util_home_dir());
+    if (!err)
+        err = strbuf_puts(&sb, "\nexport BENCHGEN_HOME\nexec ");
+    if (!err)
+        err = sh_quote(&sb, exe);
+    if (!err)
+        err = strbuf_puts(&sb, " cell ");
+    if (!err)
+        err = sh_quote(&sb, run_dir);
+    if (!err)
+        err = strbuf_printf(&sb, " \"$SLURM_ARRAY_TASK_ID\" --max-attempts %d\n", max_attempts);
+    char *path = util_printf("%s/cells/job.sh", run_dir);
+    if (!err && !path)
+        err = error_set(BG_ENOMEM, "out of memory");
+    if (!err)
+        err = util_write_file_atomic(path, sb.buf, sb.len);
+    if (!err && chmod(path, 0755) < 0)
+        err = error_set(BG_EIO, "chmod %s", path);
+    strbuf_free(&sb);
+    if (err)
+        free(path);
+    else
+        *path_out = path;
+    return err;
+}
+
+/* Minutes in a Slurm time limit ("MM", "MM:SS", "HH:MM:SS", "D-HH[:MM[:SS]]"); -1 if unknown. */
+static long limit_minutes(const char *t)
+{
+    if (!t || !*t)
+        return -1;
+    long d = 0, h = 0, m = 0, sec = 0;
+    const char *dash = strchr(t, '-');
+    int k;
+    if (dash) {
+        d = atol(t);
+        k = sscanf(dash + 1, "%ld:%ld:%ld", &h, &m, &sec);
+        return k >= 1 ? d * 1440 + h * 60 + m : -1;
+    }
+    k = sscanf(t, "%ld:%ld:%ld", &h, &m, &sec);
+    if (k == 1)
+        return h; /* plain minutes */
+    if (k == 2)
+        return h + (m > 0); /* MM:SS */
+    return k == 3 ? h * 60 + m : -1;
+}
+
+/* Appends one formatted argument; keeps the first error. */
+static void addf(struct strlist *a, int *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void addf(struct strlist *a, int *err, const char *fmt, ...)
+{
+    if (*err)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    char *v = NULL;
+    if (vasprintf(&v, fmt, ap) < 0)
+        v = NULL;
+    va_end(ap);
+    *err = v ? strlist_add(a, v) : error_set(BG_ENOMEM, "out of memory");
+    free(v);
+}
+
+static int build_args(const struct exec_options *o, const char *run_dir, const char *ranges, const char *name,
+                      struct strlist *a)
+{
+    int err = 0;
+    if (o->max_parallel > 0)
+        addf(a, &err, "--array=%s%%%d", ranges, o->max_parallel);
+    else
+        addf(a, &err, "--array=%s", ranges);
+    addf(a, &err, "--job-name=benchgen-%s", name);
+    addf(a, &err, "--output=%s/logs/slurm-%%A_%%a.out", run_dir);
+    addf(a, &err, "--open-mode=append");
+    addf(a, &err, "--requeue");
+    /* The signal may come up to a minute early: only worth it for long limits. */
+    if (limit_minutes(o->time_limit) >= 10)
+        addf(a, &err, "--signal=B:USR1@90");
+    if (o->partition)
+        addf(a, &err, "--partition=%s", o->partition);
+    if (o->gpus_per_cell > 0)
+        addf(a, &err, "--gres=gpu:%d", o->gpus_per_cell);
+    if (o->cpus_per_cell > 0)
+        addf(a, &err, "--cpus-per-task=%d", o->cpus_per_cell);
+    if (o->mem)
+        addf(a, &err, "--mem=%s", o->mem);
+    if (o->time_limit)
+        addf(a, &err, "--time=%s", o->time_limit);
+    for (size_t i = 0; i < o->nsbatch_args; i++)
+        addf(a, &err, "%s", o->sbatch_args[i]);
+    return err;
+}
+
+static int slurm_start(struct executor *ex, const struct matrix *todo)
+{
+    struct slurm *s = ex->priv;
+    struct matrix plan = {0};
+    struct strlist args = {0};
+    char *script = NULL, *ranges = NULL, *note_key = NULL, *note = NULL;
+    int *ids = NULL, err = 0;
+    if (todo->ncells == 0)
+        return 0;
+    if (!(s->run_dir = util_realpath(store_dir(ex->st))))
+        return error_set(BG_EIO, "%s: cannot resolve the run directory", store_dir(ex->st));
+    if ((err = store_load_plan(ex->st, &plan)) < 0 || (err = cellfile_write_plan(s->run_dir, &plan)) < 0 ||
+        (err = write_script(s->run_dir, ex->opt->max_attempts > 0 ? ex->opt->max_attempts : 3, &script)) < 0)
+        goto done;
+    s->cells = calloc(todo->ncells, sizeof(*s->cells));
+    ids = calloc(todo->ncells, sizeof(*ids));
+    if (!s->cells || !ids) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < todo->ncells; i++)
+        ids[i] = todo->cells[i].id;
+    const char *base = strrchr(s->run_dir, '/');
+    char job[32];
+    if (!(ranges = slurm_ranges(ids, todo->ncells)) ||
+        (err = build_args(ex->opt, s->run_dir, ranges, base ? base + 1 : s->run_dir, &args)) < 0 ||
+        (err = slurm_submit(&args, script, job)) < 0)
+        goto done;
+    for (size_t i = 0; i < todo->ncells; i++) {
+        s->cells[i].cell = &todo->cells[i];
+        snprintf(s->cells[i].job, sizeof(s->cells[i].job), "%s", job);
+    }
+    s->n = todo->ncells;
+    char when[32];
+    util_iso8601_utc(time(NULL), when);
+    note_key = util_printf("slurm.job.%s", job);
+    note = util_printf("cells=%s submitted=%s", ranges, when);
+    if ((err = strlist_add(&s->jobs, job)) < 0 || !note_key || !note ||
+        (err = store_note_run(ex->st, note_key, note)) < 0)
+        goto done;
+    snprintf(ex->submitted, sizeof(ex->submitted), "%s", job);
+done:
+    if (err == 0 && !note)
+        err = error_set(BG_ENOMEM, "out of memory");
+    matrix_free(&plan);
+    strlist_free(&args);
+    free(script);
+    free(ranges);
+    free(ids);
+    free(note_key);
+    free(note);
+    return err;
+}
+
+/* ---- watching ---------------------------------------------------------------- */
+
+/* Decides whether cell sc is done now; writes a verdict when Slurm ended its
+ * task without a final result. q is the queue (NULL: not asked this round). */
+static int judge(struct executor *ex, struct slurm *s, struct scell *sc, const struct slurm_tasks *q)
+{
+    char tag[96], st[16];
+    int err = slurmrun_newest(s->run_dir, sc->cell->id, tag, st);
+    if (err < 0 || slurmrun_status_final(st)) {
+        sc->done = err == 0;
+        return err;
+    }
+    if (!q)
+        return 0;
+    const struct slurm_task *t = slurm_find(q, sc->job, sc->cell->id);
+    if (t && !strcmp(t->state, "RUNNING") && !sc->seen_running) {
+        sc->seen_running = true;
+        if (ex->hooks.started) {
+            char where[192];
+            snprintf(where, sizeof(where), "node %s (job %s_%d)", t->node, sc->job, sc->cell->id);
+            ex->hooks.started(ex->hooks.arg, sc->cell, where);
+        }
+    }
+    if (t && !slurm_state_final(t->state)) {
+        sc->final_since = 0;
+        return 0;
+    }
+    int64_t now = util_now_ns();
+    if (!sc->final_since) {
+        sc->final_since = now;
+        return 0;
+    }
+    if (now - sc->final_since < GRACE_NS)
+        return 0;
+    /* Ended without a final result of its own. A task that ended COMPLETED
+     * or FAILED after recording `interrupted` (a stray SIGTERM) keeps it. */
+    if (!t || !*st || strcmp(slurm_state_status(t->state), "error") != 0)
+        err = slurmrun_verdict(s->run_dir, sc->cell, sc->job, t, tag, st);
+    sc->done = err == 0;
+    return err;
+}
+
+static int fill_event(struct slurm *s, struct scell *sc, struct exec_event *ev)
+{
+    char latest[16];
+    ev->cell = sc->cell;
+    int err = collect_read(s->run_dir, sc->cell, &ev->result, &ev->files, &ev->tags, &ev->statuses, latest);
+    if (!err && !(ev->log_path = executor_log_path(s->run_dir, sc->cell)))
+        err = error_set(BG_ENOMEM, "out of memory");
+    if (err < 0)
+        exec_event_free(ev);
+    return err;
+}
+
+static void report_state(struct executor *ex, struct slurm *s, const struct slurm_tasks *q)
+{
+    if (!ex->hooks.state)
+        return;
+    size_t pending = 0, running = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->cells[i].done)
+            continue;
+        const struct slurm_task *t = slurm_find(q, s->cells[i].job, s->cells[i].cell->id);
+        if (t && !strcmp(t->state, "RUNNING"))
+            running++;
+        else if (t && !slurm_state_final(t->state))
+            pending++;
+    }
+    char line[160];
+    snprintf(line, sizeof(line), "Slurm job %s: %zu running, %zu queued", s->jobs.n ? s->jobs.v[0] : "?", running,
+             pending);
+    ex->hooks.state(ex->hooks.arg, line);
+}
+
+static int slurm_next(struct executor *ex, struct exec_event *ev)
+{
+    struct slurm *s = ex->priv;
+    /* BENCHGEN_SLURM_POLL_MS: how often to look (tests use a short one). */
+    const char *env = getenv("BENCHGEN_SLURM_POLL_MS");
+    int poll_ms = ex->opt->poll_ms > 0 ? ex->opt->poll_ms : env && atoi(env) > 0 ? atoi(env) : 2000;
+    memset(ev, 0, sizeof(*ev));
+    for (;;) {
+        /* Done cells first, one per call. */
+        for (size_t i = 0; i < s->n; i++) {
+            struct scell *sc = &s->cells[i];
+            if (sc->done && sc->cell) {
+                int err = fill_event(s, sc, ev);
+                sc->cell = NULL; /* handed back */
+                s->ndone++;
+                return err < 0 ? err : 1;
+            }
+        }
+        if (s->ndone == s->n)
+            return 0;
+        if (ex->stop && *ex->stop)
+            return error_set(BG_EINTR,
+                             "stopped watching; Slurm job %s keeps running. Later: `benchgen status %s`, "
+                             "`benchgen collect %s`; `scancel %s` stops it",
+                             s->jobs.v[0], s->run_dir, s->run_dir, s->jobs.v[0]);
+        struct slurm_tasks q = {0};
+        int err = slurm_queue(&s->jobs, &q);
+        for (size_t i = 0; !err && i < s->n; i++)
+            if (s->cells[i].cell && !s->cells[i].done)
+                err = judge(ex, s, &s->cells[i], &q);
+        if (!err)
+            report_state(ex, s, &q);
+        slurm_tasks_free(&q);
+        if (err < 0)
+            return err;
+        bool any = false;
+        for (size_t i = 0; i < s->n && !any; i++)
+            any = s->cells[i].done && s->cells[i].cell;
+        if (!any) {
+            struct timespec nap = {poll_ms / 1000, (poll_ms % 1000) * 1000000L};
+            nanosleep(&nap, NULL);
+        }
+    }
+}
+
+static void slurm_close(struct executor *ex)
+{
+    struct slurm *s = ex->priv;
+    if (!s)
+        return;
+    free(s->cells);
+    strlist_free(&s->jobs);
+    free(s->run_dir);
+    free(s);
+    ex->priv = NULL;
+}
+
+const struct executor_ops executor_slurm_ops = {
+    .name = "slurm",
+    .open = slurm_open,
+    .start = slurm_start,
+    .next = slurm_next,
+    .close = slurm_close,
+};
