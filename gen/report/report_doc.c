@@ -4,6 +4,7 @@
 #include "report/report_doc.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "report/placement.h"
 #include "report/tables.h"
 
 #include <stdio.h>
@@ -116,6 +117,8 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     doc_heading(d, "Facts recorded per backend");
     table(d, x, TABLE_FACTS, 7.5);
     doc_end(d);
+
+    placement_section(d, x);
 
     doc_section(d, "environment", "Environment");
     doc_heading(d, "Machine and run");

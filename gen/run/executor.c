@@ -4,6 +4,7 @@
  */
 #include "run/executor.h"
 #include "run/envs.h"
+#include "run/gpu.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "runners/worker.h"
@@ -122,6 +123,47 @@ static int note_slurm(struct kvlist *env)
     return err;
 }
 
+/* The kind of CPU: /proc/cpuinfo's first "model name". */
+static void cpu_model(char *buf, size_t n)
+{
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    snprintf(buf, n, "?");
+    while (f && fgets(line, sizeof(line), f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            colon += strspn(colon + 1, " \t") + 1;
+            colon[strcspn(colon, "\n")] = '\0';
+            snprintf(buf, n, "%s", colon);
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+}
+
+/* The kind of each visible GPU, by NVML name, for numeric
+ * CUDA_VISIBLE_DEVICES entries (with CUDA_DEVICE_ORDER=PCI_BUS_ID, as the
+ * local executor sets it, or under Slurm's device cgroup, NVML's own
+ * numbering); "" when NVML sees none. */
+static int gpu_kinds(const char *visible, struct strbuf *sb)
+{
+    struct gpu_facts f;
+    if (!visible || !*visible || gpu_collect(&f) < 0 || !f.nvml_ok || f.nvml_count == 0)
+        return 0;
+    int err = 0;
+    for (const char *p = visible; !err && *p;) {
+        char *end;
+        long i = strtol(p, &end, 10);
+        const char *name = end != p && i >= 0 && i < f.nvml_count ? f.nvml_name[i] : "?";
+        err = strbuf_printf(sb, "%s%s", sb->len ? "," : "", name);
+        p += strcspn(p, ",");
+        if (*p)
+            p++;
+    }
+    return err;
+}
+
 int executor_note_place(struct result *r)
 {
     char host[256] = "";
@@ -137,6 +179,12 @@ int executor_note_place(struct result *r)
     if (!err && (err = kvlist_add(&r->env, "where.host", host)) == 0 &&
         (err = kvlist_add(&r->env, "where.cores", cores.len ? cores.buf : "")) == 0)
         err = kvlist_add(&r->env, "where.devices", dev ? dev : "");
+    char cpu[256];
+    cpu_model(cpu, sizeof(cpu));
+    struct strbuf gpus = {0};
+    if (!err && (err = kvlist_add(&r->env, "where.cpu", cpu)) == 0 && (err = gpu_kinds(dev, &gpus)) == 0)
+        err = kvlist_add(&r->env, "where.gpu", gpus.len ? gpus.buf : "");
+    strbuf_free(&gpus);
     if (!err && getenv("SLURM_JOB_ID"))
         err = note_slurm(&r->env);
     strbuf_free(&cores);

@@ -117,7 +117,8 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
 
 /* Adds where the calling process runs to r->env: where.host, where.cores
  * (its CPU affinity, "0-3,8"), where.devices (CUDA_VISIBLE_DEVICES, ""
- * when unset) and, inside a Slurm job, slurm.job_id, slurm.array_job_id,
+ * when unset), where.cpu (the CPU model), where.gpu (the NVML names of the
+ * visible GPUs, "" without) and, inside a Slurm job, slurm.job_id, slurm.array_job_id,
  * slurm.array_task_id, slurm.node, slurm.partition, slurm.job_gpus
  * (SLURM_JOB_GPUS), slurm.restart_count, slurm.cpus_per_task. */
 int executor_note_place(struct result *r);

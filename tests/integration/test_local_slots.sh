@@ -42,6 +42,19 @@ check "CUDA_DEVICE_ORDER=PCI_BUS_ID for device slots" \
 n_files=$(ls "$RUN"/cells/*/*.json | wc -l)
 check "attempt files kept under cells/" test "$n_files" -eq 4
 
+# The report shows where every cell ran, and warns when the cells of one row
+# ran on different kinds of GPU (two repeats of one row, one relabelled).
+RUN=$TMP/kinds
+"$BENCHGEN" run "$SPEC" --out "$RUN" --devices 0,1 --only model=place1 --repeats 2 >/dev/null 2>&1
+sqlite3 "$RUN/run.db" "UPDATE environment SET value = 'Fake GPU A' WHERE key = 'where.gpu' AND cell_id = 1;
+  UPDATE environment SET value = 'Fake GPU B' WHERE key = 'where.gpu' AND cell_id = 2;"
+"$BENCHGEN" report "$RUN" --out "$TMP/kinds-report" >/dev/null 2>&1
+check "report has a Where cells ran section" grep -q "^## Where cells ran" "$TMP/kinds-report/report.md"
+check "... listing both cells with their devices" \
+  test "$(sed -n '/^## Where cells ran/,/^## Environment/p' "$TMP/kinds-report/report.md" | grep -c '^| place1/predict/b1/numpy')" -eq 2
+check "... and warning that the row ran on two GPU kinds" \
+  grep -q "ran on different kinds of GPU: Fake GPU A; Fake GPU B" "$TMP/kinds-report/report.md"
+
 # --cpus-per-cell 1 alone: one slot per core, disjoint affinity, threads = 1.
 ncores=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
 RUN=$TMP/cpu
