@@ -21,7 +21,11 @@ measure() { # NAME ARGS...
     local out=$W/$name-$i
     local t0 t1
     t0=$(date +%s.%N)
-    "$B" run tests/specs/tiny1.yaml --out "$out" "$@" >/dev/null 2>&1
+    if ! "$B" run tests/specs/tiny1.yaml --out "$out" "$@" >"$out.log" 2>&1; then
+      echo "slurm-overhead: $name run $i failed:" >&2
+      tail -5 "$out.log" >&2
+      continue
+    fi
     t1=$(date +%s.%N)
     python3 -c "import sys; t=float(sys.argv[2])-float(sys.argv[1]); c=float(sys.argv[3]); print('%s %.3f %.3f %.3f' % (sys.argv[4], t, c, (t-c)/12))" \
       "$t0" "$t1" "$(sum_wall "$out")" "$name"

@@ -8,6 +8,7 @@
 #include "plan/catalog.h"
 #include "plan/matrix.h"
 #include "plan/spec.h"
+#include "run/cellfile.h"
 #include "run/collect.h"
 #include "run/envs.h"
 #include "run/executor.h"
@@ -314,7 +315,8 @@ static int run_run(const struct cli_call *call)
         if ((err = executor_open(&probe, &eo, NULL, NULL, NULL)) < 0)
             goto done;
         probe.ops->close(&probe);
-        if ((err = store_create(&st, outdir, spec, &plan, &host, cmdline)) < 0)
+        if ((err = store_create(&st, outdir, spec, &plan, &host, cmdline)) < 0 ||
+            (err = cellfile_write_plan(store_dir(st), &plan)) < 0)
             goto done;
         const char *gpu = kvlist_get(&host, "gpu.status");
         fprintf(stderr, "run directory: %s\n%s%s", outdir, gpu ? gpu : "", gpu ? "\n" : "");

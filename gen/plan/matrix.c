@@ -162,6 +162,20 @@ static int resolve_warmup(const struct spec *spec, const struct spec_row *row,
     return spec->warmup;
 }
 
+/* The cell's cluster resources: the spec's, then its backend's, then its row's. */
+static int cell_resources(const struct spec *spec, const struct spec_row *row, const char *backend,
+                          struct resources *out)
+{
+    memset(out, 0, sizeof(*out));
+    int err = resources_overlay(out, &spec->resources);
+    for (size_t i = 0; !err && i < spec->nres_by_backend; i++)
+        if (strcmp(spec->res_by_backend[i].backend, backend) == 0)
+            err = resources_overlay(out, &spec->res_by_backend[i].res);
+    if (!err)
+        err = resources_overlay(out, &row->resources);
+    return err;
+}
+
 int matrix_expand(struct matrix *out, const struct spec *spec, const char *only)
 {
     struct kvlist filters = {0};
@@ -220,8 +234,10 @@ int matrix_expand(struct matrix *out, const struct spec *spec, const char *only)
                     .log_limit = spec->log_limit,
                 };
                 total++;
-                if (!only || only_matches(&filters, &c))
+                err = cell_resources(spec, row, backend, &c.res);
+                if (!err && (!only || only_matches(&filters, &c)))
                     err = matrix_add(&m, &c);
+                resources_free(&c.res);
                 free(key);
                 if (err < 0)
                     goto done;
@@ -245,6 +261,7 @@ done:
 
 static void cell_free(struct cell *c)
 {
+    resources_free(&c->res);
     free(c->key);
     free(c->model);
     free(c->task);
@@ -297,10 +314,12 @@ int matrix_add(struct matrix *m, const struct cell *c)
     struct cell copy = *c;
     copy.key = copy.model = copy.task = copy.backend = NULL;
     copy.size = copy.precision = copy.env = copy.workload = NULL;
+    memset(&copy.res, 0, sizeof(copy.res));
     if ((err = dup_str(&copy.key, c->key)) < 0 || (err = dup_str(&copy.model, c->model)) < 0 ||
         (err = dup_str(&copy.task, c->task)) < 0 || (err = dup_str(&copy.backend, c->backend)) < 0 ||
         (err = dup_str(&copy.size, c->size)) < 0 || (err = dup_str(&copy.precision, c->precision)) < 0 ||
-        (err = dup_str(&copy.env, c->env)) < 0 || (err = dup_str(&copy.workload, c->workload)) < 0) {
+        (err = dup_str(&copy.env, c->env)) < 0 || (err = dup_str(&copy.workload, c->workload)) < 0 ||
+        (err = resources_overlay(&copy.res, &c->res)) < 0) {
         cell_free(&copy);
         return err;
     }

@@ -32,6 +32,7 @@ struct cell {
     uint64_t seed;
     double timeout;       /* seconds */
     uint64_t memory_limit;/* bytes, resolved (never 0) */
+    struct resources res; /* cluster resources: the row's, then the backend's, then the spec's */
     uint64_t log_limit;   /* bytes of log kept; 0 = the default (runners/logcap.h) */
 };
 

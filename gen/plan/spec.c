@@ -30,15 +30,15 @@ static const char *const precisions[] = {"float32", "bfloat16", "mixed_bfloat16"
 
 static const char *const top_keys[] = {"name",    "description",  "size",    "precision", "steps",
                                        "warmup",  "seed",         "timeout", "memory_limit",
-                                       "repeats", "backends",     "envs",    "rows",      "log_limit", NULL};
+                                       "repeats", "backends",     "envs",    "rows",      "log_limit", "resources", NULL};
 enum {
     K_NAME, K_DESCRIPTION, K_SIZE, K_PRECISION, K_STEPS, K_WARMUP, K_SEED, K_TIMEOUT,
-    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_NTOP
+    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_RESOURCES, K_NTOP
 };
 
 static const char *const row_keys[] = {"model",     "task",    "batch",    "steps",    "warmup",
-                                       "precision", "timeout", "backends", "workload", NULL};
-enum { R_MODEL, R_TASK, R_BATCH, R_STEPS, R_WARMUP, R_PRECISION, R_TIMEOUT, R_BACKENDS, R_WORKLOAD, R_NROW };
+                                       "precision", "timeout", "backends", "workload", "resources", NULL};
+enum { R_MODEL, R_TASK, R_BATCH, R_STEPS, R_WARMUP, R_PRECISION, R_TIMEOUT, R_BACKENDS, R_WORKLOAD, R_RESOURCES, R_NROW };
 
 /* ---- backends ------------------------------------------------------------ */
 
@@ -176,6 +176,50 @@ static int get_envs(const struct spec_ctx *c, const yaml_node_t *n)
     return 0;
 }
 
+/* resources: {partition: P, gpus: N, ...}, with {default: {...}, <backend>: {...}}
+ * as well (the warmup pattern); plan/resources.h */
+static int get_resources(const struct spec_ctx *c, const yaml_node_t *n)
+{
+    char buf[96], key[128];
+    struct spec *spec = c->spec;
+    if (n->type != YAML_MAPPING_NODE)
+        return FAIL(c, n, "resources: expected a map {partition: P, gpus: N, cpus: N, mem: SIZE, time: LIMIT, "
+                          "<backend>: {...}}, got %s",
+                    node_describe(n, buf, true));
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+        const char *name = node_scalar(k);
+        const yaml_node_t *dup;
+        int err;
+        if ((dup = node_earlier_key(c, n, p)))
+            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", name ? name : "?",
+                        dup->start_mark.line + 1, dup->start_mark.column + 1);
+        snprintf(key, sizeof(key), "resources.%s", name ? name : "?");
+        if (resources_is_key(name)) {
+            err = resources_set(c, &spec->resources, name, key, v);
+        } else if (name && strcmp(name, "default") == 0) {
+            err = resources_parse(c, v, key, &spec->resources);
+        } else {
+            if ((err = backend_known(c, "resources", k)) < 0)
+                return err;
+            struct spec_backend_res *more =
+                realloc(spec->res_by_backend, (spec->nres_by_backend + 1) * sizeof(*more));
+            if (!more)
+                return error_set(BG_ENOMEM, "out of memory");
+            spec->res_by_backend = more;
+            struct spec_backend_res *b = &more[spec->nres_by_backend++];
+            memset(&b->res, 0, sizeof(b->res));
+            if (!(b->backend = strdup(name)))
+                return error_set(BG_ENOMEM, "out of memory");
+            err = resources_parse(c, v, key, &b->res);
+        }
+        if (err < 0)
+            return err;
+    }
+    return 0;
+}
+
 /* ---- rows ---------------------------------------------------------------- */
 
 static void task_list(unsigned bits, char *buf, size_t cap)
@@ -257,6 +301,8 @@ static int parse_row(const struct spec_ctx *c, const yaml_node_t *map, struct sp
         return err;
     if (f[R_WORKLOAD].key && (err = get_workload(c, f[R_WORKLOAD].value, &row->workload)) < 0)
         return err;
+    if (f[R_RESOURCES].key && (err = resources_parse(c, f[R_RESOURCES].value, "resources", &row->resources)) < 0)
+        return err;
 
     unsigned task = catalog_task_bit(row->task);
     if (!task)
@@ -290,6 +336,7 @@ static int parse_row(const struct spec_ctx *c, const yaml_node_t *map, struct sp
 
 static void row_free(struct spec_row *row)
 {
+    resources_free(&row->resources);
     free(row->model);
     free(row->task);
     free(row->precision);
@@ -382,6 +429,8 @@ static int parse_top(const struct spec_ctx *c, const yaml_node_t *root)
         return err;
     err = get_backends(c, "backends", f[K_BACKENDS].value, &spec->backends, &spec->nbackends, NULL, 0);
     if (err < 0)
+        return err;
+    if (f[K_RESOURCES].key && (err = get_resources(c, f[K_RESOURCES].value)) < 0)
         return err;
     if (f[K_ENVS].key && (err = get_envs(c, f[K_ENVS].value)) < 0)
         return err;
@@ -515,6 +564,12 @@ void spec_free(struct spec *spec)
     free(spec->backends);
     kvlist_free(&spec->warmup_by_backend);
     kvlist_free(&spec->env_by_backend);
+    resources_free(&spec->resources);
+    for (size_t i = 0; i < spec->nres_by_backend; i++) {
+        free(spec->res_by_backend[i].backend);
+        resources_free(&spec->res_by_backend[i].res);
+    }
+    free(spec->res_by_backend);
     for (size_t i = 0; i < spec->nrows; i++)
         row_free(&spec->rows[i]);
     free(spec->rows);

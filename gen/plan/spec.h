@@ -17,6 +17,12 @@
 #include <stdint.h>
 
 #include "base/util.h"
+#include "plan/resources.h"
+
+struct spec_backend_res {
+    char *backend;
+    struct resources res;
+};
 
 struct spec_row {
     char *model;          /* catalog model, or any safe name when workload is set */
@@ -29,6 +35,7 @@ struct spec_row {
     double timeout;       /* 0: inherit */
     char **backends;      /* NULL: the spec's backends */
     size_t nbackends;
+    struct resources resources; /* cluster resources of the row's cells (plan/resources.h) */
     int line, col;        /* where the row starts, for later messages */
 };
 
@@ -49,6 +56,9 @@ struct spec {
     size_t nbackends;
     struct kvlist warmup_by_backend; /* backend -> warm-up steps (decimal text) */
     struct kvlist env_by_backend;    /* backend -> Python environment name */
+    struct resources resources;      /* spec-wide cluster resources (`resources:`) */
+    struct spec_backend_res *res_by_backend; /* per backend (`resources: {<backend>: {...}}`) */
+    size_t nres_by_backend;
     struct spec_row *rows;
     size_t nrows;
     char *text;           /* the file's bytes, stored in run.db */

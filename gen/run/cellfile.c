@@ -82,16 +82,36 @@ static json_t *jstr_or_null(const char *s)
 
 /* ---- plan ---------------------------------------------------------------- */
 
+static json_t *resources_json(const struct resources *r)
+{
+    return json_pack("{s:o, s:i, s:i, s:o, s:o}", "partition", jstr_or_null(r->partition), "gpus", r->gpus, "cpus",
+                     r->cpus, "mem", jstr_or_null(r->mem), "time", jstr_or_null(r->time));
+}
+
+static int resources_load(const json_t *j, struct resources *r)
+{
+    memset(r, 0, sizeof(*r));
+    const char *p = jtext(j, "partition"), *m = jtext(j, "mem"), *t = jtext(j, "time");
+    r->gpus = (int)jint(j, "gpus");
+    r->cpus = (int)jint(j, "cpus");
+    if ((p && !(r->partition = strdup(p))) || (m && !(r->mem = strdup(m))) || (t && !(r->time = strdup(t)))) {
+        resources_free(r);
+        return oom();
+    }
+    return 0;
+}
+
 static json_t *cell_json(const struct cell *c)
 {
     char seed[32], mem[32];
     snprintf(seed, sizeof(seed), "%" PRIu64, c->seed);
     snprintf(mem, sizeof(mem), "%" PRIu64, c->memory_limit);
-    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:i, s:i, s:s, s:f, s:s}", "id",
+    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:i, s:i, s:s, s:f, s:s, s:I, s:o}", "id",
                      c->id, "key", c->key, "model", c->model, "task", c->task, "backend", c->backend, "size",
                      c->size ? c->size : "", "precision", c->precision ? c->precision : "", "env", c->env,
                      "workload", jstr_or_null(c->workload), "batch", c->batch, "steps", c->steps, "warmup",
-                     c->warmup, "repeat", c->repeat, "seed", seed, "timeout_s", c->timeout, "memory_limit", mem);
+                     c->warmup, "repeat", c->repeat, "seed", seed, "timeout_s", c->timeout, "memory_limit", mem,
+                     "log_limit", (json_int_t)c->log_limit, "resources", resources_json(&c->res));
 }
 
 int cellfile_write_plan(const char *run_dir, const struct matrix *plan)
@@ -116,6 +136,23 @@ done:
     json_decref(doc);
     free(path);
     free(dir);
+    return err;
+}
+
+int cellfile_ensure_plan(const char *run_dir, struct store *st)
+{
+    char *path = util_printf("%s/cells/plan.json", run_dir);
+    if (!path)
+        return oom();
+    bool have = util_is_file(path);
+    free(path);
+    if (have)
+        return 0;
+    struct matrix plan = {0};
+    int err = store_load_plan(st, &plan);
+    if (!err)
+        err = cellfile_write_plan(run_dir, &plan);
+    matrix_free(&plan);
     return err;
 }
 
@@ -164,11 +201,16 @@ int cellfile_read_plan(const char *run_dir, struct matrix *out)
         c.seed = jdec(j, "seed");
         c.timeout = json_number_value(json_object_get(j, "timeout_s"));
         c.memory_limit = jdec(j, "memory_limit");
+        c.log_limit = (uint64_t)jint(j, "log_limit");
         if (c.id < 1 || !c.key || !c.model || !c.task || !c.backend || !c.env) {
             err = error_set(BG_EIO, "%s: cell %zu is incomplete", path, i);
             goto done;
         }
-        if ((err = matrix_add(out, &c)) < 0)
+        if ((err = resources_load(json_object_get(j, "resources"), &c.res)) < 0)
+            goto done;
+        err = matrix_add(out, &c);
+        resources_free(&c.res);
+        if (err < 0)
             goto done;
     }
 done:

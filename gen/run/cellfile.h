@@ -4,8 +4,10 @@
  * executor with --devices/--cpus-per-cell, the Slurm executor):
  *
  *   RUN_DIR/cells/plan.json        every cell of the plan, with all its
- *                                  settings, so a task never opens run.db
- *                                  (SQLite over NFS is not safe)
+ *                                  settings and cluster resources, so a
+ *                                  task never opens run.db (SQLite over
+ *                                  NFS is not safe); written when the run
+ *                                  is created
  *   RUN_DIR/cells/<id>/<tag>.json  one file per attempt of cell <id>: the
  *                                  full result (status, detail, samples,
  *                                  markers, facts, environment)
@@ -31,12 +33,18 @@
 
 #include "plan/matrix.h"
 #include "store/result.h"
+#include "store/store.h"
 
 #define CELLFILE_PLAN_FORMAT "benchgen-plan/1"
 #define CELLFILE_ATTEMPT_FORMAT "benchgen-attempt/1"
 
 /* Writes RUN_DIR/cells/plan.json for plan. */
 int cellfile_write_plan(const char *run_dir, const struct matrix *plan);
+
+/* Writes RUN_DIR/cells/plan.json from run.db's plan unless it is there
+ * (`run` writes it at creation, with each cell's cluster resources, which
+ * run.db does not keep: an existing plan.json is the original). */
+int cellfile_ensure_plan(const char *run_dir, struct store *st);
 
 /* Loads RUN_DIR/cells/plan.json. */
 int cellfile_read_plan(const char *run_dir, struct matrix *out);

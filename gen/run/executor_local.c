@@ -197,12 +197,7 @@ static int local_start(struct executor *ex, const struct matrix *todo)
     if (l->nslots == 0)
         return 0;
     /* The cell processes read the plan from the run directory. */
-    struct matrix plan = {0};
-    int err = store_load_plan(ex->st, &plan);
-    if (!err)
-        err = cellfile_write_plan(store_dir(ex->st), &plan);
-    matrix_free(&plan);
-    return err;
+    return cellfile_ensure_plan(store_dir(ex->st), ex->st);
 }
 
 /* ---- one at a time, in this process ---------------------------------------- */

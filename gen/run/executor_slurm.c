@@ -155,8 +155,8 @@ static void addf(struct strlist *a, int *err, const char *fmt, ...)
     free(v);
 }
 
-static int build_args(const struct exec_options *o, const char *run_dir, const char *ranges, const char *name,
-                      struct strlist *a)
+static int build_args(const struct exec_options *o, const struct resources *r, const char *run_dir,
+                      const char *ranges, const char *name, struct strlist *a)
 {
     int err = 0;
     if (o->max_parallel > 0)
@@ -168,20 +168,72 @@ static int build_args(const struct exec_options *o, const char *run_dir, const c
     addf(a, &err, "--open-mode=append");
     addf(a, &err, "--requeue");
     /* The signal may come up to a minute early: only worth it for long limits. */
-    if (limit_minutes(o->time_limit) >= 10)
+    if (limit_minutes(r->time) >= 10)
         addf(a, &err, "--signal=B:USR1@90");
-    if (o->partition)
-        addf(a, &err, "--partition=%s", o->partition);
-    if (o->gpus_per_cell > 0)
-        addf(a, &err, "--gres=gpu:%d", o->gpus_per_cell);
-    if (o->cpus_per_cell > 0)
-        addf(a, &err, "--cpus-per-task=%d", o->cpus_per_cell);
-    if (o->mem)
-        addf(a, &err, "--mem=%s", o->mem);
-    if (o->time_limit)
-        addf(a, &err, "--time=%s", o->time_limit);
+    if (r->partition)
+        addf(a, &err, "--partition=%s", r->partition);
+    if (r->gpus > 0)
+        addf(a, &err, "--gres=gpu:%d", r->gpus);
+    if (r->cpus > 0)
+        addf(a, &err, "--cpus-per-task=%d", r->cpus);
+    if (r->mem)
+        addf(a, &err, "--mem=%s", r->mem);
+    if (r->time)
+        addf(a, &err, "--time=%s", r->time);
     for (size_t i = 0; i < o->nsbatch_args; i++)
         addf(a, &err, "%s", o->sbatch_args[i]);
+    return err;
+}
+
+/* Cells that ask for the same resources go in one array. */
+struct group {
+    struct resources res;
+    int *ids;
+    size_t n;
+};
+
+/* The resources cell c gets: the spec's (plan.json), then the command line's. */
+static int cell_resources(const struct exec_options *o, const struct matrix *plan, int id, struct resources *out)
+{
+    struct resources cli = {.partition = (char *)o->partition,
+                            .gpus = o->gpus_per_cell,
+                            .cpus = o->cpus_per_cell,
+                            .mem = (char *)o->mem,
+                            .time = (char *)o->time_limit};
+    memset(out, 0, sizeof(*out));
+    int err = resources_overlay(out, &cli);
+    for (size_t i = 0; !err && i < plan->ncells; i++)
+        if (plan->cells[i].id == id)
+            err = resources_overlay(out, &plan->cells[i].res);
+    return err;
+}
+
+static int submit_group(struct executor *ex, struct slurm *s, const struct group *g, char job[32])
+{
+    struct strlist args = {0};
+    char *ranges = slurm_ranges(g->ids, g->n), *note_key = NULL, *note = NULL, *script = NULL;
+    const char *base = strrchr(s->run_dir, '/');
+    int err = ranges ? 0 : error_set(BG_ENOMEM, "out of memory");
+    if (!err)
+        err = write_script(s->run_dir, ex->opt->max_attempts > 0 ? ex->opt->max_attempts : 3, &script);
+    if (!err)
+        err = build_args(ex->opt, &g->res, s->run_dir, ranges, base ? base + 1 : s->run_dir, &args);
+    if (!err)
+        err = slurm_submit(&args, script, job);
+    char when[32];
+    util_iso8601_utc(time(NULL), when);
+    if (!err) {
+        note_key = util_printf("slurm.job.%s", job);
+        note = util_printf("cells=%s submitted=%s", ranges, when);
+        err = note_key && note ? store_note_run(ex->st, note_key, note) : error_set(BG_ENOMEM, "out of memory");
+    }
+    if (!err)
+        err = strlist_add(&s->jobs, job);
+    strlist_free(&args);
+    free(ranges);
+    free(note_key);
+    free(note);
+    free(script);
     return err;
 }
 
@@ -189,53 +241,61 @@ static int slurm_start(struct executor *ex, const struct matrix *todo)
 {
     struct slurm *s = ex->priv;
     struct matrix plan = {0};
-    struct strlist args = {0};
-    char *script = NULL, *ranges = NULL, *note_key = NULL, *note = NULL;
-    int *ids = NULL, err = 0;
+    struct group *groups = NULL;
+    size_t ngroups = 0;
+    int err = 0;
     if (todo->ncells == 0)
         return 0;
     if (!(s->run_dir = util_realpath(store_dir(ex->st))))
         return error_set(BG_EIO, "%s: cannot resolve the run directory", store_dir(ex->st));
-    if ((err = store_load_plan(ex->st, &plan)) < 0 || (err = cellfile_write_plan(s->run_dir, &plan)) < 0 ||
-        (err = write_script(s->run_dir, ex->opt->max_attempts > 0 ? ex->opt->max_attempts : 3, &script)) < 0)
+    if ((err = cellfile_ensure_plan(s->run_dir, ex->st)) < 0 || (err = cellfile_read_plan(s->run_dir, &plan)) < 0)
         goto done;
     s->cells = calloc(todo->ncells, sizeof(*s->cells));
-    ids = calloc(todo->ncells, sizeof(*ids));
-    if (!s->cells || !ids) {
+    groups = calloc(todo->ncells, sizeof(*groups));
+    if (!s->cells || !groups) {
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
-    }
-    for (size_t i = 0; i < todo->ncells; i++)
-        ids[i] = todo->cells[i].id;
-    const char *base = strrchr(s->run_dir, '/');
-    char job[32];
-    if (!(ranges = slurm_ranges(ids, todo->ncells)) ||
-        (err = build_args(ex->opt, s->run_dir, ranges, base ? base + 1 : s->run_dir, &args)) < 0 ||
-        (err = slurm_submit(&args, script, job)) < 0)
-        goto done;
-    for (size_t i = 0; i < todo->ncells; i++) {
-        s->cells[i].cell = &todo->cells[i];
-        snprintf(s->cells[i].job, sizeof(s->cells[i].job), "%s", job);
     }
     s->n = todo->ncells;
-    char when[32];
-    util_iso8601_utc(time(NULL), when);
-    note_key = util_printf("slurm.job.%s", job);
-    note = util_printf("cells=%s submitted=%s", ranges, when);
-    if ((err = strlist_add(&s->jobs, job)) < 0 || !note_key || !note ||
-        (err = store_note_run(ex->st, note_key, note)) < 0)
-        goto done;
-    snprintf(ex->submitted, sizeof(ex->submitted), "%s", job);
+    for (size_t i = 0; !err && i < todo->ncells; i++) {
+        struct resources r;
+        s->cells[i].cell = &todo->cells[i];
+        if ((err = cell_resources(ex->opt, &plan, todo->cells[i].id, &r)) < 0)
+            break;
+        size_t g = 0;
+        while (g < ngroups && !resources_equal(&groups[g].res, &r))
+            g++;
+        if (g == ngroups) {
+            groups[ngroups++].res = r;
+            if (!(groups[g].ids = calloc(todo->ncells, sizeof(int))))
+                err = error_set(BG_ENOMEM, "out of memory");
+        } else {
+            resources_free(&r);
+        }
+        if (!err)
+            groups[g].ids[groups[g].n++] = todo->cells[i].id;
+    }
+    struct strbuf jobs = {0};
+    for (size_t g = 0; !err && g < ngroups; g++) {
+        char job[32];
+        if ((err = submit_group(ex, s, &groups[g], job)) < 0)
+            break;
+        for (size_t i = 0; i < s->n; i++)
+            for (size_t k = 0; k < groups[g].n; k++)
+                if (groups[g].ids[k] == s->cells[i].cell->id)
+                    snprintf(s->cells[i].job, sizeof(s->cells[i].job), "%s", job);
+        strbuf_printf(&jobs, "%s%s", g ? "," : "", job);
+    }
+    if (jobs.len)
+        snprintf(ex->submitted, sizeof(ex->submitted), "%s", jobs.buf);
+    strbuf_free(&jobs);
 done:
-    if (err == 0 && !note)
-        err = error_set(BG_ENOMEM, "out of memory");
+    for (size_t g = 0; g < ngroups; g++) {
+        resources_free(&groups[g].res);
+        free(groups[g].ids);
+    }
+    free(groups);
     matrix_free(&plan);
-    strlist_free(&args);
-    free(script);
-    free(ranges);
-    free(ids);
-    free(note_key);
-    free(note);
     return err;
 }
 
@@ -308,8 +368,8 @@ static void report_state(struct executor *ex, struct slurm *s, const struct slur
             pending++;
     }
     char line[160];
-    snprintf(line, sizeof(line), "Slurm job %s: %zu running, %zu queued", s->jobs.n ? s->jobs.v[0] : "?", running,
-             pending);
+    snprintf(line, sizeof(line), "Slurm job%s %s%s: %zu running, %zu queued", s->jobs.n > 1 ? "s" : "",
+             s->jobs.n ? s->jobs.v[0] : "?", s->jobs.n > 1 ? ",..." : "", running, pending);
     ex->hooks.state(ex->hooks.arg, line);
 }
 
@@ -335,9 +395,9 @@ static int slurm_next(struct executor *ex, struct exec_event *ev)
             return 0;
         if (ex->stop && *ex->stop)
             return error_set(BG_EINTR,
-                             "stopped watching; Slurm job %s keeps running. Later: `benchgen status %s`, "
-                             "`benchgen collect %s`; `scancel %s` stops it",
-                             s->jobs.v[0], s->run_dir, s->run_dir, s->jobs.v[0]);
+                             "stopped watching; Slurm job(s) %s keep running. Later: `benchgen status %s`, "
+                             "`benchgen collect %s`; `scancel` stops them",
+                             ex->submitted, s->run_dir, s->run_dir);
         struct slurm_tasks q = {0};
         int err = slurm_queue(&s->jobs, &q);
         for (size_t i = 0; !err && i < s->n; i++)

@@ -78,6 +78,21 @@ check "overlapping cells had different GPUs (SLURM_JOB_GPUS)" \
 check "CUDA_VISIBLE_DEVICES recorded and seen by the workload" \
   test "$(cells_py "$J" 'all(w(c,"where.devices")==f(c,"seen.devices")!="" for c in cells)')" = True
 
+# 3b. Resources per spec, backend and row: one array per set of resources.
+RS=$TMP/resources
+"$BENCHGEN" run tests/specs/resources.yaml --out "$RS" --executor slurm --mem 200M >"$TMP/rs.out" 2>&1
+check "resources run exits 0" test $? -eq 0
+check "two arrays submitted (GPU rows, CPU row)" grep -q "submitted 3 cell(s) to slurm job [0-9]*,[0-9]*" "$TMP/rs.out"
+"$BENCHGEN" show "$RS" --json >"$TMP/rs.json"
+asked() { # CELL_ID: time limit | memory | gres of its array job, as squeue has it
+  squeue -h -t all -r -j "$(cells_py "$TMP/rs.json" "[w(c,'slurm.array_job_id') for c in cells if c['id']==$1][0]")" \
+    -o '%l|%m|%b' | head -1
+}
+check "GPU rows: spec-wide gpus/time, the command line's --mem" test "$(asked 1)" = "10:00|200M|gres:gpu:1"
+check "row 3: its own gpus: 0 and mem over the spec's and the command line's" test "$(asked 3)" = "10:00|300M|N/A"
+check "row 3 got no GPU" test "$(cells_py "$TMP/rs.json" '[w(c,"slurm.job_gpus") for c in cells if c["id"]==3][0]')" = ""
+check "backend's cpus reached the task" test "$(cells_py "$TMP/rs.json" '{w(c,"slurm.cpus_per_task") for c in cells}')" = "{'1'}"
+
 # 4. scancel one task mid-run and requeue another; then --resume.
 RQ=$TMP/requeue
 BENCHGEN_TEST_STEP_S=2 "$BENCHGEN" run tests/specs/placement.yaml --out "$RQ" --executor slurm \

@@ -420,9 +420,44 @@ static void test_key_filename(void **state)
     }
 }
 
+/* Cluster resources: the row's, then the backend's, then the spec's, field by field. */
+static void test_resources_precedence(void **state)
+{
+    (void)state;
+    struct spec *s = parse("name: res\n"
+                           "backends: [numpy, torch-eager]\n"
+                           "resources: {partition: gpu, gpus: 1, mem: 16G, torch-eager: {time: \"1:00:00\", gpus: 2}}\n"
+                           "rows:\n"
+                           "  - {model: bert, task: fit, batch: 8, resources: {partition: big, mem: 80G}}\n"
+                           "  - {model: sam, task: predict, batch: 1, resources: {gpus: 0}}\n");
+    struct matrix m;
+    assert_int_equal(matrix_expand(&m, s, NULL), 0);
+    assert_int_equal(m.ncells, 4);
+    const struct resources *r = &m.cells[0].res; /* bert numpy: row over spec */
+    assert_string_equal(r->partition, "big");
+    assert_string_equal(r->mem, "80G");
+    assert_int_equal(r->gpus, 1);
+    assert_null(r->time);
+    r = &m.cells[1].res; /* bert torch-eager: row over backend over spec */
+    assert_string_equal(r->partition, "big");
+    assert_int_equal(r->gpus, 2);
+    assert_string_equal(r->time, "1:00:00");
+    r = &m.cells[3].res; /* sam torch-eager: the row's explicit 0 GPUs wins */
+    assert_int_equal(r->gpus, RESOURCES_NO_GPU);
+    assert_string_equal(r->partition, "gpu");
+    /* a plan loaded back keeps them (matrix_add copies) */
+    struct matrix copy = {0};
+    assert_int_equal(matrix_add(&copy, &m.cells[1]), 0);
+    assert_true(resources_equal(&copy.cells[0].res, &m.cells[1].res));
+    matrix_free(&copy);
+    matrix_free(&m);
+    spec_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resources_precedence),
         cmocka_unit_test(test_order_and_count),
         cmocka_unit_test(test_warmup_precedence),
         cmocka_unit_test(test_inherited_settings),

@@ -60,7 +60,7 @@ static const struct bad_case bad_cases[] = {
     {"bad-not-map.yaml", 2, 1, "the spec must be a map with at least name, backends and rows, got a list"},
     {"bad-unknown-key.yaml", 2, 1, "unknown key 'stepz' in the spec (allowed: name, description"},
     {"bad-unknown-row-key.yaml", 7, 5, "unknown key 'batchsize' in a row (allowed: model, task, batch, "
-                                       "steps, warmup, precision, timeout, backends, workload)"},
+                                       "steps, warmup, precision, timeout, backends, workload, resources)"},
     {"bad-steps-type.yaml", 2, 8, "steps: expected an integer, got 'ten'"},
     {"bad-steps-bool.yaml", 4, 47, "steps: expected an integer, got 'true'"},
     {"bad-steps-quoted.yaml", 2, 8, "steps: expected an integer, got the quoted string \"10\""},
@@ -153,6 +153,13 @@ struct inline_case {
 };
 
 static const struct inline_case inline_cases[] = {
+    {"name: t\nresources: {mem: 64Q}\n" BASE_ROWS, 2, 18, "resources.mem: '64Q' is not a Slurm memory size"},
+    {"name: t\nresources: {time: \"2h\"}\n" BASE_ROWS, 2, 19, "resources.time: '2h' is not a Slurm time limit"},
+    {"name: t\nresources: {nodes: 2}\n" BASE_ROWS, 2, 13, "resources: unknown backend 'nodes'"},
+    {"name: t\nresources: {numpy: {gpu: 1}}\n" BASE_ROWS, 2, 21, "resources.numpy: unknown key 'gpu' (allowed: partition, gpus, cpus, mem, time)"},
+    {"name: t\nresources: 4\n" BASE_ROWS, 2, 12, "resources: expected a map"},
+    {"name: t\nbackends: [numpy]\nrows:\n  - {model: mlp, task: fit, batch: 1, resources: {cpus: 0}}\n", 4, 57,
+     "resources.cpus: must be >= 1, got 0"},
     /* libyaml reports encoding errors by byte offset only. */
     {"name: t\nbackends: [numpy]\ndescription: \"caf\xff\"\n", 3, 18, "YAML syntax error: invalid"},
     {"name: t\n" BASE_ROWS "description: [a, b]\n", 5, 14, "description: expected a string, got a list"},
