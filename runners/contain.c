@@ -299,7 +299,8 @@ static void watchdog_tell(int kind, const struct contain *ct)
 
 int contain_open(struct contain **out, const char *cell_key, uint64_t memory_limit)
 {
-    static const struct contain_ops *const backends[] = {&contain_cgroup1_ops, &contain_tree_ops};
+    static const struct contain_ops *const backends[] = {&contain_cgroup1_ops, &contain_cgroup2_ops,
+                                                         &contain_tree_ops};
     (void)cell_key;
     *out = NULL;
     struct contain *ct = calloc(1, sizeof(*ct));
@@ -356,7 +357,7 @@ int64_t contain_memory(struct contain *ct, int64_t *peak)
 
 bool contain_oom(struct contain *ct) { return ct->ops->oom(ct); }
 
-bool contain_limits_memory(const struct contain *ct) { return ct->ops->limits_memory; }
+bool contain_limits_memory(const struct contain *ct) { return ct->ops->limits_memory(ct); }
 
 void contain_kill(struct contain *ct)
 {

@@ -4,8 +4,9 @@
  * One interface, one file per backend:
  *   contain_cgroup1.c  cgroup v1: memory (the limit, OOM kills), pids and
  *                      freezer (freeze, kill every task, thaw) hierarchies
- *   contain_cgroup2.c  cgroup v2 with a delegated subtree (memory.max,
- *                      memory.events, cgroup.kill)
+ *   contain_cgroup2.c  cgroup v2 below benchgen's own group (memory.max and
+ *                      memory.events where the memory controller is
+ *                      delegated, cgroup.kill)
  *   contain_tree.c     no usable cgroups: benchgen is a child subreaper, and
  *                      a sweep kills every process that carries the cell's
  *                      token in its environment, shares its session, or

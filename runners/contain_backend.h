@@ -29,6 +29,7 @@ struct contain {
     int ndirs;
     char dirs[CONTAIN_MAX_DIRS][CONTAIN_DIR_MAX]; /* cgroup directories, created by open() */
     int64_t peak;
+    bool memory_controller;   /* the cgroup enforces memory_limit itself */
 };
 
 struct contain_ops {
@@ -37,12 +38,13 @@ struct contain_ops {
     int (*enter)(struct contain *ct);    /* in the child */
     int64_t (*memory)(struct contain *ct, int64_t *peak);
     bool (*oom)(struct contain *ct);
-    bool limits_memory;
+    bool (*limits_memory)(const struct contain *ct);
     void (*kill)(struct contain *ct);
     void (*close)(struct contain *ct);   /* removes what open() made; after kill() */
 };
 
 extern const struct contain_ops contain_cgroup1_ops;
+extern const struct contain_ops contain_cgroup2_ops;
 extern const struct contain_ops contain_tree_ops;
 
 /* Shared by the backends (contain.c). */

@@ -109,6 +109,7 @@ static int cg_open(struct contain *ct)
         /* Without swap accounting this file does not exist: nothing to limit. */
         contain_write_file(ct->dirs[MEMORY], "memory.memsw.limit_in_bytes", lim);
     }
+    ct->memory_controller = true;
     snprintf(ct->desc, sizeof(ct->desc), "cgroup1 (memory, pids, freezer)");
     return 0;
 fail:
@@ -189,13 +190,15 @@ static void cg_kill(struct contain *ct)
     }
 }
 
+static bool cg_limits_memory(const struct contain *ct) { return ct->memory_controller; }
+
 const struct contain_ops contain_cgroup1_ops = {
     .name = "cgroup1",
     .open = cg_open,
     .enter = cg_enter,
     .memory = cg_memory,
     .oom = cg_oom,
-    .limits_memory = true,
+    .limits_memory = cg_limits_memory,
     .kill = cg_kill,
     .close = cg_close,
 };

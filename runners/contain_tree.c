@@ -58,13 +58,19 @@ static void tree_kill(struct contain *ct)
 
 static void tree_close(struct contain *ct) { (void)ct; }
 
+static bool tree_limits_memory(const struct contain *ct)
+{
+    (void)ct;
+    return false;
+}
+
 const struct contain_ops contain_tree_ops = {
     .name = "tree",
     .open = tree_open,
     .enter = tree_enter,
     .memory = tree_memory,
     .oom = tree_oom,
-    .limits_memory = false,
+    .limits_memory = tree_limits_memory,
     .kill = tree_kill,
     .close = tree_close,
 };
