@@ -39,6 +39,45 @@ int contain_write_file(const char *dir, const char *file, const char *text)
     return n == (ssize_t)strlen(text) ? 0 : -1;
 }
 
+long long contain_read_number(const char *dir, const char *file, const char *field)
+{
+    char path[CONTAIN_DIR_MAX + 64], buf[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    if (!field)
+        return strtoll(buf, NULL, 10);
+    size_t fl = strlen(field);
+    for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        if (strncmp(l, field, fl) == 0 && l[fl] == ' ')
+            return strtoll(l + fl + 1, NULL, 10);
+    return -1;
+}
+
+int contain_kill_procs(const char *dir)
+{
+    char path[CONTAIN_DIR_MAX + 64];
+    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    int n = 0, pid;
+    while (fscanf(f, "%d", &pid) == 1) {
+        if (!contain_alive(pid))
+            continue;
+        kill(pid, SIGKILL);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
 /* ---- the sweep ------------------------------------------------------------ */
 
 struct proc {

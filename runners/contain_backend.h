@@ -52,6 +52,11 @@ int contain_write_file(const char *dir, const char *file, const char *text);
 /* Reaps children of benchgen that the cell left behind (orphans adopted as
  * subreaper), never the worker itself nor the watchdog. */
 void contain_reap_orphans(const struct contain *ct);
+/* A number from dir/file: the whole file, or the value of the line
+ * "FIELD VALUE" when field is given; -1 when unreadable or absent. */
+long long contain_read_number(const char *dir, const char *file, const char *field);
+/* SIGKILLs every live process listed in dir/cgroup.procs; how many. */
+int contain_kill_procs(const char *dir);
 /* Whether pid exists and is not a zombie. */
 bool contain_alive(pid_t pid);
 /* Sends sig (0: none) to every process the sweep finds: the cell's token in

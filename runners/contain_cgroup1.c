@@ -55,27 +55,6 @@ static int own_group(const char *controller, char *buf, size_t len)
     return found;
 }
 
-static long long read_number(const char *dir, const char *file, const char *field)
-{
-    char path[CONTAIN_DIR_MAX + 64], buf[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof(buf) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = '\0';
-    if (!field)
-        return strtoll(buf, NULL, 10);
-    size_t fl = strlen(field);
-    for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-        if (strncmp(l, field, fl) == 0 && l[fl] == ' ')
-            return strtoll(l + fl + 1, NULL, 10);
-    return -1;
-}
-
 static void cg_close(struct contain *ct)
 {
     for (int i = ct->ndirs - 1; i >= 0; i--) {
@@ -130,35 +109,16 @@ static int cg_enter(struct contain *ct)
 static int64_t cg_memory(struct contain *ct, int64_t *peak)
 {
     if (peak) {
-        long long p = read_number(ct->dirs[MEMORY], "memory.max_usage_in_bytes", NULL);
+        long long p = contain_read_number(ct->dirs[MEMORY], "memory.max_usage_in_bytes", NULL);
         *peak = p > 0 ? p : 0;
     }
-    long long now = read_number(ct->dirs[MEMORY], "memory.usage_in_bytes", NULL);
+    long long now = contain_read_number(ct->dirs[MEMORY], "memory.usage_in_bytes", NULL);
     return now > 0 ? now : 0;
 }
 
 static bool cg_oom(struct contain *ct)
 {
-    return read_number(ct->dirs[MEMORY], "memory.oom_control", "oom_kill") > 0;
-}
-
-/* SIGKILLs every task listed in dir's cgroup.procs; how many were listed. */
-static int kill_listed(const char *dir)
-{
-    char path[CONTAIN_DIR_MAX + 64];
-    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    int n = 0, pid;
-    while (fscanf(f, "%d", &pid) == 1) {
-        if (!contain_alive(pid))
-            continue;
-        kill(pid, SIGKILL);
-        n++;
-    }
-    fclose(f);
-    return n;
+    return contain_read_number(ct->dirs[MEMORY], "memory.oom_control", "oom_kill") > 0;
 }
 
 static void cg_kill(struct contain *ct)
@@ -181,7 +141,7 @@ static void cg_kill(struct contain *ct)
                 break;
             nanosleep(&tick, NULL);
         }
-        int left = kill_listed(fz);
+        int left = contain_kill_procs(fz);
         contain_write_file(fz, "freezer.state", "THAWED");
         if (left == 0)
             return;

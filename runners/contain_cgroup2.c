@@ -76,20 +76,6 @@ static int read_text(const char *dir, const char *file, char *buf, size_t len)
     return 0;
 }
 
-static long long read_field(const char *dir, const char *file, const char *field)
-{
-    char buf[4096];
-    if (read_text(dir, file, buf, sizeof(buf)) < 0)
-        return -1;
-    if (!field)
-        return strtoll(buf, NULL, 10);
-    size_t fl = strlen(field);
-    for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
-        if (strncmp(l, field, fl) == 0 && l[fl] == ' ')
-            return strtoll(l + fl + 1, NULL, 10);
-    return -1;
-}
-
 /* Whether dir's members may use the memory controller. */
 static bool has_memory(const char *dir)
 {
@@ -176,39 +162,21 @@ static int64_t v2_memory(struct contain *ct, int64_t *peak)
 {
     bool memory = ct->memory_controller;
     if (peak) {
-        long long p = memory ? read_field(ct->dirs[0], "memory.peak", NULL) : -1;
+        long long p = memory ? contain_read_number(ct->dirs[0], "memory.peak", NULL) : -1;
         *peak = p > 0 ? p : 0;
     }
     if (!memory)
         return members_rss(ct);
-    long long now = read_field(ct->dirs[0], "memory.current", NULL);
+    long long now = contain_read_number(ct->dirs[0], "memory.current", NULL);
     return now > 0 ? now : 0;
 }
 
 static bool v2_oom(struct contain *ct)
 {
-    return ct->ndirs && read_field(ct->dirs[0], "memory.events", "oom_kill") > 0;
+    return ct->ndirs && contain_read_number(ct->dirs[0], "memory.events", "oom_kill") > 0;
 }
 
 static bool v2_limits_memory(const struct contain *ct) { return ct->memory_controller; }
-
-static int kill_members(const char *dir)
-{
-    char path[CONTAIN_DIR_MAX + 32];
-    snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return 0;
-    int n = 0, pid;
-    while (fscanf(f, "%d", &pid) == 1) {
-        if (!contain_alive(pid))
-            continue;
-        kill(pid, SIGKILL);
-        n++;
-    }
-    fclose(f);
-    return n;
-}
 
 static void v2_kill(struct contain *ct)
 {
@@ -219,7 +187,7 @@ static void v2_kill(struct contain *ct)
     for (int round = 0; round < 200; round++) { /* about a second at most */
         if (!has_kill)
             contain_write_file(ct->dirs[0], "cgroup.freeze", "1");
-        int left = kill_members(ct->dirs[0]);
+        int left = contain_kill_procs(ct->dirs[0]);
         if (!has_kill)
             contain_write_file(ct->dirs[0], "cgroup.freeze", "0");
         if (left == 0)
