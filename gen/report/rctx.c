@@ -202,34 +202,53 @@ static int build_envs(struct rctx *x)
 {
     const struct rundata *rd = x->rd;
     int err = 0;
-    for (size_t i = 0; i < rd->ncells; i++) {
-        const struct rd_cell *c = &rd->cells[i];
-        if (c->environment.n == 0 || strv_index(x->env_names, x->nenvs, c->env) >= 0)
+    /* one column per backend, in the grid's order: backends that share a
+     * Python environment (the three Keras 3 ones) still record their own
+     * settings, so nothing is copied from one backend to another */
+    const char **backend_of = calloc(x->g->ncols + 1, sizeof(*backend_of));
+    if (!backend_of)
+        return error_set(BG_ENOMEM, "out of memory");
+    for (size_t col = 0; col < x->g->ncols; col++) {
+        const char *b = x->g->cols[col].backend;
+        int any = 0;
+        for (size_t i = 0; i < rd->ncells && !any; i++)
+            any = rd->cells[i].environment.n && strcmp(rd->cells[i].backend, b) == 0;
+        if (!any)
             continue;
         char **nv = realloc(x->env_names, (x->nenvs + 1) * sizeof(char *));
-        if (!nv)
+        if (!nv) {
+            free(backend_of);
             return error_set(BG_ENOMEM, "out of memory");
+        }
         x->env_names = nv;
-        if (!(x->env_names[x->nenvs++] = strdup(c->env)))
+        backend_of[x->nenvs] = b;
+        if (!(x->env_names[x->nenvs++] = strdup(x->g->cols[col].display))) {
+            free(backend_of);
             return error_set(BG_ENOMEM, "out of memory");
+        }
     }
     for (size_t i = 0; i < rd->ncells; i++)
         for (size_t k = 0; k < rd->cells[i].environment.n; k++)
             if ((err = strv_add_sorted(&x->env_keys, &x->nenv_keys, rd->cells[i].environment.items[k].key)) <
-                0)
+                0) {
+                free(backend_of);
                 return err;
+            }
     x->env_values = calloc(x->nenv_keys * x->nenvs + 1, sizeof(char *));
-    if (!x->env_values)
+    if (!x->env_values) {
+        free(backend_of);
         return error_set(BG_ENOMEM, "out of memory");
-    /* the first cell of each environment that recorded one speaks for it */
+    }
+    /* the first cell of each backend that recorded one speaks for it */
     for (size_t e = 0; e < x->nenvs; e++) {
         const struct rd_cell *c = NULL;
         for (size_t i = 0; i < rd->ncells && !c; i++)
-            if (rd->cells[i].environment.n && strcmp(rd->cells[i].env, x->env_names[e]) == 0)
+            if (rd->cells[i].environment.n && strcmp(rd->cells[i].backend, backend_of[e]) == 0)
                 c = &rd->cells[i];
         for (size_t k = 0; c && k < x->nenv_keys; k++)
             x->env_values[k * x->nenvs + e] = (char *)kvlist_get(&c->environment, x->env_keys[k]);
     }
+    free(backend_of);
     return 0;
 }
 

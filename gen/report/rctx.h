@@ -28,8 +28,11 @@ enum {
     RCTX_ALL = 0x1F
 };
 
+struct answer; /* answer.h: built by report.c after rctx_init() */
+
 struct rctx {
     const struct rundata *rd;
+    const struct answer *answer; /* NULL until built */
     struct grid *g;
     int baseline;                  /* grid column, -1 when none */
     struct reference *ref;         /* NULL without --reference */

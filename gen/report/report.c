@@ -17,6 +17,7 @@
 #include "report/figures.h"
 #include "report/outdir.h"
 #include "report/rctx.h"
+#include "report/answer.h"
 #include "report/report_doc.h"
 #include "store/rundata.h"
 #include "base/util.h"
@@ -115,7 +116,7 @@ static int run_job(const struct job *j, struct job_ctx *c)
     }
     case JOB_XLSX:
         if ((err = doc_path(path, sizeof(path), c->out_dir, "report.xlsx")) == 0)
-            err = workbook_write(c->x, path);
+            err = workbook_write(c->x, c->doc, path);
         break;
     case JOB_MD:
         if ((err = doc_path(path, sizeof(path), c->out_dir, "report.md")) == 0)
@@ -194,6 +195,7 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
     struct rundata *rd = NULL;
     struct rctx x;
     struct doc doc = {0};
+    struct answer ans = {0};
     int have_ctx = 0, err;
     char charts[PATH_MAX], path[PATH_MAX];
     int64_t t0 = util_now_ns();
@@ -212,6 +214,9 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
     if ((err = rctx_init(&x, rd, o->baseline, o->reference, o->reference_revision)) < 0)
         goto done;
     have_ctx = 1;
+    if ((err = answer_build(&ans, &x)) < 0)
+        goto done;
+    x.answer = &ans;
     x.formats = o->formats;
     x.quiet = o->quiet;
     progress(o, "run %s: %zu cells, %zu rows x %zu backends", rd->name, rd->ncells, x.g->nrows, x.g->ncols);
@@ -267,6 +272,7 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
     progress(o, "done in %.2f s", (double)(util_now_ns() - t0) / 1e9);
 done:
     doc_free(&doc);
+    answer_free(&ans);
     if (have_ctx)
         rctx_free(&x);
     rundata_free(rd);

@@ -2,6 +2,7 @@
  * report_doc.c - the run report's document (see report_doc.h).
  */
 #include "report/report_doc.h"
+#include "report/answer.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "report/placement.h"
@@ -49,6 +50,30 @@ static void warnings(struct doc *d, const struct rctx *x)
                   nf == 1 ? "" : "s");
 }
 
+/* The answer first: a paragraph per row, the wins, the geometric means. */
+static void answer(struct doc *d, const struct rctx *x)
+{
+    const struct answer *a = x->answer;
+    if (!a || x->g->nrows == 0)
+        return;
+    doc_section(d, "answer", "The answer");
+    for (size_t r = 0; r < x->g->nrows && !d->err; r++) {
+        char *s = answer_sentence(a, x, r);
+        if (!s)
+            d->err = error_set(BG_ENOMEM, "out of memory");
+        doc_para(d, DOC_NORMAL, s);
+        free(s);
+    }
+    if (a->max_repeats <= 1)
+        doc_para(d, DOC_ALERT,
+                 "No repeats: every cell ran once, in one process. The intervals cover step-to-step noise "
+                 "only, not the differences between processes or machines; benchgen run --repeats N measures "
+                 "those.");
+    table(d, x, TABLE_WINS, 7.5);
+    table(d, x, TABLE_GEOMEAN, 7.5);
+    doc_end(d);
+}
+
 static void failures(struct doc *d, const struct rctx *x)
 {
     table(d, x, TABLE_FAILURES, 7.5);
@@ -68,6 +93,8 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     doc_init(d, title, x->rd->description, x->figs, x->nfigs);
     free(title);
 
+    answer(d, x);
+
     doc_section(d, "run", NULL);
     table(d, x, TABLE_META, 8);
     warnings(d, x);
@@ -76,7 +103,8 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     doc_section(d, "summary", "Summary");
     doc_para(d, DOC_NORMAL,
              "Mean ms/step of the timed steps (the published metric); lower is better. Outlined and bold: the "
-             "row's fastest cell; shading: ratio to the row's best. NA: no number, with the reason.");
+             "row's fastest cell, or every cell within 2% of it (a tie inside the noise band); shading: ratio "
+             "to the row's best (darker is slower). NA: no number, with the reason.");
     table(d, x, TABLE_SUMMARY, 7.5);
     table(d, x, TABLE_DETAIL, 7);
     figures(d, x, FIG_SUMMARY, 0);
@@ -99,6 +127,10 @@ int report_doc_build(struct doc *d, const struct rctx *x)
         figures(d, x, FIG_REFERENCE, 0);
         doc_end(d);
     }
+
+    doc_section(d, "configuration", "What was measured");
+    table(d, x, TABLE_CONFIG, 7);
+    doc_end(d);
 
     doc_section(d, "statistics", "Statistics per cell");
     table(d, x, TABLE_STATISTICS, 6);
@@ -123,7 +155,7 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     doc_section(d, "environment", "Environment");
     doc_heading(d, "Machine and run");
     table(d, x, TABLE_RUN_ENV, 7.5);
-    doc_heading(d, "Python environments");
+    doc_heading(d, "Per backend");
     table(d, x, TABLE_PY_ENV, 7);
     doc_end(d);
 

@@ -4,6 +4,7 @@
 #include "report/tables.h"
 #include "base/error.h"
 #include "charts/heatmap.h"
+#include "report/answer.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -107,7 +108,11 @@ static int build_summary(const struct rctx *x, struct table *t)
             const struct grid_cell *gc = grid_at(g, row, c);
             char ms[64];
             rctx_fmt_ms(gc->st.mean, ms, sizeof(ms));
-            unsigned flags = (int)c == g->rows[row].best_col ? TC_BOLD | TC_HEAT : TC_HEAT;
+            /* the fastest, or every cell of a tie inside the noise band */
+            const struct grid_cell *bc = g->rows[row].best_col >= 0 ? grid_at(g, row, (size_t)g->rows[row].best_col) : NULL;
+            int best = (int)c == g->rows[row].best_col ||
+                       (x->answer && bc && gc->ok && gc->st.mean < bc->st.mean * (1 + ANSWER_NOISE));
+            unsigned flags = best ? TC_BOLD | TC_HEAT : TC_HEAT;
             err = gc->ok ? table_set(t, r, 2 + c, flags, gc->st.mean, "%s", ms)
                          : table_set(t, r, 2 + c, TC_NA, NAN, "%s", gc->na);
             if (err < 0)
@@ -120,7 +125,11 @@ static int build_summary(const struct rctx *x, struct table *t)
             double best = grid_keras3_best(g, row);
             char ms[64];
             rctx_fmt_ms(best, ms, sizeof(ms));
-            int is_best = g->rows[row].k3_col >= 0 && g->rows[row].k3_col == g->rows[row].best_col;
+            const struct grid_cell *bc =
+                g->rows[row].best_col >= 0 ? grid_at(g, row, (size_t)g->rows[row].best_col) : NULL;
+            int is_best = g->rows[row].k3_col >= 0 &&
+                          (g->rows[row].k3_col == g->rows[row].best_col ||
+                           (x->answer && bc && best < bc->st.mean * (1 + ANSWER_NOISE)));
             err = isfinite(best) ? table_set(t, r, 2 + g->ncols, is_best ? TC_BOLD : 0, best, "%s", ms)
                                  : table_set(t, r, 2 + g->ncols, TC_NA, NAN, "NA (no Keras 3 result)");
             if (err < 0)
@@ -354,6 +363,20 @@ static int build_facts(const struct rctx *x, struct table *t)
     return 0;
 }
 
+/* "80.0 GiB" / "512.0 MiB" for a byte count, into buf; 0 when v is not a whole number. */
+static int fmt_bytes(const char *v, char *buf, size_t n)
+{
+    char *end;
+    double b = v ? strtod(v, &end) : NAN;
+    if (!v || end == v || *end || !isfinite(b) || b < 0)
+        return 0;
+    if (b >= 1024.0 * 1024 * 1024)
+        snprintf(buf, n, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+    else
+        snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024));
+    return 1;
+}
+
 static int build_kv(struct table *t, const struct kvlist *kv)
 {
     int err;
@@ -362,8 +385,12 @@ static int build_kv(struct table *t, const struct kvlist *kv)
         return err;
     for (size_t i = 0; i < kv->n; i++) {
         long r = table_row(t);
-        if (r < 0 || (err = table_set(t, r, 0, TC_MONO, NAN, "%s", kv->items[i].key)) < 0 ||
-            (err = table_set(t, r, 1, 0, NAN, "%s", kv->items[i].value ? kv->items[i].value : "")) < 0)
+        const char *key = kv->items[i].key, *v = kv->items[i].value;
+        size_t kl = strlen(key);
+        char mem[64];
+        int bytes = kl > 6 && strcmp(key + kl - 6, "_bytes") == 0 && fmt_bytes(v, mem, sizeof(mem));
+        if (r < 0 || (err = table_set(t, r, 0, TC_MONO, NAN, "%s", key)) < 0 ||
+            (err = table_set(t, r, 1, 0, NAN, "%s", bytes ? mem : v ? v : "")) < 0)
             return r < 0 ? (int)r : err;
     }
     return 0;
@@ -374,7 +401,8 @@ static int build_py_env(const struct rctx *x, struct table *t)
     int err;
     if ((err = table_init(t, 1 + x->nenvs)) < 0 || (err = table_head(t, 0, "Key", 0)) < 0)
         return err;
-    t->caption = strdup("Versions and settings recorded by the first cell of each Python environment.");
+    t->caption = strdup("Versions and settings each backend recorded (its first cell that recorded any): "
+                        "backends sharing a Python environment can still differ, e.g. in KERAS_BACKEND.");
     for (size_t e = 0; e < x->nenvs; e++)
         if ((err = table_head(t, 1 + e, x->env_names[e], 0)) < 0)
             return err;
@@ -480,6 +508,143 @@ static int build_meta(const struct rctx *x, struct table *t)
     return 0;
 }
 
+static int build_wins(const struct rctx *x, struct table *t)
+{
+    const struct grid *g = x->g;
+    const struct answer *a = x->answer;
+    static const char *const head[] = {"Backend", "Fastest", "Tied for fastest", "Rows measured"};
+    int err = table_init(t, a ? 4 : 0);
+    for (size_t c = 0; a && c < 4 && !err; c++)
+        err = table_head(t, c, head[c], c > 0);
+    if (err || !a)
+        return err;
+    t->caption = util_printf("Rows each backend wins; a lead under %.0f%% is a tie, counted for every backend in it.",
+                             ANSWER_NOISE * 100);
+    for (size_t c = 0; c < g->ncols && !err; c++) {
+        long r = table_row(t);
+        if (r < 0)
+            return (int)r;
+        err = table_set(t, r, 0, 0, NAN, "%s", g->cols[c].display);
+        err = err ? err : table_set(t, r, 1, 0, (double)a->wins[c], "%zu", a->wins[c]);
+        err = err ? err : table_set(t, r, 2, 0, (double)a->ties[c], "%zu", a->ties[c]);
+        err = err ? err : table_set(t, r, 3, 0, (double)a->measured[c], "%zu of %zu", a->measured[c], g->nrows);
+    }
+    return err ? err : t->caption ? 0 : error_set(BG_ENOMEM, "out of memory");
+}
+
+static int build_geomean(const struct rctx *x, struct table *t)
+{
+    const struct grid *g = x->g;
+    const struct answer *a = x->answer;
+    static const char *const head[] = {"Backend", "Rows", "Speed-up (geometric mean)", "95% interval"};
+    int err = table_init(t, a && x->baseline >= 0 ? 4 : 0);
+    if (err || !a || x->baseline < 0)
+        return err;
+    for (size_t c = 0; c < 4 && !err; c++)
+        err = table_head(t, c, head[c], c > 0);
+    t->caption = util_printf("Geometric mean over the rows both have of %s ms/step / backend ms/step (above 1: "
+                             "faster than %s); the interval resamples the rows.",
+                             g->cols[x->baseline].display, g->cols[x->baseline].display);
+    for (size_t i = 0; i < a->ngeo && !err; i++) {
+        const struct answer_geo *ge = &a->geo[i];
+        long r = table_row(t);
+        if (r < 0)
+            return (int)r;
+        err = table_set(t, r, 0, 0, NAN, "%s", g->cols[ge->col].display);
+        err = err ? err : table_set(t, r, 1, 0, (double)ge->n, "%zu", ge->n);
+        if (!err && isfinite(ge->geo))
+            err = table_set(t, r, 2, 0, ge->geo, "%.2f\xC3\x97", ge->geo);
+        else if (!err)
+            err = table_set(t, r, 2, TC_NA, NAN, "NA (no row with both)");
+        if (!err && isfinite(ge->lo))
+            err = table_set(t, r, 3, 0, NAN, "%.2f\xC3\x97 - %.2f\xC3\x97", ge->lo, ge->hi);
+        else if (!err)
+            err = table_set(t, r, 3, TC_NA, NAN, "NA (fewer than 3 rows)");
+    }
+    return err ? err : t->caption ? 0 : error_set(BG_ENOMEM, "out of memory");
+}
+
+/* Distinct values of fact `name` over the row's cells, " / "-joined ("" when none). */
+static int row_fact(const struct rctx *x, size_t row, const char *name, struct strbuf *sb)
+{
+    const struct grid_row *gr = &x->g->rows[row];
+    size_t mark = sb->len;
+    int err = 0;
+    for (size_t i = 0; i < x->rd->ncells && !err; i++) {
+        const struct rd_cell *c = &x->rd->cells[i];
+        if (c->batch != gr->batch || strcmp(c->model, gr->model) || strcmp(c->task, gr->task))
+            continue;
+        const char *v = strcmp(name, "precision") == 0 ? c->precision : kvlist_get(&c->facts, name);
+        if (!v || !v[0])
+            continue;
+        /* already listed? */
+        const char *p = sb->buf ? sb->buf + mark : NULL;
+        int seen = 0;
+        while (p && *p && !seen) {
+            size_t len = strcspn(p, "/");
+            while (len && p[len - 1] == ' ')
+                len--;
+            seen = strlen(v) == len && strncmp(p, v, len) == 0;
+            p = strchr(p, '/');
+            p = p ? p + 2 : NULL;
+        }
+        if (!seen)
+            err = strbuf_printf(sb, "%s%s", sb->len > mark ? " / " : "", v);
+    }
+    return err;
+}
+
+static int build_config(const struct rctx *x, struct table *t)
+{
+    static const char *const head[] = {"Model (task)", "Batch", "Size", "Precision", "Parameters",
+                                       "Trainable", "Shapes", "Timed steps", "Warm-up steps", "Repeats"};
+    const struct grid *g = x->g;
+    int err = table_init(t, 10);
+    for (size_t c = 0; c < 10 && !err; c++)
+        err = table_head(t, c, head[c], c == 1 || c >= 7);
+    t->caption = strdup("What each row measured, from its cells (values that differ between backends are "
+                        "joined with /; - : not recorded).");
+    struct strbuf sb = {0};
+    for (size_t row = 0; row < g->nrows && !err; row++) {
+        long r = table_row(t);
+        if (r < 0 || (err = row_heads(t, g, r, row)) < 0) {
+            err = r < 0 ? (int)r : err;
+            break;
+        }
+        const struct rd_cell *c = NULL;
+        size_t reps = 0;
+        for (size_t k = 0; k < g->ncols; k++) {
+            const struct grid_cell *gc = grid_at(g, row, k);
+            c = c ? c : gc->cell;
+            reps = gc->nrepeats > reps ? gc->nrepeats : reps;
+        }
+        static const char *const facts[] = {"size", "precision", "parameters", "parameters.trainable"};
+        for (size_t f = 0; f < 4 && !err; f++) {
+            strbuf_free(&sb);
+            err = strbuf_append(&sb, "", 0);
+            if (f == 0 && c)
+                err = err ? err : strbuf_puts(&sb, c->size);
+            else
+                err = err ? err : row_fact(x, row, facts[f], &sb);
+            err = err ? err : table_set(t, r, 2 + f, sb.len ? 0 : TC_NA, NAN, "%s", sb.len ? sb.buf : "-");
+        }
+        /* shapes: every fact that names one */
+        strbuf_free(&sb);
+        err = err ? err : strbuf_append(&sb, "", 0);
+        for (size_t k = 0; c && k < c->facts.n && !err; k++) {
+            const char *name = c->facts.items[k].key;
+            if (strstr(name, "shape") || strstr(name, "seq") || strstr(name, "tokens") || strstr(name, "image"))
+                err = strbuf_printf(&sb, "%s%s %s", sb.len ? "; " : "", name, c->facts.items[k].value);
+        }
+        err = err ? err : table_set(t, r, 6, sb.len ? TC_MONO : TC_NA, NAN, "%s", sb.len ? sb.buf : "-");
+        err = err ? err : c ? table_set(t, r, 7, 0, c->steps, "%d", c->steps) : table_set(t, r, 7, TC_NA, NAN, "-");
+        err = err ? err : c ? table_set(t, r, 8, 0, c->warmup, "%d", c->warmup) : table_set(t, r, 8, TC_NA, NAN, "-");
+        err = err ? err : table_set(t, r, 9, 0, (double)reps, "%zu", reps);
+    }
+    strbuf_free(&sb);
+    return err ? err : t->caption ? 0 : error_set(BG_ENOMEM, "out of memory");
+}
+
 int tables_build(const struct rctx *x, enum table_kind kind, struct table *t)
 {
     int err;
@@ -493,7 +658,11 @@ int tables_build(const struct rctx *x, enum table_kind kind, struct table *t)
     case TABLE_RUN_ENV: err = build_kv(t, &x->rd->env); break;
     case TABLE_PY_ENV: err = build_py_env(x, t); break;
     case TABLE_FAILURES: err = build_failures(x, t); break;
-    default: err = build_meta(x, t); break;
+    case TABLE_WINS: err = build_wins(x, t); break;
+    case TABLE_GEOMEAN: err = build_geomean(x, t); break;
+    case TABLE_CONFIG: err = build_config(x, t); break;
+    case TABLE_META: err = build_meta(x, t); break;
+    default: err = table_init(t, 0); break;
     }
     if (err == 0)
         err = table_finish(t);

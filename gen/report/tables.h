@@ -50,7 +50,10 @@ enum table_kind {
     TABLE_RUN_ENV,    /* run-wide environment: key, value */
     TABLE_PY_ENV,     /* per Python environment: key x environment */
     TABLE_FAILURES,   /* non-ok cells: cell, status, first line of the detail */
-    TABLE_META        /* the run: field, value */
+    TABLE_META,       /* the run: field, value */
+    TABLE_WINS,       /* per backend: rows won, tied for first, measured (needs x->answer) */
+    TABLE_GEOMEAN,    /* per backend: geometric-mean speed-up over the baseline, 95% interval (x->answer) */
+    TABLE_CONFIG      /* per row: what was measured (variant, shapes, precision, parameters, steps) */
 };
 
 /* 0, or BG_ENOMEM. A kind that does not apply (no reference) gives an empty table. */

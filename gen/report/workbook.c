@@ -686,6 +686,50 @@ static int sheet_published(struct workbook *w, lxw_worksheet *ws)
     return w->err;
 }
 
+/* ---- a section of the document ------------------------------------------------------ */
+
+lxw_row_t workbook_put_section(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, const struct doc *d,
+                               const char *id)
+{
+    size_t i = 0;
+    while (i < d->n && !(d->b[i].kind == DOC_SECTION && d->b[i].id && !strcmp(d->b[i].id, id)))
+        i++;
+    for (; i < d->n && !w->err; i++) {
+        const struct doc_block *b = &d->b[i];
+        if (b->kind == DOC_END)
+            break;
+        switch (b->kind) {
+        case DOC_SECTION:
+            if (b->text)
+                workbook_put_str(w, ws, r++, 0, b->text, w->title);
+            break;
+        case DOC_HEADING: workbook_put_str(w, ws, r++, 0, b->text, w->bold); break;
+        case DOC_PARA: {
+            char *text = b->text;
+            r = workbook_put_paragraphs(w, ws, r, &text, 1);
+            break;
+        }
+        case DOC_PARAS: r = workbook_put_paragraphs(w, ws, r, b->items, b->nitems); break;
+        case DOC_TABLE:
+            if (b->table.caption)
+                workbook_put_str(w, ws, r++, 0, b->table.caption, w->subtitle);
+            r = workbook_put_table(w, ws, r, &b->table) + 1;
+            break;
+        default: break;
+        }
+    }
+    return r;
+}
+
+static int sheet_answer(struct workbook *w, lxw_worksheet *ws, const struct doc *d)
+{
+    worksheet_set_column(ws, 0, 0, 110, NULL);
+    worksheet_set_column(ws, 1, 3, 24, NULL);
+    lxw_row_t r = workbook_put_section(w, ws, 0, d, "answer");
+    workbook_print_setup(w, ws, 0, r, 3);
+    return w->err;
+}
+
 /* ---- the workbook ------------------------------------------------------------------ */
 
 int workbook_begin(struct workbook *w, const char *path, const char *title, const char *subject,
@@ -739,7 +783,7 @@ int workbook_finish(struct workbook *w, const char *path, int err)
     return err;
 }
 
-int workbook_write(const struct rctx *x, const char *path)
+int workbook_write(const struct rctx *x, const struct doc *d, const char *path)
 {
     struct workbook w;
     char *title = util_printf("Benchmark report: %s", x->rd->name);
@@ -750,6 +794,7 @@ int workbook_write(const struct rctx *x, const char *path)
     if (err < 0)
         return err;
     w.x = x;
+    lxw_worksheet *answer = d ? workbook_sheet(&w, "Answer") : NULL;
     lxw_worksheet *summary = workbook_sheet(&w, "Summary"), *speedup = workbook_sheet(&w, "Speedup"),
                   *stats = workbook_sheet(&w, "Statistics"), *samples = workbook_sheet(&w, "Samples"),
                   *env = workbook_sheet(&w, "Environment"), *method = workbook_sheet(&w, "Method");
@@ -758,6 +803,8 @@ int workbook_write(const struct rctx *x, const char *path)
     err = w.err;
     if (err == 0)
         worksheet_hide(data);
+    if (err == 0 && answer)
+        err = sheet_answer(&w, answer, d);
     if (err == 0)
         err = sheet_summary(&w, summary, data);
     if (err == 0)

@@ -14,10 +14,13 @@
 
 #include <xlsxwriter.h>
 
+#include "report/doc.h"
 #include "report/rctx.h"
 #include "report/tables.h"
 
-int workbook_write(const struct rctx *x, const char *path);
+/* d: the report's document; its "answer" section opens the workbook as
+ * the Answer sheet (NULL: no Answer sheet). */
+int workbook_write(const struct rctx *x, const struct doc *d, const char *path);
 
 /* The helpers workbook_write uses, for other workbooks (the comparison
  * report). A workbook is written to PATH.tmp and renamed into place by
@@ -67,6 +70,10 @@ void workbook_print_setup(struct workbook *w, lxw_worksheet *ws, lxw_row_t head_
  * wrapped names. */
 void workbook_fit_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t head_row, lxw_col_t c0,
                         const struct table *t, double min, double max);
+/* The blocks of d's section `id` (its title, headings, paragraphs, tables)
+ * from row r down column 0; returns the row after them. */
+lxw_row_t workbook_put_section(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, const struct doc *d,
+                               const char *id);
 /* Paragraphs in column 0, one a row, wrapped; returns the row after them. */
 lxw_row_t workbook_put_paragraphs(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, char **paras, size_t n);
 

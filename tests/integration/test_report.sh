@@ -59,10 +59,10 @@ check "Markdown links the charts as PNG" grep -q '](charts/ms-per-step.png)' "$A
 if need soffice; then
   mkdir -p "$TMP/lo" "$TMP/lohome"
   HOME=$TMP/lohome timeout 180 soffice --headless --norestore --nolockcheck \
-    --convert-to 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,1' \
+    --convert-to 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,2' \
     --outdir "$TMP/lo" "$A/report.xlsx" >"$TMP/lo.out" 2>&1
   csv=$(ls "$TMP"/lo/*.csv 2>/dev/null | head -1)
-  check "LibreOffice opens report.xlsx and converts Summary to CSV" test -n "$csv" -a -s "${csv:-/nonexistent}"
+  check "LibreOffice opens report.xlsx and converts Summary (sheet 2, after Answer) to CSV" test -n "$csv" -a -s "${csv:-/nonexistent}"
   if [ -n "$csv" ]; then
     python3 - "$csv" "$PUB/run.db" >"$TMP/cmp.out" 2>&1 <<'PY'
 import csv, sqlite3, sys
@@ -151,7 +151,7 @@ if need chromium; then
     ok "report.html loads without console errors"
   fi
   check "the loaded DOM holds inline SVG charts" grep -q "<svg" "$TMP/dom.html"
-  chrome --window-size=1280,2600 --hide-scrollbars --screenshot="$TMP/shot.png" \
+  chrome --window-size=1280,5200 --hide-scrollbars --screenshot="$TMP/shot.png" \
     "file://$(cd "$A" && pwd)/report.html" >/dev/null 2>"$TMP/shot.err"
   check "Chromium takes a screenshot" test -s "$TMP/shot.png"
   # the ms/step chart's bars are drawn in the backends' palette colours: count them

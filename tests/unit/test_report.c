@@ -27,7 +27,9 @@
 #include "charts/chart.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "charts/bars.h"
 #include "charts/heatmap.h"
+#include "report/answer.h"
 #include "report/doc.h"
 #include "report/doc_html.h"
 #include "report/doc_md.h"
@@ -319,6 +321,139 @@ static void test_palette_contrast(void **state)
     static const unsigned words[] = {CHART_BETTER, CHART_WORSE, CHART_UNSURE, CHART_NA};
     for (size_t i = 0; i < 4; i++)
         assert_true(chart_contrast(words[i], 0xF6F6F6) >= 4.5);
+}
+
+/* Environment per backend: each column holds what that backend's own cells
+ * recorded, never a value copied from another backend of the same Python
+ * environment (the three Keras 3 backends share one). */
+static void test_environment_per_backend(void **state)
+{
+    (void)state;
+    struct rundata *rd = NULL;
+    struct rctx x;
+    assert_int_equal(rundata_load(&rd, PUBLISHED), 0);
+    assert_int_equal(rctx_init(&x, rd, NULL, NULL, -1), 0);
+    struct table t;
+    assert_int_equal(tables_build(&x, TABLE_PY_ENV, &t), 0);
+    size_t checked = 0;
+    for (size_t c = 1; c < t.ncols; c++) {
+        int col = -1;
+        for (size_t k = 0; k < x.g->ncols; k++)
+            if (strcmp(x.g->cols[k].display, t.head[c]) == 0)
+                col = (int)k;
+        assert_true(col >= 0); /* one column per backend */
+        for (size_t r = 0; r < t.nrows; r++) {
+            const char *key = table_at(&t, r, 0)->text, *shown = table_at(&t, r, c)->text;
+            /* the value of the backend's first cell that recorded an environment */
+            const char *want = NULL;
+            for (size_t i = 0; i < rd->ncells && !want; i++)
+                if (rd->cells[i].environment.n && !strcmp(rd->cells[i].backend, x.g->cols[col].backend))
+                    want = kvlist_get(&rd->cells[i].environment, key);
+            assert_string_equal(shown, want ? want : "-");
+            checked++;
+        }
+    }
+    assert_true(checked > 0);
+    int kb = -1;
+    for (size_t r = 0; r < t.nrows; r++)
+        if (!strcmp(table_at(&t, r, 0)->text, "env.KERAS_BACKEND"))
+            kb = (int)r;
+    assert_true(kb >= 0);
+    int seen_tf = 0, seen_jax = 0, seen_torch = 0;
+    for (size_t c = 1; c < t.ncols; c++) {
+        const char *v = table_at(&t, (size_t)kb, c)->text;
+        seen_tf += !strcmp(v, "tensorflow");
+        seen_jax += !strcmp(v, "jax");
+        seen_torch += !strcmp(v, "torch");
+    }
+    assert_int_equal(seen_tf, 1);
+    assert_int_equal(seen_jax, 1);
+    assert_int_equal(seen_torch, 1);
+    table_free(&t);
+    /* memory in MiB / GiB, never raw bytes */
+    assert_int_equal(tables_build(&x, TABLE_RUN_ENV, &t), 0);
+    for (size_t r = 0; r < t.nrows; r++) {
+        const char *key = table_at(&t, r, 0)->text;
+        if (strlen(key) > 6 && !strcmp(key + strlen(key) - 6, "_bytes"))
+            assert_true(strstr(table_at(&t, r, 1)->text, "GiB") || strstr(table_at(&t, r, 1)->text, "MiB"));
+    }
+    table_free(&t);
+    rctx_free(&x);
+    rundata_free(rd);
+}
+
+/* The answer: the fastest backend per row against the grid, a lead under
+ * the noise band called a tie, the geometric means against the grid. */
+static void test_answer(void **state)
+{
+    (void)state;
+    struct rundata *rd = NULL;
+    struct rctx x;
+    struct answer a;
+    assert_int_equal(rundata_load(&rd, PUBLISHED), 0);
+    assert_int_equal(rctx_init(&x, rd, NULL, NULL, -1), 0);
+    assert_int_equal(answer_build(&a, &x), 0);
+    size_t wins = 0, ties = 0;
+    for (size_t r = 0; r < x.g->nrows; r++) {
+        const struct answer_row *ar = &a.rows[r];
+        assert_int_equal(ar->best, x.g->rows[r].best_col);
+        char *s = answer_sentence(&a, &x, r);
+        assert_non_null(s);
+        if (ar->kind == ANSWER_TIE) {
+            assert_true(ar->ratio < 1 + ANSWER_NOISE);
+            assert_non_null(strstr(s, "a tie"));
+            ties++;
+        } else if (ar->kind == ANSWER_CLEAR || ar->kind == ANSWER_LIKELY) {
+            assert_true(ar->ratio >= 1 + ANSWER_NOISE);
+            assert_true(ar->lo <= ar->ratio && ar->ratio <= ar->hi);
+            assert_non_null(strstr(s, "is fastest"));
+            assert_non_null(strstr(s, x.g->cols[ar->best].display));
+            wins++;
+        }
+        free(s);
+    }
+    assert_true(ties > 0 && wins > 0); /* the fixture has both */
+    size_t total = 0;
+    for (size_t c = 0; c < x.g->ncols; c++)
+        total += a.wins[c];
+    assert_int_equal(total, wins);
+    assert_int_equal(a.max_repeats, 1);
+    for (size_t i = 0; i < a.ngeo; i++) {
+        const struct answer_geo *ge = &a.geo[i];
+        double sum = 0;
+        size_t n = 0;
+        for (size_t r = 0; r < x.g->nrows; r++) {
+            const struct grid_cell *b = grid_at(x.g, r, (size_t)x.baseline), *v = grid_at(x.g, r, (size_t)ge->col);
+            if (b->ok && v->ok) {
+                sum += log(b->st.mean / v->st.mean);
+                n++;
+            }
+        }
+        assert_int_equal(ge->n, n);
+        assert_true(fabs(ge->geo - exp(sum / (double)n)) < 1e-9);
+        assert_true(ge->lo <= ge->geo && ge->geo <= ge->hi);
+    }
+    answer_free(&a);
+    rctx_free(&x);
+    rundata_free(rd);
+}
+
+/* The speed-up axis ends at -100%: the formula cannot go below it. */
+static void test_speedup_axis(void **state)
+{
+    (void)state;
+    static const double v[] = {-95.0, -40.0, 12.0, 310.0};
+    struct bars b = {.ncat = 4, .nser = 1, .v = v, .percent = 1};
+    struct chart_axis ax;
+    bars_value_axis(&b, &ax, 600);
+    assert_true(ax.lo >= -100.0);
+    assert_true(ax.hi >= 310.0);
+    for (size_t t = 0; t < ax.nticks; t++)
+        assert_true(ax.ticks[t] >= -100.0);
+    static const double pos[] = {5.0, 40.0};
+    b = (struct bars){.ncat = 2, .nser = 1, .v = pos, .percent = 1};
+    bars_value_axis(&b, &ax, 600);
+    assert_true(ax.lo == 0);
 }
 
 /* One document, drawn by the HTML and Markdown writers: the same blocks,
@@ -718,15 +853,20 @@ static void test_workbook_numbers(void **state)
         free(xml);
     }
     char *wb = zip_entry(path, "xl/workbook.xml");
-    static const char *const names[] = {"Summary", "Speedup",     "Statistics",
+    static const char *const names[] = {"Answer",  "Summary",     "Speedup", "Statistics",
                                         "Samples", "Environment", "Method"};
-    for (size_t i = 0; i < 6; i++) {
+    for (size_t i = 0; i < 7; i++) {
         char want[64];
         snprintf(want, sizeof(want), "name=\"%s\"", names[i]);
         assert_non_null(strstr(wb, want));
     }
-    free(wb);
-    char *s1 = zip_entry(path, "xl/worksheets/sheet1.xml");
+    char *s0 = zip_entry(path, "xl/worksheets/sheet1.xml"), *ss = zip_entry(path, "xl/sharedStrings.xml");
+    assert_non_null(strstr(wb, "name=\"Answer\" sheetId=\"1\"")); /* the answer first */
+    assert_non_null(strstr(ss, "is fastest"));
+    assert_non_null(strstr(ss, "Speed-up (geometric mean)"));
+    free(s0);
+    free(ss);
+    char *s1 = zip_entry(path, "xl/worksheets/sheet2.xml");
     assert_non_null(strstr(s1, "<pane ")); /* frozen header */
     assert_non_null(strstr(s1, "<autoFilter "));
     assert_non_null(strstr(s1, "<conditionalFormatting"));
@@ -735,9 +875,8 @@ static void test_workbook_numbers(void **state)
     assert_non_null(strstr(s1, "fitToHeight=\"0\""));
     assert_non_null(strstr(s1, "<pageSetUpPr fitToPage=\"1\"/>"));
     free(s1);
-    wb = zip_entry(path, "xl/workbook.xml");
-    assert_non_null(strstr(wb, "_xlnm.Print_Titles\" localSheetId=\"0\">Summary!$4:$4"));
-    assert_non_null(strstr(wb, "_xlnm.Print_Area\" localSheetId=\"1\">Speedup!"));
+    assert_non_null(strstr(wb, "_xlnm.Print_Titles\" localSheetId=\"1\">Summary!$4:$4"));
+    assert_non_null(strstr(wb, "_xlnm.Print_Area\" localSheetId=\"2\">Speedup!"));
     free(wb);
 
     /* the horizontal bar charts read like the cairo ones: categories top-down
@@ -778,6 +917,9 @@ int main(void)
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_doc_model),
         cmocka_unit_test(test_palette_contrast),
+        cmocka_unit_test(test_environment_per_backend),
+        cmocka_unit_test(test_answer),
+        cmocka_unit_test(test_speedup_axis),
         cmocka_unit_test(test_reference_parse),
         cmocka_unit_test(test_reference_committed),
         cmocka_unit_test(test_format_number),
