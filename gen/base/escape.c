@@ -257,3 +257,41 @@ char *escape_filename(const char *s)
     }
     return out;
 }
+
+int escape_terminal(struct strbuf *sb, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t n = strlen((const char *)p);
+    int err = 0;
+    while (!err && n) {
+        int32_t cp;
+        size_t len = utf8_next(p, n, &cp);
+        if (cp == '\n')
+            err = strbuf_puts(sb, "\\n");
+        else if (cp == '\t')
+            err = strbuf_puts(sb, "\\t");
+        else if (cp == '\r')
+            err = strbuf_puts(sb, "\\r");
+        else if (cp == '\\')
+            err = strbuf_puts(sb, "\\\\");
+        else if (cp < 0 || cp < 0x20 || cp == 0x7F)
+            err = strbuf_printf(sb, "\\x%02x", p[0]);
+        else if (cp >= 0x80 && cp <= 0x9F) /* C1 controls, e.g. U+009B (CSI) */
+            err = strbuf_printf(sb, "\\u%04x", (unsigned)cp);
+        else
+            err = strbuf_append(sb, (const char *)p, len);
+        p += len;
+        n -= len;
+    }
+    return err;
+}
+
+char *escape_terminal_dup(const char *s)
+{
+    struct strbuf sb = {0};
+    if (escape_terminal(&sb, s) < 0) {
+        strbuf_free(&sb);
+        return NULL;
+    }
+    return strbuf_detach(&sb);
+}

@@ -42,4 +42,13 @@ char *escape_xlsx(const char *s);
  * never empty, never "." or "..". */
 char *escape_filename(const char *s);
 
+/* Text for a terminal or a log line: control characters (C0, DEL and C1
+ * such as U+009B, the CSI that starts terminal commands) and invalid UTF-8
+ * bytes become \n, \t, \r, \xHH or \u00HH, and a backslash becomes \\,
+ * so a stored or archived name can never move the cursor, recolour the
+ * screen or fake a line of output, and the escaped text is unambiguous.
+ * escape_terminal_dup() returns a malloc'd copy (NULL on allocation failure). */
+int escape_terminal(struct strbuf *sb, const char *s);
+char *escape_terminal_dup(const char *s);
+
 #endif /* BENCHGEN_ESCAPE_H */

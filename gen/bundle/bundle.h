@@ -30,6 +30,16 @@
  * re-renders the report from the bundled run.db, comparing it byte for byte.
  * Every problem is named by its path.
  *
+ * verify bounds what it extracts: the first file must be MANIFEST.json, whose
+ * sizes cap every other entry and the total (with hard ceilings); sparse,
+ * link, device and fifo entries are refused. Its cost is linear in the
+ * number of entries, and every name it prints is escaped (escape_terminal).
+ *
+ * Files: bundle.c (create), bundle_manifest.c, bundle_tar.c, bundle_fs.c,
+ * bundle_render.c, bundle_verify.c, verify_extract.c
+ * (bounded extraction, the gzip check), verify_log.c (problem lines); the
+ * commands are gen/cli/cli_bundle.c.
+ *
  * The report is rendered with report_render() (report.h), from
  * <staging>/run into <staging>/report on both sides, so the renderer sees
  * the same layout; tests can pass another renderer in the options.
@@ -40,12 +50,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "report/report.h"
+#include "bundle/bundle_render.h"
 
 #define BUNDLE_FORMAT "benchgen-bundle/1"
 
-/* report_render()'s contract (report.h). */
-typedef int (*bundle_render_fn)(const char *run_dir, const char *out_dir, const struct report_options *opt);
 
 struct bundle_options {
     const char *baseline;   /* passed to the report as its baseline; may be NULL */

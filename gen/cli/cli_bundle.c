@@ -3,6 +3,7 @@
  * the command line over bundle_create() and bundle_verify() (bundle.h).
  */
 #include "base/error.h"
+#include "base/escape.h"
 #include "base/util.h"
 #include "bundle/bundle.h"
 #include "cli/cli.h"
@@ -22,6 +23,17 @@ static const struct opt bundle_cli_options[] = {
     OPT_FLAG(struct bundle_cli_opts, quiet, "quiet", 'q', "no progress lines"),
 };
 
+/* The message may quote a name from the archive or the run: escaped for the
+ * terminal like everything else bundle and verify print. */
+static int fail_escaped(const struct cli_command *cmd, int err)
+{
+    char *e = escape_terminal_dup(error_last());
+    if (e)
+        error_set(err, "%s", e);
+    free(e);
+    return cli_fail(cmd, err);
+}
+
 static int bundle_cmd(const struct cli_call *call)
 {
     const struct bundle_cli_opts *o = call->opts;
@@ -40,7 +52,7 @@ static int bundle_cmd(const struct cli_call *call)
     }
     int err = bundle_create(run_dir, out, &bo);
     free(def);
-    return err ? cli_fail(&cli_bundle, err) : CLI_EXIT_OK;
+    return err ? fail_escaped(&cli_bundle, err) : CLI_EXIT_OK;
 }
 
 static int verify_cmd(const struct cli_call *call)
@@ -48,7 +60,7 @@ static int verify_cmd(const struct cli_call *call)
     size_t problems = 0;
     int err = bundle_verify(call->args[0], stdout, &problems, NULL);
     if (err)
-        return cli_fail(&cli_verify, err);
+        return fail_escaped(&cli_verify, err);
     return problems ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 

@@ -11,6 +11,7 @@
 #include "base/json.h"
 #include "plan/catalog.h"
 #include "base/error.h"
+#include "base/escape.h"
 #include "store/rundata.h"
 
 #include <math.h>
@@ -183,17 +184,28 @@ static void fmt_ms_(char *buf, size_t n, double ms)
         snprintf(buf, n, "-");
 }
 
-static void show_header_(const struct rundata *rd, FILE *out)
+/* Every stored string is someone else's text: printed escaped for the
+ * terminal (escape.h), so a description cannot fake a line or send terminal
+ * commands. The copies live in keep until the output is written. */
+static const char *tx_(struct strlist *keep, const char *s)
 {
-    fprintf(out, "run       %s\n", rd->name);
+    char *e = escape_terminal_dup(s);
+    int err = e ? strlist_add(keep, e) : BG_ENOMEM;
+    free(e);
+    return err ? "?" : keep->v[keep->n - 1];
+}
+
+static void show_header_(const struct rundata *rd, FILE *out, struct strlist *k)
+{
+    fprintf(out, "run       %s\n", tx_(k, rd->name));
     if (rd->description[0])
-        fprintf(out, "          %s\n", rd->description);
-    fprintf(out, "spec      %s (sha256 %.*s)\n", rd->spec_path, SHOW_HASH_CHARS, rd->spec_sha256);
-    fprintf(out, "settings  size %s, precision %s, seed %llu\n", rd->size, rd->precision,
+        fprintf(out, "          %s\n", tx_(k, rd->description));
+    fprintf(out, "spec      %s (sha256 %.*s)\n", tx_(k, rd->spec_path), SHOW_HASH_CHARS, tx_(k, rd->spec_sha256));
+    fprintf(out, "settings  size %s, precision %s, seed %llu\n", tx_(k, rd->size), tx_(k, rd->precision),
             (unsigned long long)rd->seed);
-    fprintf(out, "created   %s   started %s   finished %s\n", rd->created_utc,
-            rd->started_utc ? rd->started_utc : "-", rd->finished_utc ? rd->finished_utc : "-");
-    fprintf(out, "benchgen  %s (commit %s%s)\n", rd->benchgen_version, rd->git_commit,
+    fprintf(out, "created   %s   started %s   finished %s\n", tx_(k, rd->created_utc),
+            rd->started_utc ? tx_(k, rd->started_utc) : "-", rd->finished_utc ? tx_(k, rd->finished_utc) : "-");
+    fprintf(out, "benchgen  %s (commit %s%s)\n", tx_(k, rd->benchgen_version), tx_(k, rd->git_commit),
             rd->git_dirty ? ", dirty" : "");
 
     size_t pending = 0, other = 0, known = 0;
@@ -223,7 +235,7 @@ static void show_header_(const struct rundata *rd, FILE *out)
 
 /* Which interpreters and containment the cells ran with (one line per
  * distinct combination), and every cell whose log was cut. */
-static void show_workers_(const struct rundata *rd, FILE *out)
+static void show_workers_(const struct rundata *rd, FILE *out, struct strlist *k)
 {
     struct strlist seen = {0};
     for (size_t i = 0; i < rd->ncells; i++) {
@@ -244,7 +256,7 @@ static void show_workers_(const struct rundata *rd, FILE *out)
                 n += (v2 || h2) && !strcmp(v2 ? v2 : "?", ver ? ver : "?") && !strcmp(x2 ? x2 : "?", exe ? exe : "?") &&
                      !strcmp(h2 ? h2 : "?", how ? how : "?");
             }
-            fprintf(out, "%s %s: %zu cell(s)\n", seen.n ? "        " : "\nworkers ", line, n);
+            fprintf(out, "%s %s: %zu cell(s)\n", seen.n ? "        " : "\nworkers ", tx_(k, line), n);
             strlist_add(&seen, line);
         }
         free(line);
@@ -253,14 +265,16 @@ static void show_workers_(const struct rundata *rd, FILE *out)
     for (size_t i = 0; i < rd->ncells; i++) {
         const char *dropped = kvlist_get(&rd->cells[i].facts, "log.dropped_bytes");
         if (dropped)
-            fprintf(out, "log     %s: %s bytes of output dropped (head and tail kept in %s)\n", rd->cells[i].key,
-                    dropped, rd->cells[i].log_path ? rd->cells[i].log_path : "its log");
+            fprintf(out, "log     %s: %s bytes of output dropped (head and tail kept in %s)\n",
+                    tx_(k, rd->cells[i].key), tx_(k, dropped),
+                    rd->cells[i].log_path ? tx_(k, rd->cells[i].log_path) : "its log");
     }
 }
 
 static int show_text_(const struct rundata *rd, FILE *out)
 {
-    show_header_(rd, out);
+    struct strlist k = {0};
+    show_header_(rd, out, &k);
     if (rd->ncells == 0)
         goto done;
 
@@ -268,7 +282,7 @@ static int show_text_(const struct rundata *rd, FILE *out)
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
         char buf[64];
-        int n = (int)strlen(c->key);
+        int n = (int)strlen(tx_(&k, c->key));
         wkey = n > wkey ? n : wkey;
         n = snprintf(buf, sizeof(buf), "%zu/%zu", c->ntimed, c->nwarmup);
         wsamples = n > wsamples ? n : wsamples;
@@ -279,7 +293,7 @@ static int show_text_(const struct rundata *rd, FILE *out)
         const struct rd_cell *c = &rd->cells[i];
         char samples[64], mean[32], median[32], p5[32], p95[32], cv[32], compile[32];
         if (!c->status) {
-            fprintf(out, "%-*s  %s\n", wkey, c->key, "pending");
+            fprintf(out, "%-*s  %s\n", wkey, tx_(&k, c->key), "pending");
             continue;
         }
         snprintf(samples, sizeof(samples), "%zu/%zu", c->ntimed, c->nwarmup);
@@ -292,12 +306,13 @@ static int show_text_(const struct rundata *rd, FILE *out)
         else
             snprintf(cv, sizeof(cv), "-");
         fmt_ms_(compile, sizeof(compile), c->nwarmup ? (double)c->warmup_ns[0] / 1e6 : NAN);
-        fprintf(out, "%-*s  %-11s  %-12.*s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, c->key,
-                c->status, SHOW_HASH_CHARS, c->input_sha256 ? c->input_sha256 : "-", wsamples, samples, mean,
+        fprintf(out, "%-*s  %-11s  %-12.*s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, tx_(&k, c->key),
+                tx_(&k, c->status), SHOW_HASH_CHARS, c->input_sha256 ? tx_(&k, c->input_sha256) : "-", wsamples, samples, mean,
                 median, p5, p95, cv, compile);
     }
-    show_workers_(rd, out);
+    show_workers_(rd, out, &k);
 done:
+    strlist_free(&k);
     if (fflush(out) != 0 || ferror(out))
         return error_set(BG_EIO, "show: write failed");
     return 0;

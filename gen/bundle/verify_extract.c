@@ -1,0 +1,466 @@
+/*
+ * verify_extract.c - bounded extraction and the gzip check of `benchgen
+ * verify` (see verify_extract.h for the rules).
+ */
+#include "bundle/verify_extract.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <jansson.h>
+#include <zlib.h>
+
+#define CHUNK 65536
+#define SUM_LINE(pathlen) (64 + 2 + (uint64_t)(pathlen) + 1) /* "<sha256>  <path>\n" */
+#define TAR_OVERHEAD_PER_ENTRY 2560                          /* header, pax header, padding */
+#define TAR_OVERHEAD_FIXED 20480                             /* end blocks, record padding */
+
+/* MANIFEST.json's files as a sorted (path, size) index. */
+struct listed {
+    char *path;
+    uint64_t size;
+};
+
+struct limits {
+    struct listed *files;
+    size_t n;
+    uint64_t sums_size; /* the size a correct SHA256SUMS has */
+};
+
+static int cmp_listed(const void *a, const void *b)
+{
+    return strcmp(((const struct listed *)a)->path, ((const struct listed *)b)->path);
+}
+
+static const struct listed *find_listed(const struct limits *l, const char *path)
+{
+    struct listed key = {(char *)path, 0};
+    return l->n ? bsearch(&key, l->files, l->n, sizeof(*l->files), cmp_listed) : NULL;
+}
+
+static void limits_free(struct limits *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->files[i].path);
+    free(l->files);
+    memset(l, 0, sizeof(*l));
+}
+
+/* A path from an archive that stays inside the extraction directory: no
+ * absolute path, no "." or ".." component, no empty component. */
+static bool safe_path(const char *p)
+{
+    if (!p[0] || p[0] == '/')
+        return false;
+    for (const char *s = p; *s;) {
+        const char *e = strchr(s, '/');
+        size_t n = e ? (size_t)(e - s) : strlen(s);
+        if ((n == 0 && e && e[1]) || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+            return false;
+        if (!e)
+            break;
+        s = e + 1;
+    }
+    return true;
+}
+
+/* Reads the extracted MANIFEST.json into l and sets x's limits: 0, 1 when
+ * it cannot bound the rest (a problem counted), or BG_ENOMEM. */
+static int read_limits(const char *manifest_path, uint64_t manifest_size, struct limits *l,
+                        struct verify_extracted *x, struct verify_log *v)
+{
+    json_error_t je;
+    json_t *m = json_load_file(manifest_path, 0, &je), *files = json_object_get(m, "files"), *f;
+    struct strlist dirs = {0};
+    uint64_t total = manifest_size;
+    size_t i, ndirs = 0;
+    int rc = 1;
+    if (!json_is_array(files)) {
+        verify_problem(v, "MANIFEST", "MANIFEST.json",
+                       "not JSON or no \"files\" list, so nothing else can be bounded; extraction stopped");
+        goto done;
+    }
+    if (json_array_size(files) > VERIFY_MAX_ENTRIES) {
+        verify_problem(v, "TOO LARGE", "MANIFEST.json", "lists %zu files, more than the ceiling of %zu",
+                       json_array_size(files), VERIFY_MAX_ENTRIES);
+        goto done;
+    }
+    if (!(l->files = calloc(json_array_size(files) + 1, sizeof(*l->files)))) {
+        rc = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    l->sums_size = SUM_LINE(strlen("MANIFEST.json"));
+    json_array_foreach(files, i, f)
+    {
+        const char *path = json_string_value(json_object_get(f, "path"));
+        json_t *size = json_object_get(f, "size");
+        if (!path || !json_is_integer(size) || json_integer_value(size) < 0 || !safe_path(path))
+            continue; /* the manifest check names it later */
+        uint64_t sz = (uint64_t)json_integer_value(size);
+        if (sz > VERIFY_MAX_BYTES || total + sz > VERIFY_MAX_BYTES) {
+            verify_problem(v, "TOO LARGE", "MANIFEST.json", "claims more than the ceiling of %llu bytes",
+                           (unsigned long long)VERIFY_MAX_BYTES);
+            goto done;
+        }
+        total += sz;
+        l->sums_size += SUM_LINE(strlen(path));
+        if (!(l->files[l->n].path = strdup(path))) {
+            rc = error_set(BG_ENOMEM, "out of memory");
+            goto done;
+        }
+        l->files[l->n++].size = sz;
+        for (const char *s = strchr(path, '/'); s; s = strchr(s + 1, '/')) {
+            char *d = util_printf("%.*s", (int)(s - path), path);
+            int err = d ? strlist_add(&dirs, d) : BG_ENOMEM;
+            free(d);
+            if (err) {
+                rc = error_set(BG_ENOMEM, "out of memory");
+                goto done;
+            }
+        }
+    }
+    qsort(l->files, l->n, sizeof(*l->files), cmp_listed);
+    strlist_sort(&dirs, false);
+    for (size_t k = 0; k < dirs.n; k++)
+        ndirs += k == 0 || strcmp(dirs.v[k], dirs.v[k - 1]) != 0;
+    /* top/, the files, their directories, SHA256SUMS, MANIFEST.json, and a
+     * few empty directories (run/logs/ of a run without logs) */
+    x->limit_entries = 1 + l->n + ndirs + 2 + 16;
+    x->limit_bytes = total + l->sums_size;
+    x->manifest = true;
+    rc = 0;
+done:
+    strlist_free(&dirs);
+    json_decref(m);
+    return rc;
+}
+
+/* Hashes the entry's data, writing it to fd unless fd < 0, at most cap
+ * bytes; 1 when the archive stream broke (a problem), -1 when more than cap
+ * came, 0 when done. */
+static int copy_data(struct archive *a, int fd, uint64_t cap, struct verify_file *f, char *buf, bool *io_ok)
+{
+    struct sha256 h;
+    la_ssize_t n;
+    if (sha256_init(&h) < 0)
+        return error_code();
+    while ((n = archive_read_data(a, buf, CHUNK)) > 0) {
+        if (f->size + (uint64_t)n > cap)
+            break;
+        if (fd >= 0)
+            *io_ok = *io_ok && write(fd, buf, (size_t)n) == n;
+        sha256_update(&h, buf, (size_t)n);
+        f->size += (uint64_t)n;
+    }
+    sha256_final(&h, f->sha256);
+    return n > 0 ? -1 : n < 0 ? 1 : 0;
+}
+
+/* Only these are read back from disk; the rest is checked by its hash. */
+static bool needs_disk(const char *rel)
+{
+    return !strcmp(rel, "MANIFEST.json") || !strcmp(rel, "SHA256SUMS") || !strncmp(rel, "run/", 4);
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+    return strcmp(((const struct verify_file *)a)->path, ((const struct verify_file *)b)->path);
+}
+
+const struct verify_file *verify_find(const struct verify_extracted *x, const char *rel)
+{
+    struct verify_file key = {(char *)rel, "", 0};
+    return x->nfiles ? bsearch(&key, x->file, x->nfiles, sizeof(key), cmp_file) : NULL;
+}
+
+static int add_file(struct verify_extracted *x, const struct verify_file *f)
+{
+    if (x->nfiles == x->cap) {
+        size_t cap = x->cap ? 2 * x->cap : 64;
+        struct verify_file *grown = realloc(x->file, cap * sizeof(*grown));
+        if (!grown)
+            return error_set(BG_ENOMEM, "out of memory");
+        x->file = grown;
+        x->cap = cap;
+    }
+    x->file[x->nfiles] = *f;
+    if (!(x->file[x->nfiles].path = strdup(f->path)))
+        return error_set(BG_ENOMEM, "out of memory");
+    x->nfiles++;
+    return 0;
+}
+
+/* Sorts the files; a path the bundle holds twice keeps its first copy. */
+static void sort_files(struct verify_extracted *x, struct verify_log *v)
+{
+    if (x->nfiles < 2)
+        return;
+    qsort(x->file, x->nfiles, sizeof(*x->file), cmp_file); /* ties keep no order: both copies are suspect */
+    size_t k = 1;
+    for (size_t i = 1; i < x->nfiles; i++) {
+        if (!strcmp(x->file[i].path, x->file[k - 1].path)) {
+            verify_problem(v, "DUPLICATE", x->file[i].path, "the bundle holds this path twice");
+            free(x->file[i].path);
+        } else {
+            x->file[k++] = x->file[i];
+        }
+    }
+    x->nfiles = k;
+}
+
+/* Why an entry is refused unextracted, or NULL when it is a plain file or
+ * directory. */
+static const char *refusal(struct archive_entry *e)
+{
+    mode_t type = archive_entry_filetype(e);
+    if (archive_entry_hardlink(e))
+        return "a hard link; not extracted";
+    if (type == AE_IFLNK)
+        return "a symbolic link; not extracted";
+    if (type != AE_IFREG && type != AE_IFDIR)
+        return "a device, fifo or socket; not extracted";
+    if (type == AE_IFREG && archive_entry_sparse_count(e) > 0)
+        return "a sparse entry (holes that expand on extraction); not extracted";
+    return NULL;
+}
+
+int verify_extract(struct verify_extracted *x, const char *path, const char *dir, struct verify_log *v)
+{
+    struct archive *a = archive_read_new();
+    struct limits lim = {0};
+    char *buf = malloc(CHUNK), *last = NULL, *parent = NULL;
+    int err = 0;
+    memset(x, 0, sizeof(*x));
+    x->limit_entries = VERIFY_MAX_ENTRIES;
+    x->limit_bytes = VERIFY_MAX_MANIFEST;
+    if (!a || !buf) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    archive_read_support_filter_gzip(a);
+    archive_read_support_format_tar(a);
+    if (archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK) {
+        err = error_set(util_is_file(path) ? BG_EIO : BG_ENOTFOUND, "%s: %s", path, archive_error_string(a));
+        goto done;
+    }
+    struct archive_entry *e;
+    int rc;
+    bool stopped = false;
+    while (!err && !stopped && ((rc = archive_read_next_header(a, &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN)) {
+        const char *name = archive_entry_pathname(e);
+        if (++x->entries > x->limit_entries) {
+            verify_problem(v, "TOO MANY", name ? name : "(no name)",
+                           "more than %zu entries, all MANIFEST.json accounts for; extraction stopped",
+                           x->limit_entries);
+            stopped = true;
+            break;
+        }
+        if (!name || !safe_path(name)) {
+            verify_problem(v, "UNSAFE", name ? name : "(no name)", "entry path leaves the bundle; not extracted");
+            continue;
+        }
+        size_t tl = strcspn(name, "/");
+        if (!x->top[0] && tl < sizeof(x->top))
+            snprintf(x->top, sizeof(x->top), "%.*s", (int)tl, name);
+        if (strncmp(name, x->top, tl) != 0 || strlen(x->top) != tl) {
+            verify_problem(v, "UNEXPECTED", name, "outside the bundle's top directory %s/", x->top);
+            continue;
+        }
+        const char *rel = name[tl] ? name + tl + 1 : "", *why = refusal(e);
+        if (why) {
+            verify_problem(v, "REFUSED", name, "%s", why);
+            continue;
+        }
+        free(last);
+        char *full = util_printf("%s/%s", dir, name);
+        if (!full || !(last = strdup(name))) {
+            free(full);
+            err = error_set(BG_ENOMEM, "out of memory");
+            break;
+        }
+        if (archive_entry_filetype(e) == AE_IFDIR) {
+            if (!rel[0] || !strncmp(rel, "run/", 4)) /* only run/ is read back from disk */
+                util_mkdir_p(full, 0755);
+            free(full);
+            continue;
+        }
+        /* a regular file: how large may it be? */
+        uint64_t cap, size = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
+        const struct listed *l = NULL;
+        if (!x->manifest) {
+            if (strcmp(rel, "MANIFEST.json") != 0) {
+                verify_problem(v, "ORDER", rel,
+                               "the first file is not MANIFEST.json (as `benchgen bundle` writes it), so "
+                               "nothing can be bounded; extraction stopped");
+                free(full);
+                stopped = true;
+                break;
+            }
+            cap = VERIFY_MAX_MANIFEST;
+        } else if (!strcmp(rel, "SHA256SUMS")) {
+            cap = lim.sums_size;
+        } else if ((l = find_listed(&lim, rel))) {
+            cap = l->size;
+        } else {
+            verify_problem(v, "UNLISTED", rel, "in the bundle but not in MANIFEST.json; not extracted");
+            free(full);
+            continue;
+        }
+        if (size > cap || x->bytes + size > x->limit_bytes) {
+            /* stopping (rather than skipping) spares decompressing the rest */
+            verify_problem(v, "TOO LARGE", rel,
+                           "%llu bytes, more than MANIFEST.json allows (%llu); extraction stopped",
+                           (unsigned long long)size, (unsigned long long)cap);
+            free(full);
+            stopped = true;
+            break;
+        }
+        int fd = -1;
+        if (needs_disk(rel)) {
+            char *slash = strrchr(full, '/');
+            *slash = '\0';
+            if (!parent || strcmp(parent, full) != 0) { /* one mkdir -p per directory, not per file */
+                util_mkdir_p(full, 0755);
+                free(parent);
+                parent = strdup(full);
+            }
+            *slash = '/';
+            fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+            if (fd < 0) {
+                verify_problem(v, errno == EEXIST ? "DUPLICATE" : "UNREADABLE", rel, "%s",
+                               errno == EEXIST ? "the bundle holds this path twice" : strerror(errno));
+                free(full);
+                continue;
+            }
+        }
+        struct verify_file f = {(char *)rel, "", 0};
+        bool io_ok = true;
+        int broke = copy_data(a, fd, cap, &f, buf, &io_ok);
+        if (fd >= 0)
+            close(fd);
+        x->bytes += f.size;
+        if (broke > 0) {
+            verify_problem(v, "DAMAGED", rel, "%s", archive_error_string(a));
+            free(full);
+            stopped = true; /* the stream is unusable past this point */
+            break;
+        }
+        if (broke < 0) {
+            verify_problem(v, "TOO LARGE", rel, "more data than its header and MANIFEST.json say; extraction stopped");
+            free(full);
+            stopped = true;
+            break;
+        }
+        if (!io_ok) {
+            err = error_set(BG_EIO, "cannot extract %s: %s", rel, strerror(errno));
+            free(full);
+            break;
+        }
+        if ((err = add_file(x, &f)) == 0 && !x->manifest) {
+            int r = read_limits(full, f.size, &lim, x, v);
+            stopped = r != 0;
+            err = r < 0 ? r : 0;
+        }
+        free(full);
+    }
+    if (!err && !stopped && rc != ARCHIVE_EOF)
+        verify_problem(v, "DAMAGED", last ? last : path, "the archive cannot be read %s: %s",
+                       last ? "after this entry" : "at all", archive_error_string(a));
+    sort_files(x, v);
+done:
+    if (a)
+        archive_read_free(a);
+    limits_free(&lim);
+    free(buf);
+    free(last);
+    free(parent);
+    return err;
+}
+
+void verify_extracted_free(struct verify_extracted *x)
+{
+    for (size_t i = 0; i < x->nfiles; i++)
+        free(x->file[i].path);
+    free(x->file);
+    memset(x, 0, sizeof(*x));
+}
+
+/* ---- the gzip wrapper ------------------------------------------------------ */
+
+int verify_check_gzip(const char *path, uint64_t max_bytes, struct verify_log *v)
+{
+    unsigned char b[10], t[8];
+    struct archive *a = NULL;
+    char *buf = NULL;
+    int err = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        err = error_set(BG_EIO, "%s: %s", path, strerror(errno));
+        goto done;
+    }
+    if (st.st_size < 18 || pread(fd, b, 10, 0) != 10 || pread(fd, t, 8, st.st_size - 8) != 8 || b[0] != 0x1f ||
+        b[1] != 0x8b || b[2] != 8) {
+        verify_problem(v, "GZIP", path, "not a gzip file");
+        goto done;
+    }
+    if (b[3] != 0 || b[4] || b[5] || b[6] || b[7] || (b[8] != 0 && b[8] != 2 && b[8] != 4) || b[9] != 3) {
+        verify_problem(v, "GZIP", path,
+                       "the gzip header is not as `benchgen bundle` writes it (flags, time stamp or OS)");
+        goto done;
+    }
+    a = archive_read_new();
+    buf = malloc(CHUNK);
+    if (!a || !buf) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    archive_read_support_filter_gzip(a);
+    archive_read_support_format_raw(a);
+    struct archive_entry *e;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    uint64_t total = 0;
+    la_ssize_t n = -1;
+    if (archive_read_open_filename(a, path, CHUNK) == ARCHIVE_OK && archive_read_next_header(a, &e) == ARCHIVE_OK)
+        while ((n = archive_read_data(a, buf, CHUNK)) > 0 && total <= max_bytes) {
+            crc = crc32(crc, (const Bytef *)buf, (uInt)n);
+            total += (uint64_t)n;
+        }
+    if (total > max_bytes) {
+        verify_problem(v, "GZIP", path,
+                       "decompresses to more than the %llu bytes its MANIFEST.json accounts for; not read further",
+                       (unsigned long long)max_bytes);
+        goto done;
+    }
+    if (n < 0) {
+        verify_problem(v, "GZIP", path, "the compressed data is damaged: %s", archive_error_string(a));
+        goto done;
+    }
+    uint32_t want_crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
+    uint32_t want_len = (uint32_t)t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24;
+    if ((uint32_t)crc != want_crc || (uint32_t)total != want_len)
+        verify_problem(v, "GZIP", path,
+                       "the gzip trailer (CRC-32, length) does not match the data, or bytes follow it");
+done:
+    if (a)
+        archive_read_free(a);
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return err;
+}
+
+uint64_t verify_gzip_budget(const struct verify_extracted *x)
+{
+    if (!x->manifest)
+        return 1u << 20;
+    return x->limit_bytes + (uint64_t)x->limit_entries * TAR_OVERHEAD_PER_ENTRY + TAR_OVERHEAD_FIXED;
+}
