@@ -327,14 +327,84 @@ static void doc_built(struct doc *d, int err, struct table *t, double size)
     doc_table(d, t, size);
 }
 
-/* Title, method and runs, one section per comparison, then the trend: every
- * format draws this one document. */
+/* "sd/predict/b1/torch-eager +10.4% (95% interval +9.8% to +11.0%)" for each
+ * cell of verdict v, "; "-joined, into sb; returns how many. */
+static size_t verdict_cells(struct strbuf *sb, const struct compare_pair *p, enum significance_verdict v)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        const struct compare_cell *c = &p->cells[i];
+        if (c->match != COMPARE_MATCHED || c->t.verdict != v)
+            continue;
+        strbuf_printf(sb, "%s%s %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%)%s", n++ ? "; " : "", c->id,
+                      (c->t.ratio - 1) * 100, c->t.level * 100, (c->t.ci_lo - 1) * 100, (c->t.ci_hi - 1) * 100,
+                      c->confounded ? ", confounded" : "");
+    }
+    return n;
+}
+
+/* What changed between the sides that can change performance: the run-wide
+ * differences, then each distinct per-cell one, into sb; returns how many. */
+static size_t changed_components(struct strbuf *sb, const struct compare_pair *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->nenv; i++)
+        if (p->env[i].counted)
+            strbuf_printf(sb, "%s%s %s -> %s%s", n++ ? ", " : "", p->env[i].key, p->env[i].a ? p->env[i].a : "(none)",
+                          p->env[i].b ? p->env[i].b : "(none)", p->nintended && !p->env[i].intended ? " (not intended)" : "");
+    for (size_t i = 0; i < p->ncells; i++)
+        for (size_t k = 0; k < p->cells[i].nchanges; k++) {
+            const struct compare_change *ch = &p->cells[i].changes[k];
+            if (!ch->counted)
+                continue;
+            char item[512];
+            snprintf(item, sizeof(item), "%s %s -> %s", ch->key, ch->a ? ch->a : "(none)", ch->b ? ch->b : "(none)");
+            if (sb->buf && strstr(sb->buf, item))
+                continue;
+            strbuf_printf(sb, "%s%s%s", n++ ? ", " : "", item, p->nintended && !ch->intended ? " (not intended)" : "");
+        }
+    return n;
+}
+
+/* The comparison's answer, first: per comparison, each regression and
+ * improvement by how much, and what in the environment changed. */
+static void doc_answer(struct doc *d, const struct crep *x)
+{
+    const struct compare_result *r = x->r;
+    doc_section(d, "answer", "What changed");
+    for (size_t k = 0; k < r->npairs && !d->err; k++) {
+        const struct compare_pair *p = &r->pairs[k];
+        struct strbuf slower = {0}, faster = {0}, env = {0};
+        strbuf_append(&slower, "", 0);
+        strbuf_append(&faster, "", 0);
+        strbuf_append(&env, "", 0);
+        size_t ns = verdict_cells(&slower, p, SIGNIFICANCE_SLOWER), nf = verdict_cells(&faster, p, SIGNIFICANCE_FASTER);
+        size_t ne = changed_components(&env, p);
+        if (!slower.buf || !faster.buf || !env.buf)
+            d->err = error_set(BG_ENOMEM, "out of memory");
+        doc_paraf(d, ns ? DOC_NOTE : DOC_NORMAL, 0, "[%zu] %s against [0] %s: %s%s%s%s%s%s. %s%s%s", p->run,
+                  crep_run_name(x, p->run), crep_run_name(x, 0), ns ? "slower: " : "no cell got slower",
+                  ns ? slower.buf : "", nf ? (ns ? ". Faster: " : "; faster: ") : "", nf ? faster.buf : "",
+                  p->nambiguous ? (ns || nf ? ". Some" : "; some") : "",
+                  p->nambiguous ? " cells cannot tell (ambiguous: see the table)" : "",
+                  ne ? "What changed that can change performance: " : "Nothing that can change performance changed in the recorded environment",
+                  ne ? env.buf : "", ".");
+        strbuf_free(&slower);
+        strbuf_free(&faster);
+        strbuf_free(&env);
+    }
+    doc_end(d);
+}
+
+/* Title, the answer, method and runs, one section per comparison, then the
+ * trend: every format draws this one document. */
 static int build_doc(struct crep *x)
 {
     const struct compare_result *r = x->r;
     struct doc *d = &x->doc;
     struct table t = {0};
     doc_init(d, x->title, x->subtitle, x->figs, x->nfigs);
+    doc_answer(d, x);
     doc_section(d, "runs", NULL);
     doc_paras(d, x->method, x->nmethod);
     doc_heading(d, "Runs");
@@ -389,8 +459,12 @@ static int crep_init(struct crep *x, const struct compare_result *r)
                    : util_printf("Benchmark comparison: %zu runs against %s", r->nruns - 1, crep_run_name(x, 0));
     x->subtitle = util_printf("Baseline [0] %s, created %s. Every other run is compared with it.",
                               crep_run_name(x, 0), x->created_text);
-    x->result = strdup(compare_exit_status(r) ? "Result: some cell got slower (exit status 3)."
-                                              : "Result: no cell got slower (exit status 0).");
+    size_t nslower = 0;
+    for (size_t k = 0; k < r->npairs; k++)
+        nslower += r->pairs[k].nslower;
+    x->result = nslower ? util_printf("Result: %zu cell%s got slower (named under What changed).", nslower,
+                                      nslower == 1 ? "" : "s")
+                        : strdup("Result: no cell got slower.");
     if (!x->forest_first || !x->forest_n || !x->title ||
         !x->subtitle || !x->result)
         return error_set(BG_ENOMEM, "out of memory");

@@ -427,7 +427,22 @@ static void test_verdict_table_matches_json(void **state)
     snprintf(g, sizeof(g), "| **All tested cells** | **%d** | **%.4f** |", (int)ngeo,
              json_real_value(json_object_get(p0, "geomean_ratio")));
     assert_non_null(strstr(md, g));
-    assert_non_null(strstr(md, "**Result: some cell got slower (exit status 3).**"));
+    /* the result names the slower cells by how much, in words, not as an exit status */
+    assert_non_null(strstr(md, "**Result: "));
+    assert_null(strstr(md, "exit status 3"));
+    assert_non_null(strstr(md, "## What changed"));
+    json_t *pcells = json_object_get(p0, "cells");
+    for (size_t i = 0; i < json_array_size(pcells); i++) {
+        json_t *c = json_array_get(pcells, i);
+        const char *v = json_string_value(json_object_get(c, "verdict"));
+        if (v && (!strcmp(v, "slower") || !strcmp(v, "faster"))) {
+            const char *id = json_string_value(json_object_get(c, "id"));
+            double ratio = json_real_value(json_object_get(c, "ratio"));
+            char want[256];
+            snprintf(want, sizeof(want), "%s %+.1f%%", id, (ratio - 1) * 100);
+            assert_non_null(strstr(md, want)); /* named, with its change, under What changed */
+        }
+    }
     json_decref(root);
     free(md);
     free(js);
