@@ -19,7 +19,6 @@
 #include "store/rundir.h"
 #include "store/store.h"
 
-#include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -137,21 +136,16 @@ static int select_resumable(struct store *st, struct matrix *plan, const bool *r
 /* A resumed run must finish the matrix it started; refuse an edited spec. */
 static int check_same_spec(struct store *st, const struct spec *spec, const char *dir)
 {
-    sqlite3_stmt *q = NULL;
-    int err = 0;
-    if (sqlite3_prepare_v2(store_db(st), "SELECT spec_sha256 FROM run", -1, &q, NULL) != SQLITE_OK ||
-        sqlite3_step(q) != SQLITE_ROW) {
-        err = error_set(BG_EDB, "%s: cannot read the run's spec hash", dir);
-    } else {
-        const char *h = (const char *)sqlite3_column_text(q, 0);
-        if (!h || strcmp(h, spec->sha256) != 0)
-            err = error_set(BG_EUSAGE,
-                            "%s has changed since the run in %s was created (sha256 %.12s, run has %.12s); "
-                            "resume without SPEC, or start a new run",
-                            spec->path, dir, spec->sha256, h ? h : "none");
-    }
-    sqlite3_finalize(q);
-    return err;
+    char h[65];
+    int err = store_spec_sha256(st, h);
+    if (err < 0)
+        return error_prefix(err, "%s", dir);
+    if (strcmp(h, spec->sha256) != 0)
+        return error_set(BG_EUSAGE,
+                         "%s has changed since the run in %s was created (sha256 %.12s, run has %.12s); "
+                         "resume without SPEC, or start a new run",
+                         spec->path, dir, spec->sha256, h[0] ? h : "none");
+    return 0;
 }
 
 /* --with: every cell moves to "<env>+<pins>", built now (once, cached) so the

@@ -533,6 +533,23 @@ int store_cell_status(struct store *s, int cell_id, char status[16])
     return err;
 }
 
+int store_spec_sha256(struct store *s, char sha256[65])
+{
+    sqlite3_stmt *st = NULL;
+    int err = prepare_(s->db, "SELECT spec_sha256 FROM run", &st);
+    sha256[0] = '\0';
+    if (err < 0)
+        return err;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        const char *t = (const char *)sqlite3_column_text(st, 0);
+        snprintf(sha256, 65, "%s", t ? t : "");
+    } else {
+        err = db_error_(s->db, "the run's spec hash");
+    }
+    sqlite3_finalize(st);
+    return err;
+}
+
 /* ---- record ------------------------------------------------------------- */
 
 static bool status_is_known_(const char *status)

@@ -70,6 +70,9 @@ int store_open(struct store **out, const char *dir, bool readonly);
 /* Loads the plan back (every cell, in id order). */
 int store_load_plan(struct store *s, struct matrix *out);
 
+/* The SHA-256 of the spec the run was created from ("" when none). */
+int store_spec_sha256(struct store *s, char sha256[65]);
+
 /* Final status of a cell, "" when it has none yet. */
 int store_cell_status(struct store *s, int cell_id, char status[16]);
 
@@ -98,6 +101,8 @@ int store_run_notes(struct store *s, const char *prefix, struct kvlist *out);
 int store_mark_started(struct store *s, time_t t);
 int store_mark_finished(struct store *s, time_t t);
 
+/* The SQLite handle, for the store layer's reader (rundata.c), bundle's
+ * backup copy and tests only; commands use the functions above. */
 struct sqlite3 *store_db(struct store *s);
 const char *store_dir(const struct store *s);
 
