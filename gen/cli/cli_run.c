@@ -5,9 +5,9 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "cli/cli.h"
-#include "plan/catalog.h"
 #include "plan/matrix.h"
 #include "plan/spec.h"
+#include "plan/status.h"
 #include "run/cellfile.h"
 #include "run/collect.h"
 #include "run/envs.h"
@@ -86,24 +86,24 @@ static char *join_args(int argc, char **argv)
     return strbuf_detach(&sb);
 }
 
-/* --retry LIST -> which of catalog_statuses to rerun; BG_EUSAGE for an unknown one. */
-static int parse_retry(const char *list, bool *retry, size_t nstatuses)
+/* --retry LIST -> retry[STATUS_*] for the statuses to rerun; BG_EUSAGE for an unknown one. */
+static int parse_retry(const char *list, bool retry[STATUS_COUNT])
 {
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, ",");
-        size_t i = 0;
-        while (i < nstatuses && !(strlen(catalog_statuses[i]) == len && !strncmp(catalog_statuses[i], p, len)))
-            i++;
-        if (i == nstatuses || len == 0) {
+        char name[32];
+        snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), p);
+        int s = len && len < sizeof(name) ? status_parse(name) : -1;
+        if (s <= STATUS_NONE) {
             struct strbuf known = {0};
-            for (size_t k = 0; k < nstatuses; k++)
-                strbuf_printf(&known, "%s%s", k ? ", " : "", catalog_statuses[k]);
+            for (int k = STATUS_NONE + 1; k < STATUS_COUNT; k++)
+                strbuf_printf(&known, "%s%s", k > STATUS_NONE + 1 ? ", " : "", status_name((enum status)k));
             int err = error_set(BG_EUSAGE, "--retry: unknown status '%.*s' (statuses: %s)", (int)len, p,
                                 known.buf ? known.buf : "");
             strbuf_free(&known);
             return err;
         }
-        retry[i] = true;
+        retry[s] = true;
         p += len;
         if (*p == ',')
             p++;
@@ -112,20 +112,18 @@ static int parse_retry(const char *list, bool *retry, size_t nstatuses)
 }
 
 /* Keeps cells with no final status, interrupted ones, and those whose status is marked in retry. */
-static int select_resumable(struct store *st, struct matrix *plan, const bool *retry, size_t nstatuses)
+static int select_resumable(struct store *st, struct matrix *plan, const bool retry[STATUS_COUNT])
 {
     unsigned char *keep = calloc(plan->ncells ? plan->ncells : 1, 1);
     if (!keep)
         return error_set(BG_ENOMEM, "out of memory");
     int err = 0;
     for (size_t i = 0; i < plan->ncells && !err; i++) {
-        char status[16];
-        if ((err = store_cell_status(st, plan->cells[i].id, status)) < 0)
+        char name[16];
+        if ((err = store_cell_status(st, plan->cells[i].id, name)) < 0)
             break;
-        int again = status[0] == '\0' || !strcmp(status, "interrupted");
-        for (size_t k = 0; !again && k < nstatuses; k++)
-            again = retry[k] && !strcmp(status, catalog_statuses[k]);
-        keep[i] = (unsigned char)again;
+        int s = status_parse(name);
+        keep[i] = (unsigned char)(s == STATUS_NONE || s == STATUS_INTERRUPTED || (s > 0 && retry[s]));
     }
     if (!err)
         matrix_filter(plan, keep);
@@ -231,10 +229,7 @@ static int run_run(const struct cli_call *call)
 {
     const struct run_opts *o = call->opts;
     const char *spec_path = call->nargs ? call->args[0] : NULL;
-    size_t nstatuses = 0;
-    while (catalog_statuses[nstatuses])
-        nstatuses++;
-    bool retry[16] = {0};
+    bool retry[STATUS_COUNT] = {0};
     if (!spec_path && !o->resume)
         return cli_usage_error(&cli_run, "missing SPEC");
     struct exec_options eo = {.kind = o->executor,
@@ -254,7 +249,7 @@ static int run_run(const struct cli_call *call)
                                "--resume takes the plan from the run; drop --out/--only/--with/--repeats/--dry-run");
     if (o->retry && !o->resume)
         return cli_usage_error(&cli_run, "--retry only makes sense with --resume");
-    if (nstatuses > sizeof(retry) / sizeof(retry[0]) || parse_retry(o->retry, retry, nstatuses) < 0)
+    if (parse_retry(o->retry, retry) < 0)
         return cli_usage_error(&cli_run, "%s", error_last());
 
     struct spec *spec = NULL;
@@ -271,7 +266,7 @@ static int run_run(const struct cli_call *call)
             goto done;
         if (spec && (err = check_same_spec(st, spec, o->resume)) < 0)
             goto done;
-        if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry, nstatuses)) < 0)
+        if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry)) < 0)
             goto done;
         fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", o->resume, plan.ncells);
     } else {

@@ -10,6 +10,7 @@
 #include "cli/show.h"
 #include "base/json.h"
 #include "plan/catalog.h"
+#include "plan/status.h"
 #include "base/error.h"
 #include "base/escape.h"
 #include "store/rundata.h"
@@ -213,12 +214,12 @@ static void show_header_(const struct rundata *rd, FILE *out, struct strlist *k)
         pending += rd->cells[i].status == NULL;
     fprintf(out, "cells     %zu:", rd->ncells);
     const char *sep = " ";
-    for (size_t s = 0; catalog_statuses[s]; s++) {
+    for (int s = STATUS_NONE + 1; s < STATUS_COUNT; s++) {
         size_t n = 0;
         for (size_t i = 0; i < rd->ncells; i++)
-            n += rd->cells[i].status && strcmp(rd->cells[i].status, catalog_statuses[s]) == 0;
+            n += rd->cells[i].status && status_parse(rd->cells[i].status) == s;
         if (n) {
-            fprintf(out, "%s%zu %s", sep, n, catalog_statuses[s]);
+            fprintf(out, "%s%zu %s", sep, n, status_name((enum status)s));
             sep = ", ";
         }
         known += n;

@@ -4,6 +4,7 @@
  */
 #include "run/scheduler.h"
 #include "plan/catalog.h"
+#include "plan/status.h"
 #include "run/executor.h"
 #include "base/error.h"
 #include "stats/stats.h"
@@ -97,7 +98,7 @@ static void tick(void *arg, const struct result *r, int64_t elapsed_ns)
 static void print_done(const struct progress *p, const struct result *r)
 {
     char line[256] = "";
-    if (strcmp(r->status, "ok") == 0 && r->ntimed > 0) {
+    if (status_parse(r->status) == STATUS_OK && r->ntimed > 0) {
         struct stats st;
         if (stats_compute(r->timed_ns, r->ntimed, &st) == 0)
             snprintf(line, sizeof(line), "  mean %.3f ms/step, median %.3f, CV %.1f%%", st.mean, st.median,
@@ -165,16 +166,13 @@ static void on_tick(void *arg, const struct cell *c, const struct result *r, int
 static void count(struct sched_summary *sum, const char *status)
 {
     sum->total++;
-    if (!strcmp(status, "ok"))
-        sum->ok++;
-    else if (!strcmp(status, "unsupported"))
-        sum->unsupported++;
-    else if (!strcmp(status, "skipped"))
-        sum->skipped++;
-    else if (!strcmp(status, "interrupted"))
-        sum->interrupted++;
-    else
-        sum->failed++;
+    switch (status_parse(status)) {
+    case STATUS_OK: sum->ok++; break;
+    case STATUS_UNSUPPORTED: sum->unsupported++; break;
+    case STATUS_SKIPPED: sum->skipped++; break;
+    case STATUS_INTERRUPTED: sum->interrupted++; break;
+    default: sum->failed++; break;
+    }
 }
 
 int sched_run(struct store *st, const struct matrix *todo, const struct exec_options *eo,

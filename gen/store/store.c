@@ -10,6 +10,7 @@
  */
 #include "store/store.h"
 #include "plan/catalog.h"
+#include "plan/status.h"
 #include "base/error.h"
 #include "base/version.h"
 
@@ -554,10 +555,7 @@ int store_spec_sha256(struct store *s, char sha256[65])
 
 static bool status_is_known_(const char *status)
 {
-    for (size_t i = 0; catalog_statuses[i]; i++)
-        if (strcmp(catalog_statuses[i], status) == 0)
-            return true;
-    return false;
+    return status_parse(status) > STATUS_NONE;
 }
 
 static int update_cell_(sqlite3 *db, const struct cell *c, const struct result *r, const char *log_path,

@@ -17,6 +17,8 @@
 #include "plan/catalog.h"
 #include "base/error.h"
 #include "plan/matrix.h"
+#include "plan/status.h"
+#include "plan/catalog.h"
 #include "plan/spec.h"
 
 static struct spec *parse(const char *yaml)
@@ -454,10 +456,30 @@ static void test_resources_precedence(void **state)
     spec_free(s);
 }
 
+/* enum status and catalog_statuses name the same statuses in the same order. */
+static void test_status_enum(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    while (catalog_statuses[n])
+        n++;
+    assert_int_equal(n, STATUS_COUNT - 1);
+    static const char *const want[] = {"", "ok", "error", "crash", "timeout", "oom", "unsupported", "skipped",
+                                       "interrupted"};
+    for (int s = STATUS_NONE; s < STATUS_COUNT; s++) {
+        assert_string_equal(status_name((enum status)s), want[s]);
+        assert_int_equal(status_parse(want[s]), s);
+    }
+    assert_int_equal(status_parse(NULL), STATUS_NONE);
+    assert_int_equal(status_parse("eror"), -1);
+    assert_string_equal(status_name(STATUS_COUNT), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resources_precedence),
+        cmocka_unit_test(test_status_enum),
         cmocka_unit_test(test_order_and_count),
         cmocka_unit_test(test_warmup_precedence),
         cmocka_unit_test(test_inherited_settings),
