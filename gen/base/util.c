@@ -24,15 +24,19 @@
 
 /* ---- strbuf ------------------------------------------------------------- */
 
+int strbuf_error(const struct strbuf *sb) { return sb->err; }
+
 int strbuf_append(struct strbuf *sb, const char *s, size_t n)
 {
+    if (sb->err)
+        return sb->err;
     if (sb->len + n + 1 > sb->cap) {
         size_t cap = sb->cap ? sb->cap : 64;
         while (cap < sb->len + n + 1)
             cap *= 2;
         char *p = realloc(sb->buf, cap);
         if (!p)
-            return error_set(BG_ENOMEM, "out of memory");
+            return sb->err = error_set(BG_ENOMEM, "out of memory");
         sb->buf = p;
         sb->cap = cap;
     }
@@ -51,9 +55,11 @@ int strbuf_printf(struct strbuf *sb, const char *fmt, ...)
     va_copy(ap2, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    int err = 0;
+    int err = sb->err;
+    if (err)
+        goto done;
     if (n < 0) {
-        err = error_set(BG_EGENERIC, "bad format");
+        err = sb->err = error_set(BG_EGENERIC, "bad format");
         goto done;
     }
     if ((err = strbuf_append(sb, "", 0)) < 0)
@@ -64,7 +70,7 @@ int strbuf_printf(struct strbuf *sb, const char *fmt, ...)
             cap *= 2;
         char *p = realloc(sb->buf, cap);
         if (!p) {
-            err = error_set(BG_ENOMEM, "out of memory");
+            err = sb->err = error_set(BG_ENOMEM, "out of memory");
             goto done;
         }
         sb->buf = p;
@@ -79,8 +85,10 @@ done:
 
 char *strbuf_detach(struct strbuf *sb)
 {
-    if (!sb->buf && strbuf_append(sb, "", 0) < 0)
+    if (sb->err || (!sb->buf && strbuf_append(sb, "", 0) < 0)) {
+        strbuf_free(sb);
         return NULL;
+    }
     char *p = sb->buf;
     sb->buf = NULL;
     sb->len = sb->cap = 0;
@@ -92,6 +100,7 @@ void strbuf_free(struct strbuf *sb)
     free(sb->buf);
     sb->buf = NULL;
     sb->len = sb->cap = 0;
+    sb->err = 0;
 }
 
 char *util_printf(const char *fmt, ...)

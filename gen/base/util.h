@@ -15,14 +15,22 @@
 #include <time.h>
 
 /* ---- growable string ---------------------------------------------------- */
+/* A string builder that remembers its first error: after a failed append
+ * every later one does nothing and returns that error, so a builder is
+ * written with no check per call and one strbuf_error() (or a NULL from
+ * strbuf_detach()) at the end. */
 struct strbuf {
     char *buf; /* NUL-terminated when len > 0 or after any append */
     size_t len, cap;
+    int err;   /* the first error (BG_ENOMEM, BG_EGENERIC for a bad format); 0 */
 };
 int strbuf_append(struct strbuf *sb, const char *s, size_t n);
 int strbuf_puts(struct strbuf *sb, const char *s);
 int strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Hands the buffer to the caller (never NULL on success) and resets sb. */
+/* The first error of any append so far, or 0. */
+int strbuf_error(const struct strbuf *sb);
+/* Hands the buffer to the caller (never NULL on success) and resets sb;
+ * NULL, with sb released, after an error. */
 char *strbuf_detach(struct strbuf *sb);
 void strbuf_free(struct strbuf *sb);
 

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/escape.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "bundle/bundle.h"
 #include "cli/cli.h"
 
@@ -46,9 +47,7 @@ static int bundle_cmd(const struct cli_call *call)
         size_t n = strlen(run_dir);
         while (n > 1 && run_dir[n - 1] == '/')
             n--;
-        if (!(def = util_printf("%.*s.tar.gz", (int)n, run_dir)))
-            return cli_fail(&cli_bundle, error_set(BG_ENOMEM, "out of memory"));
-        out = def;
+        out = def = xprintf("%.*s.tar.gz", (int)n, run_dir);
     }
     int err = bundle_create(run_dir, out, &bo);
     free(def);

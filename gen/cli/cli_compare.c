@@ -5,6 +5,7 @@
  */
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "cli/cli.h"
 #include "compare/compare.h"
 #include "compare/compare_report.h"
@@ -58,14 +59,14 @@ static int write_out(const char *dir, const char *name, const struct compare_res
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
-        return error_set(BG_ENOMEM, "out of memory");
+        xalloc_die(0);
     int err = fn(r, f);
     if (fclose(f) != 0 && !err)
         err = error_set(BG_EIO, "compare: cannot write %s", name);
-    if (!err && !(path = util_printf("%s/%s", dir, name)))
-        err = error_set(BG_ENOMEM, "out of memory");
-    if (!err)
+    if (!err) {
+        path = xprintf("%s/%s", dir, name);
         err = util_write_file_atomic(path, buf, len);
+    }
     free(buf);
     free(path);
     return err;

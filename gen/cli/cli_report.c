@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/escape.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "cli/cli.h"
 #include "report/report.h"
 
@@ -63,13 +64,11 @@ static char *default_out(const char *given)
     size_t start = end;
     while (start > 0 && run_dir[start - 1] != '/')
         start--;
-    char *name = strndup(run_dir + start, end - start);
-    char *safe = name && strcmp(name, ".") && strcmp(name, "..") && *name ? escape_filename(name) : NULL;
-    char *out = safe ? util_printf("reports/%s", safe) : NULL;
-    if (name && !safe)
+    char *name = xstrndup(run_dir + start, end - start);
+    char *safe = strcmp(name, ".") && strcmp(name, "..") && *name ? escape_filename(name) : NULL;
+    char *out = safe ? xprintf("reports/%s", safe) : NULL;
+    if (!safe)
         error_set(BG_EUSAGE, "%s: name the run directory, or give --out DIR", given);
-    else if (!out)
-        error_set(BG_ENOMEM, "out of memory");
     free(name);
     free(safe);
     free(real);
@@ -87,9 +86,9 @@ static int report_cmd(const struct cli_call *call)
         return cli_usage_error(&cli_report, "%s", error_last());
     if (o->revision >= 0 && !o->reference)
         return cli_usage_error(&cli_report, "--reference-revision needs --reference");
-    out_dir = o->out ? strdup(o->out) : default_out(run_dir);
+    out_dir = o->out ? xstrdup(o->out) : default_out(run_dir);
     if (!out_dir)
-        err = o->out ? error_set(BG_ENOMEM, "out of memory") : error_code();
+        err = error_code();
     if (!err)
         err = report_render(run_dir, out_dir, &ro);
     if (err < 0) {

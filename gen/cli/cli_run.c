@@ -4,6 +4,7 @@
  */
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "cli/cli.h"
 #include "plan/matrix.h"
 #include "plan/spec.h"
@@ -83,7 +84,10 @@ static char *join_args(int argc, char **argv)
     struct strbuf sb = {0};
     for (int i = 0; i < argc; i++)
         strbuf_printf(&sb, "%s%s", i ? " " : "", argv[i]);
-    return strbuf_detach(&sb);
+    char *s = strbuf_detach(&sb); /* NULL only when out of memory */
+    if (!s)
+        xalloc_die(sb.cap);
+    return s;
 }
 
 /* --retry LIST -> retry[STATUS_*] for the statuses to rerun; BG_EUSAGE for an unknown one. */
@@ -114,9 +118,7 @@ static int parse_retry(const char *list, bool retry[STATUS_COUNT])
 /* Keeps cells with no final status, interrupted ones, and those whose status is marked in retry. */
 static int select_resumable(struct store *st, struct matrix *plan, const bool retry[STATUS_COUNT])
 {
-    unsigned char *keep = calloc(plan->ncells ? plan->ncells : 1, 1);
-    if (!keep)
-        return error_set(BG_ENOMEM, "out of memory");
+    unsigned char *keep = xcalloc(plan->ncells, 1);
     int err = 0;
     for (size_t i = 0; i < plan->ncells && !err; i++) {
         char name[16];
@@ -164,20 +166,17 @@ static int derive_envs(struct matrix *plan, const char *const *with, size_t nwit
             err = kvlist_add(&derived, c->env, made);
             name = made;
         }
-        char *copy = err ? NULL : strdup(name);
-        free(made);
-        if (!err && !copy)
-            err = error_set(BG_ENOMEM, "out of memory");
         if (!err) {
             free(c->env);
-            c->env = copy;
+            c->env = xstrdup(name);
         }
+        free(made);
     }
     if (!err && !dry) {
-        const char **names = calloc(derived.n ? derived.n : 1, sizeof(*names));
-        for (size_t i = 0; names && i < derived.n; i++)
+        const char **names = xcalloc(derived.n, sizeof(*names));
+        for (size_t i = 0; i < derived.n; i++)
             names[i] = derived.items[i].value;
-        err = names ? envs_sync(names, derived.n) : error_set(BG_ENOMEM, "out of memory");
+        err = envs_sync(names, derived.n);
         free(names);
         if (err < 0) {
             /* The cells will end as skipped, with the reason; the run goes on. */
@@ -273,20 +272,16 @@ static int run_run(const struct cli_call *call)
         if (o->repeats)
             spec->repeats = o->repeats;
         if (o->out) {
-            outdir = strdup(o->out);
+            outdir = xstrdup(o->out);
         } else {
             char ts[32];
             time_t now = time(NULL);
             struct tm tm;
             gmtime_r(&now, &tm);
             strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
-            outdir = util_printf("runs/%s-%s", spec->name, ts);
+            outdir = xprintf("runs/%s-%s", spec->name, ts);
         }
         cmdline = join_args(call->argc, call->argv);
-        if (!outdir || !cmdline) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
         /* --out is checked before anything is built or downloaded */
         if ((err = matrix_expand(&plan, spec, o->only)) < 0 ||
             (!o->dry_run && (err = rundir_check_free(outdir)) < 0) ||

@@ -29,11 +29,7 @@
 /* {key: value} of a kvlist; a repeated key keeps its last value. */
 static json_t *jmap_(const struct kvlist *kl, int *err)
 {
-    json_t *o = json_object();
-    if (!o) {
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
+    json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
     for (size_t i = 0; !*err && i < kl->n; i++)
         json_put(o, kl->items[i].key, json_str(kl->items[i].value), err);
     return o;
@@ -42,11 +38,7 @@ static json_t *jmap_(const struct kvlist *kl, int *err)
 /* Markers as integers: ns since the worker started. */
 static json_t *jmarkers_(const struct kvlist *kl, int *err)
 {
-    json_t *o = json_object();
-    if (!o) {
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
+    json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
     for (size_t i = 0; !*err && i < kl->n; i++) {
         char *end = NULL;
         long long ns = strtoll(kl->items[i].value, &end, 10);
@@ -59,11 +51,7 @@ static json_t *jstats_(const struct stats *st, int *err)
 {
     if (st->n == 0)
         return json_null();
-    json_t *o = json_object();
-    if (!o) {
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
+    json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
     json_put(o, "mean_ms", json_num(st->mean), err);
     json_put(o, "median_ms", json_num(st->median), err);
     json_put(o, "p5_ms", json_num(st->p5), err);
@@ -80,11 +68,7 @@ static json_t *jstats_(const struct stats *st, int *err)
 
 static json_t *jcell_(const struct rd_cell *c, int *err)
 {
-    json_t *o = json_object();
-    if (!o) {
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
+    json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
     bool done = c->status != NULL; /* result fields mean nothing before a final status */
     json_put(o, "id", json_integer(c->id), err);
     json_put(o, "key", json_str(c->key), err);
@@ -126,11 +110,7 @@ static json_t *jcell_(const struct rd_cell *c, int *err)
 
 static json_t *jrun_(const struct rundata *rd, int *err)
 {
-    json_t *o = json_object();
-    if (!o) {
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
+    json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
     json_put(o, "name", json_str(rd->name), err);
     json_put(o, "description", json_str(rd->description), err);
     json_put(o, "spec_path", json_str(rd->spec_path), err);
@@ -153,20 +133,12 @@ static json_t *jrun_(const struct rundata *rd, int *err)
 static int show_json_(const struct rundata *rd, FILE *out)
 {
     int err = 0;
-    json_t *root = json_object(), *cells = json_array();
-    if (!root || !cells) {
-        json_decref(cells);
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    json_t *root = json_object(), *cells = json_array(); /* NULL: json_put() records it */
     json_put(root, "format", json_string(SHOW_JSON_FORMAT), &err);
     json_put(root, "run", jrun_(rd, &err), &err);
     json_put(root, "cells", cells, &err);
-    for (size_t i = 0; !err && i < rd->ncells; i++) {
-        json_t *c = jcell_(&rd->cells[i], &err);
-        if (!c || json_array_append_new(cells, c) != 0)
-            err = err ? err : error_set(BG_ENOMEM, "out of memory");
-    }
+    for (size_t i = 0; !err && i < rd->ncells; i++)
+        json_push(cells, jcell_(&rd->cells[i], &err), &err);
     if (err)
         goto done;
     err = json_write(root, out);
