@@ -10,6 +10,12 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+check "benchgen links no libpython (ldd)" test -z "$(ldd "$BENCHGEN" | grep -i libpython)"
+# ./benchgen uses build/python; BUILD=build/asan's binary build/asan/python.
+bindir=$(cd "$(dirname "$BENCHGEN")" && pwd)
+[ "$bindir" = "$ROOT" ] && bindir=$ROOT/build
+check "one stable-ABI module was built ($bindir/python/_benchgen.abi3.so)" test -f "$bindir/python/_benchgen.abi3.so"
+
 export BENCHGEN_CACHE=${BENCHGEN_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchgen-tests}
 ran=()
 for v in 3.10 3.11 3.12 3.13; do
