@@ -11,6 +11,8 @@
  * the interpreter that made it; another release of it gets its own venv.
  */
 #include "run/envs.h"
+#include "run/envs_proc.h"
+#include "run/envs_uv.h"
 #include "runners/worker.h"
 #include "base/error.h"
 #include "base/util.h"
@@ -63,77 +65,6 @@ static void major_minor(const char *ver, char *buf, size_t len)
     snprintf(buf, len, "%.*s", (int)n, ver);
 }
 
-static void describe_status(int status, char *buf, size_t len)
-{
-    if (WIFEXITED(status))
-        snprintf(buf, len, "exit status %d", WEXITSTATUS(status));
-    else if (WIFSIGNALED(status))
-        snprintf(buf, len, "signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    else
-        snprintf(buf, len, "wait status %d", status);
-}
-
-/* Runs argv[0] (searched in PATH when it has no '/') with argv, stdin from
- * /dev/null. With cap, the child's stdout goes into *cap; otherwise stdout
- * and stderr are the caller's (pip's progress is meant to be seen).
- * Returns 0 once the process ran, whatever its exit; *status is its wait
- * status (exit 127: it could not be executed). */
-static int run_process(char *const argv[], struct strbuf *cap, int *status)
-{
-    int fds[2] = {-1, -1};
-    if (cap && pipe2(fds, O_CLOEXEC) < 0)
-        return error_set(BG_EIO, "pipe: %s", strerror(errno));
-    fflush(NULL); /* the child must not inherit and repeat buffered output */
-    pid_t pid = fork();
-    if (pid < 0) {
-        int e = errno;
-        if (cap) {
-            close(fds[0]);
-            close(fds[1]);
-        }
-        return error_set(BG_EIO, "fork: %s", strerror(e));
-    }
-    if (pid == 0) {
-        int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (devnull >= 0) {
-            dup2(devnull, STDIN_FILENO);
-            close(devnull);
-        }
-        if (cap)
-            dup2(fds[1], STDOUT_FILENO);
-        /* Ignored signals and the blocked mask survive exec: give pip the defaults so Ctrl-C stops it. */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        execvp(argv[0], argv);
-        dprintf(STDERR_FILENO, "benchgen: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    int err = 0;
-    if (cap) {
-        close(fds[1]);
-        char buf[4096];
-        for (;;) {
-            ssize_t n = read(fds[0], buf, sizeof(buf));
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                break;
-            if (!err)
-                err = strbuf_append(cap, buf, (size_t)n);
-        }
-        close(fds[0]);
-    }
-    while (waitpid(pid, status, 0) < 0) {
-        if (errno != EINTR)
-            return error_set(BG_EIO, "waitpid: %s", strerror(errno));
-    }
-    return err;
-}
-
 /* Major and minor of "3.12.1" (0 when it is not a version). */
 static int version_number(const char *ver)
 {
@@ -169,7 +100,7 @@ static int probe_command(const char *python, const char *const *cmd_prefix, bool
     argv[k++] = (char *)(check_module ? probe_module_code : probe_code);
     if (check_module)
         argv[k++] = (char *)worker_ext_dir();
-    if ((err = run_process(argv, &out, &status)) < 0)
+    if ((err = envs_proc_run(argv, &out, &status)) < 0)
         goto done;
     char *save = NULL;
     char *l1 = out.buf ? strtok_r(out.buf, "\r\n", &save) : NULL;
@@ -177,7 +108,7 @@ static int probe_command(const char *python, const char *const *cmd_prefix, bool
     char *l3 = l2 ? strtok_r(NULL, "\r\n", &save) : NULL;
     if (!l1 || !l2 || strlen(l1) >= 32 || !isdigit((unsigned char)l1[0])) {
         char how[96];
-        describe_status(status, how, sizeof(how));
+        envs_proc_status(status, how, sizeof(how));
         err = error_set(BG_EPYTHON, "%s%s could not report its Python version and prefix (%s): is it a Python "
                         "interpreter?", np ? "the prefixed " : "", python, how);
         goto done;
@@ -197,7 +128,7 @@ static int probe_command(const char *python, const char *const *cmd_prefix, bool
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         char how[96];
-        describe_status(status, how, sizeof(how));
+        envs_proc_status(status, how, sizeof(how));
         err = error_set(BG_EPYTHON, "%s could not report its version (%s)", python, how);
         goto done;
     }
@@ -306,7 +237,7 @@ static char *find_python(const char *want)
     char *found = NULL;
     int status = 0;
     char *argv[] = {"pyenv", "prefix", (char *)want, NULL};
-    if (run_process(argv, &out, &status) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.buf) {
+    if (envs_proc_run(argv, &out, &status) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.buf) {
         out.buf[strcspn(out.buf, "\r\n")] = '\0';
         found = util_printf("%s/bin/python3", out.buf);
         if (found && access(found, X_OK) != 0) {
@@ -746,7 +677,6 @@ static int sync_one(const struct env_info *e, bool *base_checked)
     int64_t t0 = util_now_ns();
     int err = 0, status = 0;
     char how[96], why[512];
-    char *pip_argv[16];
 
     if (strcmp(e->state, "ready") == 0) {
         printf("env %s: ready (%s)\n", e->name, e->dir);
@@ -773,38 +703,30 @@ static int sync_one(const struct env_info *e, bool *base_checked)
         if ((err = util_rm_rf(e->dir)) < 0)
             goto failed;
     }
-    printf("env %s: creating %s (Python %s, lock %s)\n", e->name, e->dir, e->pyver,
-           e->lock_path);
-    char *venv_argv[] = {e->builder, "-I", "-m", "venv", e->dir, NULL};
-    if ((err = run_process(venv_argv, NULL, &status)) < 0)
-        goto failed;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        describe_status(status, how, sizeof(how));
-        err = error_set(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? BG_EINTR : BG_EPYTHON,
-                        "`%s -m venv %s` failed with %s", e->builder, e->dir, how);
-        goto failed;
+    /* uv when it can be had (hard links from its cache: nothing unchanged is
+     * downloaded or copied twice), else python -m venv and pip */
+    char *uv = envs_uv_find(e->builder, envs_cache_dir());
+    printf("env %s: creating %s (Python %s, lock %s, with %s)\n", e->name, e->dir, e->pyver, e->lock_path,
+           uv ? "uv" : "pip");
+    char *venv_pip[] = {e->builder, "-I", "-m", "venv", e->dir, NULL};
+    char *venv_uv[] = {uv, "venv", "--quiet", "--seed", "--python", e->builder, e->dir, NULL};
+    char *inst_pip[] = {e->python, "-I", "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
+                        "--progress-bar", "on", "-r", e->lock_path, NULL};
+    char *inst_uv[] = {uv, "pip", "install", "--python", e->python, "-r", e->lock_path, NULL};
+    char **steps[] = {uv ? venv_uv : venv_pip, uv ? inst_uv : inst_pip};
+    const char *what[] = {"creating the venv", "installing the lock"};
+    for (size_t k = 0; k < 2 && !err; k++) {
+        if ((err = envs_proc_run(steps[k], NULL, &status)) < 0)
+            break;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            envs_proc_status(status, how, sizeof(how));
+            err = error_set(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? BG_EINTR : BG_EPYTHON,
+                            "%s (%s) failed with %s", what[k], uv ? "uv" : "pip", how);
+        }
     }
-    size_t k = 0;
-    pip_argv[k++] = e->python;
-    pip_argv[k++] = "-I";
-    pip_argv[k++] = "-m";
-    pip_argv[k++] = "pip";
-    pip_argv[k++] = "install";
-    pip_argv[k++] = "--no-input";
-    pip_argv[k++] = "--disable-pip-version-check";
-    pip_argv[k++] = "--progress-bar";
-    pip_argv[k++] = "on";
-    pip_argv[k++] = "-r";
-    pip_argv[k++] = e->lock_path;
-    pip_argv[k] = NULL;
-    if ((err = run_process(pip_argv, NULL, &status)) < 0)
+    free(uv);
+    if (err < 0)
         goto failed;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        describe_status(status, how, sizeof(how));
-        err = error_set(WIFSIGNALED(status) && WTERMSIG(status) == SIGINT ? BG_EINTR : BG_EPYTHON,
-                        "pip install -r %s failed with %s", e->lock_path, how);
-        goto failed;
-    }
     if ((err = write_ready_marker(e)) < 0)
         goto failed;
     printf("env %s: ready in %.1f s (%s)\n", e->name, seconds_since(t0), e->dir);
