@@ -44,7 +44,12 @@ struct scell {
     int64_t final_since; /* 0: not seen in a final state yet */
 };
 
+/* squeue failing this many times in a row ends the watching (the array
+ * keeps running; status/collect later). */
+#define MAX_QUEUE_FAILURES 30
+
 struct slurm {
+    int queue_failures; /* in a row */
     struct scell *cells;
     size_t n, ndone;
     struct strlist jobs;
@@ -400,9 +405,20 @@ static int slurm_next(struct executor *ex, struct exec_event *ev)
                              ex->submitted, s->run_dir, s->run_dir);
         struct slurm_tasks q = {0};
         int err = slurm_queue(&s->jobs, &q);
-        for (size_t i = 0; !err && i < s->n; i++)
-            if (s->cells[i].cell && !s->cells[i].done)
-                err = judge(ex, s, &s->cells[i], &q);
+        if (err < 0 && err != BG_ENOMEM && ++s->queue_failures < MAX_QUEUE_FAILURES) {
+            /* A busy or restarting slurmctld: keep watching the files. */
+            fprintf(stderr, "benchgen: warning: %s (attempt %d of %d; still watching)\n", error_last(),
+                    s->queue_failures, MAX_QUEUE_FAILURES);
+            err = 0;
+            for (size_t i = 0; !err && i < s->n; i++)
+                if (s->cells[i].cell && !s->cells[i].done)
+                    err = judge(ex, s, &s->cells[i], NULL);
+        } else if (err == 0) {
+            s->queue_failures = 0;
+            for (size_t i = 0; !err && i < s->n; i++)
+                if (s->cells[i].cell && !s->cells[i].done)
+                    err = judge(ex, s, &s->cells[i], &q);
+        }
         if (!err)
             report_state(ex, s, &q);
         slurm_tasks_free(&q);

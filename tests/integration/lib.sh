@@ -28,4 +28,15 @@ c=[c for c in d["cells"] if c["key"]==sys.argv[2]]
 print(c[0][sys.argv[3]] if c else "NO-SUCH-CELL")' "$1" "$2" "$3"
 }
 
+# cells_py FILE EXPR: a Python expression over the cells of `show --json`
+# output (`cells`), with f(c, name) a cell's fact and w(c, key) its
+# environment value ("" when absent).
+cells_py() {
+  python3 -c 'import json,sys
+cells=json.load(open(sys.argv[1]))["cells"]
+f=lambda c,k: c["facts"].get(k,"")
+w=lambda c,k: c["environment"].get(k,"")
+print(eval(sys.argv[2]))' "$1" "$2"
+}
+
 finish() { exit $FAILED; }

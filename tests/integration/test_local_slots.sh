@@ -10,14 +10,6 @@ set -u
 SPEC=tests/specs/placement.yaml
 export BENCHGEN_TEST_STEP_S=0.3
 
-# python3 over `show --json`: where each cell ran and when.
-cells_py() { # FILE EXPR-over-cells
-  python3 -c 'import json,sys
-cells=json.load(open(sys.argv[1]))["cells"]
-f=lambda c,k: c["facts"].get(k,"")
-w=lambda c,k: c["environment"].get(k,"")
-print(eval(sys.argv[2]))' "$1" "$2"
-}
 
 # --devices: two fake devices, four cells.
 RUN=$TMP/dev

@@ -23,13 +23,6 @@ ok "one-node Slurm cluster starts (slurmctld, slurmd, 2 fake GPUs)"
 export SLURM_CONF=$CL/slurm.conf
 export BENCHGEN_SLURM_POLL_MS=300
 
-cells_py() { # FILE EXPR-over-cells
-  python3 -c 'import json,sys
-cells=json.load(open(sys.argv[1]))["cells"]
-f=lambda c,k: c["facts"].get(k,"")
-w=lambda c,k: c["environment"].get(k,"")
-print(eval(sys.argv[2]))' "$1" "$2"
-}
 wait_for() { # SECONDS COMMAND...: polls until COMMAND succeeds
   local n=$(($1 * 5)); shift
   for _ in $(seq "$n"); do "$@" && return 0; sleep 0.2; done
