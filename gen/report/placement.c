@@ -30,8 +30,7 @@ static void warn_row(struct doc *d, const struct rundata *rd, size_t first, cons
             strlist_add_unique(&kinds, env(&rd->cells[i], key));
     if (kinds.n > 1) {
         struct strbuf sb = {0};
-        strbuf_printf(&sb, "the cells of %s/%s/b%d ran on different kinds of %s:", a->model, a->task, a->batch,
-                      what);
+        strbuf_printf(&sb, "its cells ran on different kinds of %s:", what);
         for (size_t k = 0; k < kinds.n; k++)
             strbuf_printf(&sb, "%s %s", k ? ";" : "", *kinds.v[k] ? kinds.v[k] : "(none)");
         strbuf_puts(&sb, ". Their backends are not comparable: rerun the row on one kind (--partition, "

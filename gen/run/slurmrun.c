@@ -190,7 +190,7 @@ int slurmrun_print_status(struct store *st, const struct matrix *plan, FILE *out
 {
     struct view v;
     int err = view_load(st, plan, &v);
-    size_t nfinal = 0, nuncollected = 0, nrunning = 0, nqueued = 0, npending = 0;
+    size_t nfinal = 0, nuncollected = 0, nrunning = 0, nqueued = 0, ninterrupted = 0, npending = 0;
     for (size_t i = 0; !err && i < plan->ncells; i++) {
         const struct cell *c = &plan->cells[i];
         char db[16], tag[96], file[16], state[160];
@@ -209,19 +209,22 @@ int slurmrun_print_status(struct store *st, const struct matrix *plan, FILE *out
         } else if (t && !slurm_state_final(t->state)) {
             snprintf(state, sizeof(state), "queued (%s, %s; job %s_%d)", t->state, t->reason, t->job, t->task);
             nqueued++;
+        } else if (!strcmp(db, "interrupted") || !strcmp(file, "interrupted")) {
+            snprintf(state, sizeof(state), "interrupted%s%s (`benchgen run --resume` runs it again)",
+                     t ? ", Slurm: " : "", t ? t->state : "");
+            ninterrupted++;
         } else if (t) {
             snprintf(state, sizeof(state), "ended %s without a result (benchgen collect judges it)", t->state);
             nuncollected++;
         } else {
-            snprintf(state, sizeof(state), "pending%s%s", *db || *file ? ", last attempt " : "",
-                     *db ? db : file);
+            snprintf(state, sizeof(state), "pending");
             npending++;
         }
         fprintf(out, "%4d  %-40s %s\n", c->id, c->key, state);
     }
     if (!err)
-        fprintf(out, "%zu cell(s): %zu final, %zu to collect, %zu running, %zu queued, %zu pending\n",
-                plan->ncells, nfinal, nuncollected, nrunning, nqueued, npending);
+        fprintf(out, "%zu cell(s): %zu final, %zu to collect, %zu running, %zu queued, %zu interrupted, %zu pending\n",
+                plan->ncells, nfinal, nuncollected, nrunning, nqueued, ninterrupted, npending);
     view_free(&v);
     return err;
 }

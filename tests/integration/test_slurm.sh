@@ -107,6 +107,7 @@ J=$TMP/rq1.json
 check "cancelled cell is interrupted, with Slurm's word" \
   test "$(cells_py "$J" '[c["status"] for c in cells if c["id"]==1][0]')" = interrupted
 check "... CANCELLED in the detail" grep -q "CANCELLED" <<<"$(cells_py "$J" '[c["detail"] for c in cells if c["id"]==1][0]')"
+check "status says so" grep -q "place1.*interrupted, Slurm: CANCELLED" <("$BENCHGEN" status "$RQ")
 check "requeued cell ends ok after its second attempt" \
   test "$(cells_py "$J" '[(c["status"],c["attempts"]) for c in cells if c["id"]==2][0]')" = "('ok', 2)"
 check "requeued cell has both attempt files" test "$(ls "$RQ"/cells/2/*.json | wc -l)" -eq 2
@@ -124,6 +125,22 @@ check "nothing lost: every cell has its 4 timed samples" \
   test "$(cells_py "$J" '{c["samples"]["timed"] for c in cells}')" = "{4}"
 "$BENCHGEN" collect "$RQ" >/dev/null 2>"$TMP/collect-again.err"
 check "collect again changes nothing" grep -q "collected 0 result file" "$TMP/collect-again.err"
+
+# 4b. The attempt cap: with --max-attempts 1, a requeued task does not run again.
+CAP=$TMP/cap
+BENCHGEN_TEST_STEP_S=2 "$BENCHGEN" run tests/specs/placement.yaml --out "$CAP" --only model=place1 \
+  --executor slurm --max-attempts 1 >"$TMP/cap.out" 2>&1 &
+cap_pid=$!
+cap_running() { "$BENCHGEN" status "$CAP" 2>/dev/null | grep -q "running on"; }
+wait_for 30 cap_running
+sleep 1
+scontrol requeue "$(sed -n 's/.*to slurm job \([0-9]*\).*/\1/p' "$TMP/cap.out")_1"
+wait $cap_pid
+check "capped run exits 1" test $? -eq 1
+"$BENCHGEN" show "$CAP" --json >"$TMP/cap.json"
+check "capped cell: interrupted after 2 starts, not run again" \
+  test "$(cells_py "$TMP/cap.json" '(cells[0]["status"], cells[0]["attempts"], "--max-attempts 1" in cells[0]["detail"])')" = \
+  "('interrupted', 2, True)"
 
 # 5. The slow cell: past --time 1 it ends as timeout; collect merges it.
 gone() { ! squeue -h -j "$SLOW_JOB" -t PENDING,RUNNING,COMPLETING 2>/dev/null | grep -q .; }
