@@ -195,8 +195,6 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
         doc_pdf_paragraph(p, "None.", CHART_FONT_ITALIC, 9, CHART_MUTED, 0);
         return;
     }
-    if (t->caption)
-        doc_pdf_paragraph(p, t->caption, CHART_FONT_REGULAR, 8.5, CHART_MUTED, 0);
     double *cw = calloc(t->ncols, sizeof(double));
     double *nat_head = calloc(t->ncols, sizeof(double));
     double *nat = calloc(t->ncols * (t->nrows + 1), sizeof(double)); /* per cell, then per-column max */
@@ -233,7 +231,19 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
                 cw[c] *= k;
     }
     double hh = row_height(p, t, cw, nat_head, line_h, size, 0, 1);
-    need(p, hh * 2.5);
+    /* a table that fits on a page starts on one that holds it whole: no
+     * orphan rows at the top of the next page */
+    double whole = hh;
+    for (size_t r = 0; r < t->nrows && r < 60 && whole < BOTTOM - MARGIN; r++)
+        whole += row_height(p, t, cw, nat + r * t->ncols, line_h, size, r, 0);
+    double cap_h = 0;
+    if (t->caption) {
+        chart_text_size(&p->c, CHART_FONT_REGULAR, 8.5, BODY_W, CHART_WRAP, t->caption, NULL, &cap_h);
+        cap_h += 8.5 * 0.45;
+    }
+    need(p, cap_h + (whole < BOTTOM - MARGIN ? whole : hh * 2.5)); /* the caption stays with its table */
+    if (t->caption)
+        doc_pdf_paragraph(p, t->caption, CHART_FONT_REGULAR, 8.5, CHART_MUTED, 0);
     draw_row(p, t, cw, nat_head, size, 0, 1, hh);
     for (size_t r = 0; r < t->nrows; r++) {
         const double *rn = nat + r * t->ncols;

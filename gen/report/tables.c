@@ -494,9 +494,18 @@ static int build_meta(const struct rctx *x, struct table *t)
         long r = table_row(t);
         if (r < 0 || (err = table_set(t, r, 0, 0, NAN, "%s", fields[i][0])) < 0)
             return r < 0 ? (int)r : err;
-        if (i == 7)
-            err = table_set(t, r, 1, 0, NAN, "%s / %s, seed %llu", rd->size, rd->precision,
-                            (unsigned long long)rd->seed);
+        if (i == 7) {
+            /* the cells' own precisions: a spec may set one per row (the LLM rows run in bfloat16) */
+            char prec[160] = "";
+            size_t np = 0;
+            for (size_t k = 0; k < rd->ncells; k++) {
+                const char *pr = rd->cells[k].precision;
+                if (pr && pr[0] && !strstr(prec, pr) && strlen(prec) + strlen(pr) + 3 < sizeof(prec))
+                    snprintf(prec + strlen(prec), sizeof(prec) - strlen(prec), "%s%s", np++ ? ", " : "", pr);
+            }
+            err = table_set(t, r, 1, 0, NAN, "%s / %s%s, seed %llu", rd->size, np > 1 ? "per row: " : "",
+                            np ? prec : rd->precision, (unsigned long long)rd->seed);
+        }
         else if (i == 9)
             err = table_set(t, r, 1, TC_MONO, NAN, "%s, commit %s%s", rd->benchgen_version, rd->git_commit,
                             rd->git_dirty ? " (uncommitted changes)" : "");

@@ -262,8 +262,8 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     for (size_t r = 0; r < t.nrows && t.ncols > 2; r++) {
         lxw_conditional_format cf = {.type = LXW_CONDITIONAL_3_COLOR_SCALE,
                                      .min_color = heatmap_color(1.0),
-                                     .mid_color = heatmap_color(1.7),
-                                     .max_color = heatmap_color(3.0)};
+                                     .mid_color = heatmap_color(1.3),
+                                     .max_color = heatmap_color(1.8)}; /* light enough for black text */
         worksheet_conditional_format_range(ws, hr + 1 + (lxw_row_t)r, 2, hr + 1 + (lxw_row_t)r,
                                            (lxw_col_t)(t.ncols - 1), &cf);
     }
@@ -272,6 +272,7 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
         goto done;
     workbook_put_str(w, ws, end + 1, 0, d.caption, w->subtitle);
     lxw_row_t end2 = write_grid_block(w, ws, end + 2, &d, 0);
+    workbook_fit_table(w, ws, end + 2, 0, &d, 9, 40); /* its "median [lo, hi]" texts are the widest */
 
     /* chart data: row labels, then ms/step per backend (blank for NA) */
     workbook_put_str(w, data, 0, 0, "Row", w->head);
