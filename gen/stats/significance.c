@@ -11,6 +11,7 @@
  */
 #include "stats/significance.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "stats/stats.h"
 
 #include <math.h>
@@ -71,9 +72,7 @@ static int mwu_exact_sf_(size_t m, size_t n, double u, double *p_out)
         n = t;
     }
     size_t deg = m * n, len = deg + m + 2;
-    double *c = calloc(len, sizeof(*c));
-    if (!c)
-        return error_set(BG_ENOMEM, "out of memory");
+    double *c = xcalloc(len, sizeof(*c));
     c[0] = 1.0;
     size_t cur = 0; /* degree of the current polynomial */
     for (size_t i = 1; i <= m; i++) {
@@ -104,9 +103,7 @@ int significance_mwu(const double *a, size_t na, const double *b, size_t nb, str
     if (na == 0 || nb == 0)
         return error_set(BG_EUSAGE, "Mann-Whitney U needs samples on both sides");
     size_t n = na + nb;
-    struct ranked_ *r = malloc(n * sizeof(*r));
-    if (!r)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct ranked_ *r = xmalloc(n * sizeof(*r));
     for (size_t i = 0; i < na; i++)
         r[i] = (struct ranked_){a[i], 1};
     for (size_t i = 0; i < nb; i++)
@@ -175,9 +172,7 @@ static int cmp_pidx_(const void *a, const void *b)
 
 int significance_bh(const double *p, size_t n, double *q)
 {
-    struct pidx_ *s = malloc((n ? n : 1) * sizeof(*s));
-    if (!s)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct pidx_ *s = xmalloc((n ? n : 1) * sizeof(*s));
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!isnan(p[i]))
@@ -225,9 +220,7 @@ static double resample_mean_(const struct significance_group *g, size_t ng, uint
 static int side_(const struct significance_group *g, size_t ng, struct significance_group **out, size_t *nout,
                  size_t *n, double *sum)
 {
-    *out = malloc((ng ? ng : 1) * sizeof(**out));
-    if (!*out)
-        return error_set(BG_ENOMEM, "out of memory");
+    *out = xmalloc((ng ? ng : 1) * sizeof(**out));
     *nout = 0;
     *n = 0;
     *sum = 0.0;
@@ -246,9 +239,7 @@ static int side_(const struct significance_group *g, size_t ng, struct significa
 
 static int pool_(const struct significance_group *g, size_t ng, size_t n, double **out)
 {
-    *out = malloc((n ? n : 1) * sizeof(**out));
-    if (!*out)
-        return error_set(BG_ENOMEM, "out of memory");
+    *out = xmalloc((n ? n : 1) * sizeof(**out));
     size_t k = 0;
     for (size_t i = 0; i < ng; i++) {
         memcpy(*out + k, g[i].x, g[i].n * sizeof(double));
@@ -296,11 +287,7 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
     if ((err = significance_mwu(pa, out->n_a, pb, out->n_b, &out->mwu)) < 0)
         goto done;
 
-    ratios = malloc(resamples * sizeof(*ratios));
-    if (!ratios) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    ratios = xmalloc(resamples * sizeof(*ratios));
     uint64_t state = SIGNIFICANCE_SEED;
     size_t nr = 0;
     for (size_t r = 0; r < resamples; r++) {
@@ -360,9 +347,7 @@ enum significance_verdict significance_verdict(struct significance_test *t, doub
 
 int significance_decide(struct significance_test *t, size_t n, double alpha, double noise)
 {
-    double *p = calloc(n ? n : 1, sizeof(*p));
-    if (!p)
-        return error_set(BG_ENOMEM, "out of memory");
+    double *p = xcalloc(n ? n : 1, sizeof(*p));
     for (size_t i = 0; i < n; i++)
         p[i] = t[i].valid ? t[i].mwu.p : NAN;
     int err = significance_bh(p, n, p);

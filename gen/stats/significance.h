@@ -50,7 +50,7 @@ struct significance_mwu {
     int exact; /* 1: exact distribution, 0: normal approximation */
 };
 
-/* na, nb >= 1; BG_EUSAGE otherwise, BG_ENOMEM. */
+/* na, nb >= 1; BG_EUSAGE otherwise (out of memory exits, base/xalloc.h). */
 int significance_mwu(const double *a, size_t na, const double *b, size_t nb, struct significance_mwu *out);
 
 /* Benjamini-Hochberg adjusted p-values ("q-values"): q[i] for p[i]. NAN
@@ -85,7 +85,7 @@ struct significance_test {
  * processes, then steps within each drawn process (a two-stage bootstrap),
  * so process-to-process variance widens the interval as it should.
  * A side with no samples or a non-positive mean leaves out->valid = 0 (not
- * an error). Returns 0, BG_EUSAGE (bad level/resamples) or BG_ENOMEM. */
+ * an error). Returns 0 or BG_EUSAGE (bad level/resamples); out of memory exits. */
 int significance_test(const struct significance_group *a, size_t nga, const struct significance_group *b,
                       size_t ngb, double level, size_t resamples, struct significance_test *out);
 

@@ -8,6 +8,7 @@
  */
 #include "stats/stats.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -67,20 +68,14 @@ static void stats_set_empty_(struct stats *out)
 int stats_compute(const int64_t *ns, size_t n, struct stats *out)
 {
     double *ms = NULL, *means = NULL;
-    int err = 0;
-
     stats_set_empty_(out);
     if (n == 0)
         return 0;
     if (n >= ((size_t)1 << 32))
         return error_set(BG_EGENERIC, "stats: too many samples (%zu)", n);
 
-    ms = malloc(n * sizeof(*ms));
-    means = malloc(STATS_BOOTSTRAP_RESAMPLES * sizeof(*means));
-    if (!ms || !means) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    ms = xmalloc(n * sizeof(*ms));
+    means = xmalloc(STATS_BOOTSTRAP_RESAMPLES * sizeof(*means));
 
     double sum = 0.0;
     for (size_t i = 0; i < n; i++) {
@@ -127,9 +122,7 @@ int stats_compute(const int64_t *ns, size_t n, struct stats *out)
         if (ms[i] < lo || ms[i] > hi)
             out->outliers++;
     out->first_is_outlier = first < lo || first > hi;
-
-done:
     free(ms);
     free(means);
-    return err;
+    return 0;
 }

@@ -26,7 +26,7 @@ struct stats {
     int first_is_outlier;   /* the first timed step is an outlier */
 };
 
-/* n may be 0 (everything NaN, n = 0). Returns 0 or BG_ENOMEM. */
+/* n may be 0 (everything NaN, n = 0). Returns 0 (out of memory exits, base/xalloc.h). */
 int stats_compute(const int64_t *ns, size_t n, struct stats *out);
 
 /* Quantile q in [0,1] of sorted values (type 7). */
