@@ -8,23 +8,24 @@
 #   DIR/state, DIR/spool, DIR/log
 #   DIR/pids/*.pid               the daemons this script started (stop-cluster.sh)
 # Short scheduler intervals keep the tests fast. Needs root, munge, slurmctld,
-# slurmd and slurm-client (scripts/install-slurm.sh). Prints
+# slurmd and slurm-client (scripts/install-deps.sh). Prints
 # `export SLURM_CONF=...` on success.
 set -euo pipefail
 DIR=$(mkdir -p "$1" && cd "$1" && pwd)
-for port in 6817 6818; do
-  if (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
-    echo "start-cluster: port $port is taken: another Slurm runs here (stop it first)" >&2
-    exit 1
-  fi
-done
 HERE=$(cd "$(dirname "$0")" && pwd)
+# Ports of its own (two free ones the kernel picks), so that two test
+# clusters, say two worktrees' test runs, can run side by side.
+read -r CTLD_PORT SLURMD_PORT < <(python3 -c 'import socket
+s=[socket.socket() for _ in range(2)]
+[x.bind(("127.0.0.1", 0)) for x in s]
+print(*[x.getsockname()[1] for x in s])')
 mkdir -p "$DIR"/{state,spool,log,dev,pids}
 for i in 0 1; do
   [ -c "$DIR/dev/nvidia$i" ] || { rm -f "$DIR/dev/nvidia$i"; mknod "$DIR/dev/nvidia$i" c 195 "$i"; }
 done
 NCPUS=${SLURM_TEST_CPUS:-4}
-sed -e "s|@DIR@|$DIR|g" -e "s|@CPUS@|$NCPUS|g" "$HERE/slurm.conf.in" >"$DIR/slurm.conf"
+sed -e "s|@DIR@|$DIR|g" -e "s|@CPUS@|$NCPUS|g" -e "s|@CTLD_PORT@|$CTLD_PORT|g" \
+  -e "s|@SLURMD_PORT@|$SLURMD_PORT|g" "$HERE/slurm.conf.in" >"$DIR/slurm.conf"
 sed -e "s|@DIR@|$DIR|g" "$HERE/gres.conf.in" >"$DIR/gres.conf"
 export SLURM_CONF=$DIR/slurm.conf
 
