@@ -12,6 +12,7 @@
 #include "run/cellfile.h"
 #include "run/collect.h"
 #include "run/envs.h"
+#include "run/envs_derive.h"
 #include "run/executor.h"
 #include "run/scheduler.h"
 #include "run/slurm.h"

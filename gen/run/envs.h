@@ -52,12 +52,6 @@ int envs_resolve(const char *name, struct env_info *out);
  * showing pip's progress. */
 int envs_sync(const char *const *names, size_t n);
 
-/* Makes the derived environment "<base>+<pkg>-<version>..." for `run --with`:
- * base's lock with each pinned package's line replaced by the pin (added when
- * absent), written to <cache>/derived/<name>.txt so envs_resolve() and
- * envs_sync() treat it like any other lock. pins are "PKG==VERSION".
- * *name_out is malloc'd. BG_EUSAGE for a malformed pin or an external base. */
-int envs_derive(const char *base, const char *const *pins, size_t npins, char **name_out);
 
 /* Prints name, hash, path, state and resolved package versions. */
 int envs_list(FILE *out);

@@ -1,0 +1,127 @@
+/*
+ * envs_derive.c - derived environments for `run --with PKG==VERSION`: the
+ * parent's lock with each pinned package's line replaced (names compared
+ * PEP 503-normalised), written to <cache>/derived/ and built like any lock
+ * (envs.h, envs_derive()).
+ */
+#include "run/envs_derive.h"
+#include "run/envs.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* PEP 503 normalisation: case and runs of -_. do not distinguish packages. */
+static void normalise_pkg(const char *in, size_t n, char *out, size_t cap)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < n && o + 1 < cap; i++) {
+        char c = in[i];
+        if (c == '-' || c == '_' || c == '.') {
+            if (o == 0 || out[o - 1] != '-')
+                out[o++] = '-';
+        } else {
+            out[o++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+        }
+    }
+    out[o] = '\0';
+}
+
+/* Length of the requirement name at the start of line (0 when the line is a
+ * comment, an option or blank). */
+static size_t requirement_name_len(const char *line)
+{
+    size_t n = 0;
+    while (line[n] && (isalnum((unsigned char)line[n]) || line[n] == '-' || line[n] == '_' || line[n] == '.'))
+        n++;
+    return n;
+}
+
+static int check_pin(const char *pin, char pkg[128], char ver[128])
+{
+    const char *eq = strstr(pin, "==");
+    size_t n = eq ? (size_t)(eq - pin) : 0;
+    if (!eq || n == 0 || n >= 128 || requirement_name_len(pin) != n || !eq[2] || strlen(eq + 2) >= 128 ||
+        !util_is_safe_name(eq + 2))
+        return error_set(BG_EUSAGE, "--with %s: expected PKG==VERSION (an exact pin)", pin);
+    normalise_pkg(pin, n, pkg, 128);
+    snprintf(ver, 128, "%s", eq + 2);
+    return 0;
+}
+
+int envs_derive(const char *base, const char *const *pins, size_t npins, char **name_out)
+{
+    *name_out = NULL;
+    struct env_info info = {0};
+    char *text = NULL, *name = NULL, *path = NULL;
+    struct strbuf lock = {0}, nm = {0};
+    char (*pkgs)[128] = calloc(npins ? npins : 1, 128);
+    int err = 0;
+    if (!pkgs) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((err = envs_resolve(base, &info)) < 0)
+        goto done;
+    if (!info.lock_path) {
+        err = error_set(BG_EUSAGE, "--with needs a lock file to derive from; %s is a registered interpreter "
+                        "(install the pins into it yourself)", base);
+        goto done;
+    }
+    if ((err = util_read_file(info.lock_path, &text, NULL)) < 0)
+        goto done;
+    strbuf_printf(&nm, "%s", base);
+    strbuf_printf(&lock, "# derived by `benchgen run --with` from %s\n", info.lock_path);
+    for (size_t i = 0; i < npins; i++) {
+        char ver[128];
+        if ((err = check_pin(pins[i], pkgs[i], ver)) < 0)
+            goto done;
+        strbuf_printf(&nm, "+%s-%s", pkgs[i], ver);
+        strbuf_printf(&lock, "# with %s\n", pins[i]);
+    }
+    /* The base lock with every line naming a pinned package replaced. */
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char norm[128];
+        size_t n = requirement_name_len(line);
+        normalise_pkg(line, n, norm, sizeof(norm));
+        int replaced = 0;
+        for (size_t i = 0; n && i < npins && !replaced; i++)
+            replaced = strcmp(norm, pkgs[i]) == 0;
+        if (!replaced)
+            strbuf_printf(&lock, "%s\n", line);
+    }
+    for (size_t i = 0; i < npins; i++)
+        strbuf_printf(&lock, "%s\n", pins[i]);
+    name = strbuf_detach(&nm);
+    if (!name || !util_is_safe_name(name)) {
+        err = error_set(BG_EUSAGE, "--with: the pins make an invalid environment name '%s'", name ? name : "");
+        goto done;
+    }
+    char *dir = util_printf("%s/derived", envs_cache_dir());
+    err = dir ? util_mkdir_p(dir, 0755) : error_set(BG_ENOMEM, "out of memory");
+    path = dir && !err ? util_printf("%s/%s.txt", dir, name) : NULL;
+    free(dir);
+    if (err < 0)
+        goto done;
+    if (!path || !lock.buf) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((err = util_write_file_atomic(path, lock.buf, lock.len)) < 0)
+        goto done;
+    *name_out = name;
+    name = NULL;
+done:
+    env_info_free(&info);
+    strbuf_free(&lock);
+    strbuf_free(&nm);
+    free(pkgs);
+    free(text);
+    free(name);
+    free(path);
+    return err;
+}

@@ -1,0 +1,16 @@
+/*
+ * envs_derive.h - derived environments for `run --with PKG==VERSION`.
+ */
+#ifndef BENCHGEN_ENVS_DERIVE_H
+#define BENCHGEN_ENVS_DERIVE_H
+
+#include <stddef.h>
+
+/* Makes the derived environment "<base>+<pkg>-<version>..." for `run --with`:
+ * base's lock with each pinned package's line replaced by the pin (added when
+ * absent), written to <cache>/derived/<name>.txt so envs_resolve() and
+ * envs_sync() treat it like any other lock. pins are "PKG==VERSION".
+ * *name_out is malloc'd. BG_EUSAGE for a malformed pin or an external base. */
+int envs_derive(const char *base, const char *const *pins, size_t npins, char **name_out);
+
+#endif /* BENCHGEN_ENVS_DERIVE_H */
