@@ -237,6 +237,9 @@ class Cell:
                                 "TRITON_CACHE_DIR, CUDA_CACHE_PATH, JAX_COMPILATION_CACHE_DIR, TMPDIR)"}
         if fn:
             out.update({str(k): v for k, v in (fn(self.cell) or {}).items()})
+        # The spec's method (published | corrected, docs/METHOD.md): always
+        # the cell's own, whatever the workload recorded under that name.
+        out["method"] = getattr(self.cell, "method", None) or "corrected"
         return out
 
     def environment(self):

@@ -163,6 +163,7 @@ static char **build_argv(const struct worker_job *job, int64_t t0)
     argv[k++] = util_printf("precision=%s", c->precision ? c->precision : "");
     argv[k++] = util_printf("env=%s", c->env ? c->env : "");
     argv[k++] = util_printf("workload=%s", c->workload ? c->workload : "");
+    argv[k++] = util_printf("method=%s", c->method ? c->method : "corrected");
     argv[k++] = util_printf("batch=%d", c->batch);
     argv[k++] = util_printf("steps=%d", c->steps);
     argv[k++] = util_printf("warmup=%d", c->warmup);

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const only_keys[] = {"model", "task", "backend", "batch", "env", "key", NULL};
+static const char *const only_keys[] = {"model", "task", "backend", "batch", "env", "method", "key", NULL};
 
 /* ---- --only -------------------------------------------------------------- */
 
@@ -42,7 +42,7 @@ static int only_parse(struct kvlist *filters, const char *only)
         if (!eq) {
             err = error_set(BG_EUSAGE,
                             "--only: expected KEY=VALUE, got '%s' (keys: model, task, backend, "
-                            "batch, env, key)",
+                            "batch, env, method, key)",
                             trim(term));
             goto done;
         }
@@ -53,7 +53,7 @@ static int only_parse(struct kvlist *filters, const char *only)
             i++;
         if (!only_keys[i]) {
             err = error_set(BG_EUSAGE,
-                            "--only: unknown key '%s' (keys: model, task, backend, batch, env, key)", key);
+                            "--only: unknown key '%s' (keys: model, task, backend, batch, env, method, key)", key);
             goto done;
         }
         if (!*value) {
@@ -102,6 +102,8 @@ static bool field_matches(const struct cell *c, const char *key, const char *val
         return strcmp(c->backend, value) == 0;
     if (strcmp(key, "env") == 0)
         return strcmp(c->env, value) == 0;
+    if (strcmp(key, "method") == 0)
+        return c->method && strcmp(c->method, value) == 0;
     if (strcmp(key, "batch") == 0)
         return strtol(value, NULL, 10) == c->batch;
     return key_matches(c->key, value);
@@ -147,16 +149,29 @@ static bool row_has_backend(const struct spec_row *row, const char *backend)
     return false;
 }
 
-/* Row, then the spec's per-backend value, then the catalog's default for the
- * backend (torch-compiled needs two), then the spec's. */
+/* Row, then the spec's per-backend value, then the spec's. */
+static const char *resolve_method(const struct spec *spec, const struct spec_row *row, const char *backend)
+{
+    if (row->method)
+        return row->method;
+    const char *m = kvlist_get(&spec->method_by_backend, backend);
+    return m ? m : spec->method;
+}
+
+/* Row, then the spec's per-backend value, then the method's count for the
+ * backend (the published native PyTorch scripts warmed up twice), then the
+ * catalog's default for the backend (torch-compiled needs two), then the
+ * spec's. */
 static int resolve_warmup(const struct spec *spec, const struct spec_row *row,
-                          const struct catalog_backend *cb)
+                          const struct catalog_backend *cb, const char *method)
 {
     if (row->warmup >= 0)
         return row->warmup;
     const char *w = kvlist_get(&spec->warmup_by_backend, cb->name);
     if (w)
         return (int)strtol(w, NULL, 10);
+    if (method && strcmp(method, "published") == 0 && strcmp(cb->family, "torch") == 0)
+        return 2;
     if (cb->default_warmup >= 0)
         return cb->default_warmup;
     return spec->warmup;
@@ -206,6 +221,7 @@ int matrix_expand(struct matrix *out, const struct spec *spec, const char *only)
                     goto done;
                 }
                 const char *env = kvlist_get(&spec->env_by_backend, backend);
+                const char *method = resolve_method(spec, row, backend);
                 char *key =
                     r >= 2 ? util_printf("%s/%s/b%d/%s#r%d", row->model, row->task, row->batch, backend, r)
                            : util_printf("%s/%s/b%d/%s", row->model, row->task, row->batch, backend);
@@ -224,9 +240,10 @@ int matrix_expand(struct matrix *out, const struct spec *spec, const char *only)
                     .precision = row->precision ? row->precision : spec->precision,
                     .env = (char *)(env ? env : cb->env),
                     .workload = row->workload,
+                    .method = (char *)method,
                     .batch = row->batch,
                     .steps = row->steps > 0 ? row->steps : spec->steps,
-                    .warmup = resolve_warmup(spec, row, cb),
+                    .warmup = resolve_warmup(spec, row, cb, method),
                     .repeat = r,
                     .seed = spec->seed,
                     .timeout = row->timeout > 0 ? row->timeout : spec->timeout,
@@ -270,6 +287,7 @@ static void cell_free(struct cell *c)
     free(c->precision);
     free(c->env);
     free(c->workload);
+    free(c->method);
 }
 
 void matrix_filter(struct matrix *m, const unsigned char *keep)
@@ -313,13 +331,13 @@ int matrix_add(struct matrix *m, const struct cell *c)
     /* Numbers from c; every string is copied, so start with none. */
     struct cell copy = *c;
     copy.key = copy.model = copy.task = copy.backend = NULL;
-    copy.size = copy.precision = copy.env = copy.workload = NULL;
+    copy.size = copy.precision = copy.env = copy.workload = copy.method = NULL;
     memset(&copy.res, 0, sizeof(copy.res));
     if ((err = dup_str(&copy.key, c->key)) < 0 || (err = dup_str(&copy.model, c->model)) < 0 ||
         (err = dup_str(&copy.task, c->task)) < 0 || (err = dup_str(&copy.backend, c->backend)) < 0 ||
         (err = dup_str(&copy.size, c->size)) < 0 || (err = dup_str(&copy.precision, c->precision)) < 0 ||
         (err = dup_str(&copy.env, c->env)) < 0 || (err = dup_str(&copy.workload, c->workload)) < 0 ||
-        (err = resources_overlay(&copy.res, &c->res)) < 0) {
+        (err = dup_str(&copy.method, c->method)) < 0 || (err = resources_overlay(&copy.res, &c->res)) < 0) {
         cell_free(&copy);
         return err;
     }

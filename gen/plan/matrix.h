@@ -2,9 +2,10 @@
  * matrix.h - expands a spec into the ordered list of cells to run.
  *
  * A cell is one (model, task, batch, backend[, repeat]) with every inherited
- * setting resolved: steps, warm-up (row, then the spec's per-backend map, then
- * the backend's own default, then the spec),
- * precision, timeout, memory limit, environment. Order: repeat, then row,
+ * setting resolved: steps, method (row, then the spec's per-backend map, then
+ * the spec), warm-up (row, then the spec's per-backend map, then 2 for native
+ * PyTorch under the published method, then the backend's own default, then
+ * the spec), precision, timeout, memory limit, environment. Order: repeat, then row,
  * then backend, so repeats are interleaved across the whole matrix and a
  * cell's id is stable for a given spec.
  *
@@ -28,6 +29,7 @@ struct cell {
     char *model, *task, *backend, *size, *precision;
     char *env;            /* Python environment name */
     char *workload;       /* absolute path, or NULL: built-in for model+backend */
+    char *method;         /* published | corrected; NULL only in plans stored before the key existed */
     int batch, steps, warmup, repeat; /* repeat is 1-based */
     uint64_t seed;
     double timeout;       /* seconds */
@@ -43,7 +45,7 @@ struct matrix {
 };
 
 /* Expands spec. only may be NULL or "KEY=VAL[,KEY=VAL...]" with KEY one of
- * model, task, backend, batch, env, key; values of the same key are OR'd,
+ * model, task, backend, batch, env, method, key; values of the same key are OR'd,
  * different keys AND'd. An unknown KEY is BG_EUSAGE; a filter matching no
  * cell is BG_EUSAGE too (almost always a typo). */
 int matrix_expand(struct matrix *out, const struct spec *spec, const char *only);

@@ -27,18 +27,24 @@
 
 static const char *const sizes[] = {"tiny", "published", NULL};
 static const char *const precisions[] = {"float32", "bfloat16", "mixed_bfloat16", "float16", NULL};
+static const char *const methods[] = {"published", "corrected", NULL};
 
 static const char *const top_keys[] = {"name",    "description",  "size",    "precision", "steps",
                                        "warmup",  "seed",         "timeout", "memory_limit",
-                                       "repeats", "backends",     "envs",    "rows",      "log_limit", "resources", NULL};
+                                       "repeats", "backends",     "envs",    "rows",      "log_limit", "resources",
+                                       "method",  NULL};
 enum {
     K_NAME, K_DESCRIPTION, K_SIZE, K_PRECISION, K_STEPS, K_WARMUP, K_SEED, K_TIMEOUT,
-    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_RESOURCES, K_NTOP
+    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_RESOURCES, K_METHOD, K_NTOP
 };
 
 static const char *const row_keys[] = {"model",     "task",    "batch",    "steps",    "warmup",
-                                       "precision", "timeout", "backends", "workload", "resources", NULL};
-enum { R_MODEL, R_TASK, R_BATCH, R_STEPS, R_WARMUP, R_PRECISION, R_TIMEOUT, R_BACKENDS, R_WORKLOAD, R_RESOURCES, R_NROW };
+                                       "precision", "timeout", "backends", "workload", "resources",
+                                       "method",    NULL};
+enum {
+    R_MODEL, R_TASK, R_BATCH, R_STEPS, R_WARMUP, R_PRECISION, R_TIMEOUT, R_BACKENDS, R_WORKLOAD, R_RESOURCES,
+    R_METHOD, R_NROW
+};
 
 /* ---- backends ------------------------------------------------------------ */
 
@@ -142,6 +148,41 @@ static int get_warmup(const struct spec_ctx *c, const yaml_node_t *n)
         if (strcmp(name, "default") == 0)
             spec->warmup = w;
         else if ((err = kvlist_addf(&spec->warmup_by_backend, name, "%d", w)) < 0)
+            return err;
+    }
+    return 0;
+}
+
+/* method: published | corrected, or {default: M, <backend>: M, ...} */
+static int get_method(const struct spec_ctx *c, const yaml_node_t *n)
+{
+    char buf[96], key[128];
+    struct spec *spec = c->spec;
+    if (n->type == YAML_SCALAR_NODE)
+        return node_get_enum(c, "method", n, methods, &spec->method);
+    if (n->type != YAML_MAPPING_NODE)
+        return FAIL(c, n, "method: expected published, corrected or a map {default: M, <backend>: M}, got %s",
+                    node_describe(n, buf, true));
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+        const char *name = node_scalar(k);
+        const yaml_node_t *dup;
+        char *m = NULL;
+        int err;
+        if (!name || (strcmp(name, "default") != 0 && !catalog_backend_find(name)))
+            return FAIL(c, k, "method: unknown key %s (allowed: default, %s)", node_describe(k, buf, false),
+                        catalog_backend_names());
+        if ((dup = node_earlier_key(c, n, p)))
+            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", name,
+                        dup->start_mark.line + 1, dup->start_mark.column + 1);
+        snprintf(key, sizeof(key), "method.%s", name);
+        if (strcmp(name, "default") == 0)
+            err = node_get_enum(c, key, v, methods, &spec->method);
+        else if ((err = node_get_enum(c, key, v, methods, &m)) == 0)
+            err = kvlist_add(&spec->method_by_backend, name, m);
+        free(m);
+        if (err < 0)
             return err;
     }
     return 0;
@@ -303,6 +344,8 @@ static int parse_row(const struct spec_ctx *c, const yaml_node_t *map, struct sp
         return err;
     if (f[R_RESOURCES].key && (err = resources_parse(c, f[R_RESOURCES].value, "resources", &row->resources)) < 0)
         return err;
+    if (f[R_METHOD].key && (err = node_get_enum(c, "method", f[R_METHOD].value, methods, &row->method)) < 0)
+        return err;
 
     unsigned task = catalog_task_bit(row->task);
     if (!task)
@@ -341,6 +384,7 @@ static void row_free(struct spec_row *row)
     free(row->task);
     free(row->precision);
     free(row->workload);
+    free(row->method);
     for (size_t i = 0; i < row->nbackends; i++)
         free(row->backends[i]);
     free(row->backends);
@@ -434,6 +478,8 @@ static int parse_top(const struct spec_ctx *c, const yaml_node_t *root)
         return err;
     if (f[K_ENVS].key && (err = get_envs(c, f[K_ENVS].value)) < 0)
         return err;
+    if (f[K_METHOD].key && (err = get_method(c, f[K_METHOD].value)) < 0)
+        return err;
     return get_rows(c, f[K_ROWS].value);
 }
 
@@ -497,9 +543,10 @@ int spec_parse(struct spec **out, const char *path, const char *text, size_t len
     spec->path = strdup(c.path);
     spec->size = strdup("tiny");
     spec->precision = strdup("float32");
+    spec->method = strdup("corrected");
     spec->text = malloc(len + 1);
     c.dir = dir_of(c.path);
-    if (!spec->path || !spec->size || !spec->precision || !spec->text || !c.dir) {
+    if (!spec->path || !spec->size || !spec->precision || !spec->method || !spec->text || !c.dir) {
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
@@ -570,6 +617,8 @@ void spec_free(struct spec *spec)
         resources_free(&spec->res_by_backend[i].res);
     }
     free(spec->res_by_backend);
+    kvlist_free(&spec->method_by_backend);
+    free(spec->method);
     for (size_t i = 0; i < spec->nrows; i++)
         row_free(&spec->rows[i]);
     free(spec->rows);

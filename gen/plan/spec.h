@@ -32,6 +32,7 @@ struct spec_row {
     int warmup;           /* -1: inherit */
     char *precision;      /* NULL: inherit */
     char *workload;       /* absolute path of a user workload (.py), or NULL for built-in */
+    char *method;         /* published | corrected; NULL: inherit */
     double timeout;       /* 0: inherit */
     char **backends;      /* NULL: the spec's backends */
     size_t nbackends;
@@ -59,6 +60,8 @@ struct spec {
     struct resources resources;      /* spec-wide cluster resources (`resources:`) */
     struct spec_backend_res *res_by_backend; /* per backend (`resources: {<backend>: {...}}`) */
     size_t nres_by_backend;
+    char *method;         /* published | corrected, default corrected (docs/METHOD.md) */
+    struct kvlist method_by_backend; /* backend -> published | corrected */
     struct spec_row *rows;
     size_t nrows;
     char *text;           /* the file's bytes, stored in run.db */

@@ -120,8 +120,9 @@ void sched_print_plan(const struct matrix *todo, FILE *out)
     fprintf(out, "plan: %zu cell(s)\n", todo->ncells);
     for (size_t i = 0; i < todo->ncells; i++) {
         const struct cell *c = &todo->cells[i];
-        fprintf(out, "  %3d  %-40s size=%s precision=%s steps=%d warmup=%d env=%s timeout=%gs%s%s\n", c->id,
-                c->key, c->size, c->precision, c->steps, c->warmup, c->env, c->timeout,
+        fprintf(out, "  %3d  %-40s size=%s precision=%s steps=%d warmup=%d env=%s method=%s timeout=%gs%s%s\n",
+                c->id, c->key, c->size, c->precision, c->steps, c->warmup, c->env,
+                c->method ? c->method : "corrected", c->timeout,
                 c->workload ? " workload=" : "", c->workload ? c->workload : "");
     }
 }

@@ -47,7 +47,7 @@ static const char *const schema_sql =
     "  steps INTEGER, warmup INTEGER, repeat INTEGER, seed INTEGER, timeout_s REAL,\n"
     "  memory_limit INTEGER, status TEXT, detail TEXT, input_sha256 TEXT, input_bytes INTEGER,\n"
     "  started_utc TEXT, finished_utc TEXT, wall_s REAL, peak_rss INTEGER, exit_code INTEGER,\n"
-    "  term_signal INTEGER, log_path TEXT, attempts INTEGER NOT NULL DEFAULT 0);\n"
+    "  term_signal INTEGER, log_path TEXT, attempts INTEGER NOT NULL DEFAULT 0, method TEXT);\n"
     "CREATE TABLE samples(cell_id INTEGER NOT NULL REFERENCES cells(id),\n"
     "  phase TEXT NOT NULL CHECK (phase IN ('warmup','timed')), idx INTEGER NOT NULL,\n"
     "  ns INTEGER NOT NULL, PRIMARY KEY (cell_id, phase, idx)) WITHOUT ROWID;\n"
@@ -184,8 +184,8 @@ static int insert_plan_(sqlite3 *db, const struct matrix *plan)
 {
     static const char *const sql =
         "INSERT INTO cells(id, key, model, task, batch, backend, size, precision, env, workload,"
-        " steps, warmup, repeat, seed, timeout_s, memory_limit)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+        " steps, warmup, repeat, seed, timeout_s, memory_limit, method)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
     sqlite3_stmt *st = NULL;
     int err = prepare_(db, sql, &st);
     for (size_t i = 0; !err && i < plan->ncells; i++) {
@@ -206,6 +206,7 @@ static int insert_plan_(sqlite3 *db, const struct matrix *plan)
         sqlite3_bind_int64(st, 14, (sqlite3_int64)c->seed);
         sqlite3_bind_double(st, 15, c->timeout);
         sqlite3_bind_int64(st, 16, (sqlite3_int64)c->memory_limit);
+        bind_text_(st, 17, c->method, false);
         err = step_done_(db, st, "insert plan cell");
         if (err)
             error_prefix(err, "cell %d (%s)", c->id, c->key ? c->key : "?");
@@ -474,11 +475,17 @@ static char *column_strdup_(sqlite3_stmt *st, int i)
 
 int store_load_plan(struct store *s, struct matrix *out)
 {
+    /* Runs stored before the method key have no method column: NULL. */
     static const char *const sql =
         "SELECT id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup,"
-        " repeat, seed, timeout_s, memory_limit FROM cells ORDER BY id";
+        " repeat, seed, timeout_s, memory_limit, method FROM cells ORDER BY id";
+    static const char *const sql_before_method =
+        "SELECT id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup,"
+        " repeat, seed, timeout_s, memory_limit, NULL FROM cells ORDER BY id";
     sqlite3_stmt *st = NULL;
-    int err = prepare_(s->db, sql, &st), rc;
+    int err = 0, rc = SQLITE_DONE;
+    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+        err = prepare_(s->db, sql_before_method, &st);
     while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct cell c = {0};
         c.id = sqlite3_column_int(st, 0);
@@ -497,6 +504,7 @@ int store_load_plan(struct store *s, struct matrix *out)
         c.seed = (uint64_t)sqlite3_column_int64(st, 13);
         c.timeout = sqlite3_column_double(st, 14);
         c.memory_limit = (uint64_t)sqlite3_column_int64(st, 15);
+        c.method = column_strdup_(st, 16);
         err = matrix_add(out, &c);
         free(c.key);
         free(c.model);
@@ -506,6 +514,7 @@ int store_load_plan(struct store *s, struct matrix *out)
         free(c.precision);
         free(c.env);
         free(c.workload);
+        free(c.method);
     }
     if (!err && rc != SQLITE_DONE)
         err = db_error_(s->db, "load plan");

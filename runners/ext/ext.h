@@ -32,6 +32,7 @@
 /* What the parent told the worker about its cell (argv key=value pairs). */
 struct ext_cell {
     const char *key, *model, *task, *backend, *family, *size, *precision, *env, *workload;
+    const char *method; /* published | corrected (docs/METHOD.md) */
     long long batch, steps, warmup, repeat;
     unsigned long long seed;
 };

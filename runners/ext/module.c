@@ -100,7 +100,8 @@ static PyObject *cell_dict(const struct ext_cell *c)
         set_str(d, "size", c->size) < 0 || set_str(d, "precision", c->precision) < 0 ||
         set_int(d, "seed", (long long)c->seed) < 0 || set_int(d, "steps", c->steps) < 0 ||
         set_int(d, "warmup", c->warmup) < 0 || set_int(d, "repeat", c->repeat) < 0 ||
-        set_str(d, "env", c->env) < 0 || set_str(d, "workload", c->workload) < 0) {
+        set_str(d, "env", c->env) < 0 || set_str(d, "workload", c->workload) < 0 ||
+        set_str(d, "method", c->method) < 0) {
         Py_XDECREF(d);
         return NULL;
     }
@@ -147,6 +148,7 @@ static PyObject *mod_main(PyObject *self, PyObject *argv)
         else if (IS("precision")) c.precision = v;
         else if (IS("env")) c.env = v;
         else if (IS("workload")) c.workload = v;
+        else if (IS("method")) c.method = v;
         else if (IS("batch")) c.batch = strtoll(v, NULL, 10);
         else if (IS("steps")) c.steps = strtoll(v, NULL, 10);
         else if (IS("warmup")) c.warmup = strtoll(v, NULL, 10);

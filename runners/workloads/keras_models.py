@@ -271,6 +271,7 @@ class _Env:
         self.keras2 = _is_keras2(cell)
         self.keras, self.backend = _libs(self.keras2)
         self.jit = self.backend != "torch"
+        self.published = method.of(cell) == method.PUBLISHED
 
     def adamw(self):
         return self.keras.optimizers.AdamW(learning_rate=method.LEARNING_RATE,
@@ -331,9 +332,23 @@ def _setup_llm_generate(env, cell, cfg, lm, data):
     # keras-hub stops at the preprocessor's end token unless told not to;
     # keras-nlp 0.8 has no stop_token_ids and, with no preprocessor, no end
     # token either: both run to the full length.
+    # Published: generate(prompts, max_length=50) stopped at the
+    # preprocessor's end token; here the end token is the backbone's EOS id
+    # (Gemma 1, Mistral 2, as the torch models' configs).
+    eos = {"gemma": 1, "mistral": 2}[cell.model]
     gen_kwargs = {}
-    if "stop_token_ids" in inspect.signature(lm.generate).parameters:
-        gen_kwargs["stop_token_ids"] = None
+    has_stop = "stop_token_ids" in inspect.signature(lm.generate).parameters
+    if has_stop:
+        gen_kwargs["stop_token_ids"] = (eos,) if env.published else None
+    if env.published and not has_stop:
+        # keras-nlp 0.8: generate() takes the end token from the
+        # preprocessor (none here); its generate function takes it directly.
+        fn = lm.make_generate_function()
+
+        def generate(x):
+            return fn(x, end_token_id=eos)
+    else:
+        generate = lm.generate
     # keras-nlp 0.8 on the torch backend runs generate uncompiled and hands
     # the NumPy token ids straight to the embedding layer, which Keras 3.0's
     # Layer.__call__ casts to the compute dtype: bfloat16 ids are rounded
@@ -344,7 +359,7 @@ def _setup_llm_generate(env, cell, cfg, lm, data):
 
     def step():
         x = ({k: keras.ops.convert_to_tensor(v) for k, v in inputs.items()} if as_tensors else inputs)
-        out = lm.generate(x, **gen_kwargs)
+        out = generate(x, **gen_kwargs)
         _state["tokens"] = list(np.asarray(out["token_ids"]).shape)
     return step
 
@@ -357,9 +372,15 @@ def _setup_llm(env, cell, cfg, data):
     return _setup_llm_generate(env, cell, cfg, lm, data)
 
 
-def _setup_encoder_fit(env, enc, data):
-    """SD and SAM fit: an image encoder trained to random targets (MSE, Adam)."""
-    enc.compile(loss="mse", optimizer=env.adam(), jit_compile=env.jit)
+def _setup_encoder_fit(env, enc, data, default_jit=False):
+    """SD and SAM fit: an image encoder trained to random targets (MSE, Adam).
+    default_jit: compile without jit_compile, leaving XLA to the framework's
+    default, as the published SD fit did (off on Keras 2, on for Keras 3
+    TensorFlow and JAX)."""
+    if default_jit:
+        enc.compile(loss="mse", optimizer=env.adam())
+    else:
+        enc.compile(loss="mse", optimizer=env.adam(), jit_compile=env.jit)
     images, targets = data["images"], data["targets"]
     _state["model"] = enc
 
@@ -371,7 +392,7 @@ def _setup_encoder_fit(env, enc, data):
 def _setup_sd(env, cell, cfg, data):
     keras, published = env.keras, cell.size == "published"
     if cell.task == "fit":
-        return _setup_encoder_fit(env, _build_sd_encoder(keras, cfg, published), data)
+        return _setup_encoder_fit(env, _build_sd_encoder(keras, cfg, published), data, default_jit=env.published)
     unet = _build_sd_unet(keras, cfg, published)
     te = _build_sd_text(keras, cfg, published)
     unet.compile(jit_compile=env.jit)
@@ -386,17 +407,39 @@ def _setup_sd(env, cell, cfg, data):
     temb = [method.timestep_embedding(np, t, tdim, 2 * b) for t in timesteps]
     guidance = cfg["guidance"]
 
-    def eps_fn(lat, i):
-        e = np.asarray(unet.predict_on_batch({"latent": np.concatenate([lat, lat]),
-                                              "timestep_embedding": temb[i], "context": context}),
-                       dtype="float32")
-        return method.guide(e[:b], e[b:], guidance)
+    if env.published:
+        # keras-cv's generate_image: two UNet calls of the batch per step,
+        # unconditional then conditional.
+        temb_b = [t[:b] for t in temb]
+        uncond_ctx, cond_ctx = context[:b], context[b:]
+
+        def eps_fn(lat, i):
+            u = np.asarray(unet.predict_on_batch({"latent": lat, "timestep_embedding": temb_b[i],
+                                                  "context": uncond_ctx}), dtype="float32")
+            c = np.asarray(unet.predict_on_batch({"latent": lat, "timestep_embedding": temb_b[i],
+                                                  "context": cond_ctx}), dtype="float32")
+            return method.guide(u, c, guidance)
+    else:
+        def eps_fn(lat, i):
+            e = np.asarray(unet.predict_on_batch({"latent": np.concatenate([lat, lat]),
+                                                  "timestep_embedding": temb[i], "context": context}),
+                           dtype="float32")
+            return method.guide(e[:b], e[b:], guidance)
+    calls = {"unet": 0, "steps": 0}
+    predict_unet = unet.predict_on_batch
+
+    def counted(x):
+        calls["unet"] += 1
+        return predict_unet(x)
+    unet.predict_on_batch = counted
+    _state["calls"] = calls
     loop = method.Denoiser(cfg, np.asarray(data["latents"], dtype="float32"), eps_fn)
     _state["model"] = unet
     _state["extra_params"] = te.count_params()
 
     def step():
         loop.step()
+        calls["steps"] += 1
     return step
 
 
@@ -405,7 +448,12 @@ def _setup_sam(env, cell, cfg, data):
     if cell.task == "fit":
         return _setup_encoder_fit(env, enc, data)
     images = data["images"]
-    sam.compile(jit_compile=env.jit)
+    if env.published:
+        # backbone.compile(jit_compile=...), then predict on the full model,
+        # which stays uncompiled: XLA is the framework's default there.
+        enc.compile(jit_compile=env.jit)
+    else:
+        sam.compile(jit_compile=env.jit)
     b = images.shape[0]
     inputs = {"images": images,
               "points": np.repeat(np.asarray(data["points"], "float32"), b, axis=0),
@@ -471,7 +519,12 @@ def facts(cell):
         except Exception:
             pass
         out["jit_compile"] = bool(getattr(model, "jit_compile", False))
-    out["compile"] = ("XLA (jit_compile=True)" if st.get("jit") else "none (jit_compile=False, as published)")
+    if not st.get("jit"):
+        out["compile"] = "none (jit_compile=False, as published)"
+    elif out.get("jit_compile", True):
+        out["compile"] = "XLA (jit_compile=True)"
+    else:
+        out["compile"] = "none (the framework's default: no XLA)"
     out["compile.took_effect"] = bool(out.get("jit_compile", False))
     if backend == "tensorflow":
         import tensorflow as tf
@@ -497,7 +550,11 @@ def facts(cell):
         out["synchronisation"] = "step result fetched as NumPy (copies to host, waits for CUDA)"
     if st.get("tokens") is not None:
         out["generate.output_shape"] = st["tokens"]
-    out["method"] = METHOD.get(cell.task, "")
+    calls = st.get("calls")
+    if calls and calls["steps"]:
+        out["sd.unet_calls_per_step"] = calls["unet"] / calls["steps"]
+    out["step"] = METHOD.get(cell.task, "")
+    out.update(method.facts(cell))
     return out
 
 

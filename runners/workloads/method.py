@@ -112,3 +112,154 @@ def timestep_embedding(np, t, dim, batch):
     args = float(t) * freqs
     emb = np.concatenate([np.cos(args), np.sin(args)])[None].astype("float32")
     return np.repeat(emb, batch, axis=0)
+
+
+# ------------------------------------------------ published vs corrected
+#
+# A cell runs one of two methods (the spec's `method` key, docs/METHOD.md):
+#   published  what haifeng-jin/keras-benchmarks v0.0.5 did, wherever it
+#              changes the work or the timing of a step;
+#   corrected  benchgen's method: synchronised, really compiled, the same
+#              work on every backend.
+# choices() says, for one cell, what each method does; the workloads act on
+# it and record it as `method.*` facts, docs/METHOD.md is generated from it
+# (scripts/method-table.py) and tests/integration/test_method.sh checks that
+# real cells record exactly these values.
+
+PUBLISHED = "published"
+CORRECTED = "corrected"
+
+# The original's generate: prompts of NUM_WORDS words, max_new_tokens =
+# MAX_LENGTH - NUM_WORDS (benchmark/__init__.py:8,17,22;
+# benchmark/torch_utils.py:58); Keras' max_length counts the prompt.
+PUBLISHED_MAX_LENGTH = 50
+PUBLISHED_NUM_WORDS = 5
+PEFT_DEFAULT_ALPHA = 8  # LoraConfig(r=4) with peft's default lora_alpha
+
+V = "keras-benchmarks@v0.0.5 "  # prefix of every reference
+
+
+def of(cell):
+    """The cell's method; plans stored before the key existed ran corrected."""
+    return getattr(cell, "method", None) or CORRECTED
+
+
+def _family(backend):
+    if backend.startswith("torch-"):
+        return "torch"
+    if backend.startswith("keras"):
+        return "keras"
+    return "other"
+
+
+def choices(model, task, backend, method):
+    """{name: (value, reference)} for one built-in cell under one method.
+
+    The value is what the workload does (and records as fact
+    `method.<name>`); the reference points at the v0.0.5 source the
+    published value follows ("" for corrected values and where the two
+    agree). Pure: no framework is imported, so docs and tests can call it.
+    """
+    pub = method == PUBLISHED
+    fam = _family(backend)
+    out = {}
+    if fam == "torch":
+        compiled = backend == "torch-compiled"
+        trainer = model == "bert" or (model in ("gemma", "mistral") and task == "fit")
+        if trainer:
+            ref = {("bert", "fit"): "benchmark/bert/torch/fit.py:21-40",
+                   ("bert", "predict"): "benchmark/bert/torch/predict.py:23-48"}.get(
+                (model, task), f"benchmark/{model}/torch/fit.py:25-44")
+            out["driver"] = (("HF Trainer: collated batch, training_step, grad clipping, LR schedule"
+                              if task == "fit" else "HF Trainer: collated batch, prediction_step")
+                             if pub else "bare loop", V + ref if pub else "")
+        else:
+            out["driver"] = ("bare loop", "")
+        if not compiled:
+            scope, ref = "none (eager)", ""
+        elif pub:
+            scope, ref = {
+                ("bert", "fit"): ("TrainingArguments(torch_compile=True): the model, through the Trainer",
+                                  "benchmark/bert/torch/fit.py:26-29"),
+                ("bert", "predict"): ("TrainingArguments(torch_compile=True): the model, through the Trainer",
+                                      "benchmark/bert/torch/predict.py:26-29"),
+                ("gemma", "fit"): ("TrainingArguments(torch_compile=True): the model, through the Trainer",
+                                   "benchmark/gemma/torch/fit.py:29-32"),
+                ("mistral", "fit"): ("TrainingArguments(torch_compile=True): the model, through the Trainer",
+                                     "benchmark/mistral/torch/fit.py:29-32"),
+                ("gemma", "generate"): ("torch.compile(model), then model.generate: the forward that runs "
+                                        "is the uncompiled one", "benchmark/gemma/torch/predict.py:14-15"),
+                ("mistral", "generate"): ("torch.compile(model), then model.generate: the forward that runs "
+                                          "is the uncompiled one", "benchmark/mistral/torch/predict.py:14-15"),
+                ("sd", "fit"): ("the whole train function: zero_grad, forward, loss, backward, optimizer step",
+                                "benchmark/stable_diffusion/torch/fit.py:13-21"),
+                ("sd", "predict"): ("torch.compile(pipeline): the pipeline object's call, not pipe.unet",
+                                    "benchmark/stable_diffusion/torch/predict.py:40-41"),
+                ("sam", "fit"): ("the whole train function: zero_grad, forward, loss, backward, optimizer step",
+                                 "benchmark/sam/torch/fit.py:39-47"),
+                ("sam", "predict"): ("the inference function (encoder, prompt encoder, mask decoder)",
+                                     "benchmark/sam/torch/predict.py:56-60"),
+            }[(model, task)]
+            ref = V + ref
+        else:
+            scope = {"fit": "forward and loss; the optimizer step stays eager",
+                     "predict": "the forward pass",
+                     "generate": "model.forward (every decoding step)"}[task]
+            if model == "sd" and task == "predict":
+                scope = "UNet and guidance of the denoising step"
+            ref = ""
+        out["compile_scope"] = (scope, ref)
+        out["sync"] = (("none, as published: on a GPU the timer can stop before queued kernels finish",
+                        V + "benchmark/torch_utils.py:67-78") if pub
+                       else ("torch.cuda.synchronize() at the end of every step", ""))
+        if model in ("gemma", "mistral") and task == "fit":
+            out["lora_alpha"] = ((PEFT_DEFAULT_ALPHA, V + f"benchmark/{model}/torch/fit.py:22") if pub
+                                 else (LORA_ALPHA, ""))
+            out["lora_adapter_dtype"] = (("the model's (bfloat16), as peft 0.9 made them",
+                                          V + "requirements/torch.txt (peft==0.9.0)") if pub
+                                         else ("peft's default (float32 adapters on a bfloat16 model since "
+                                               "peft 0.12)", ""))
+    if fam == "keras":
+        keras2 = backend == "keras2-tensorflow"
+        jit = backend != "keras3-torch"
+        ref = ""
+        if pub and keras2 and model == "sd" and task == "fit":
+            jit, ref = False, V + "benchmark/stable_diffusion/keras/fit.py:31 (compile without jit_compile)"
+        elif pub and keras2 and model == "sam" and task == "predict":
+            jit, ref = False, V + "benchmark/sam/keras/predict.py:30-33 (predict on the uncompiled model)"
+        elif pub:
+            ref = V + "benchmark/keras_utils.py:73-79"
+        out["xla"] = ("on (jit_compile=True)" if jit else "off", ref)
+        out["sync"] = ("step result fetched as NumPy", "")
+    if task == "generate":
+        if pub and fam == "torch":
+            out["new_tokens"] = (PUBLISHED_MAX_LENGTH - PUBLISHED_NUM_WORDS, V + "benchmark/torch_utils.py:56-60")
+        elif pub:
+            out["new_tokens"] = ("up to a total length of 50", V + "benchmark/keras_utils.py:51-55")
+        else:
+            out["new_tokens"] = ("to a total length of 50", "")
+        out["stop_at_eos"] = (("yes", V + ("benchmark/torch_utils.py:56-60" if fam == "torch"
+                                           else "benchmark/keras_utils.py:55")) if pub else ("no", ""))
+    if model == "sd" and task == "predict":
+        if fam == "torch":
+            out["scheduler"] = (("PNDM (diffusers' default for SD v1.4)",
+                                 V + "benchmark/stable_diffusion/torch/predict.py:19-24") if pub
+                                else ("DDIM, keras-cv's schedule", ""))
+        else:
+            out["scheduler"] = ("DDIM, keras-cv's schedule", "")
+        if fam == "keras" and pub:
+            out["unet_calls"] = ("two of the batch (unconditional, then conditional)",
+                                 V + "benchmark/stable_diffusion/keras/predict.py:24-28")
+        else:
+            out["unet_calls"] = ("one of twice the batch (unconditional and conditional together)", "")
+    if fam == "torch":
+        out["warmup"] = ((2, V + "benchmark/torch_utils.py:63-65") if pub
+                         else (2 if backend == "torch-compiled" else 1, ""))
+    elif fam == "keras":
+        out["warmup"] = (1, V + "benchmark/keras_utils.py:39-48" if pub else "")
+    return out
+
+
+def facts(cell):
+    """The `method.*` facts of one cell (values only)."""
+    return {f"method.{k}": v for k, (v, _) in choices(cell.model, cell.task, cell.backend, of(cell)).items()}

@@ -201,9 +201,12 @@ class _Env:
         self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         self.pdtype, self.autocast = _dtype(torch, cell.precision)
         self.compiled = _compiled(cell)
+        self.published = method.of(cell) == method.PUBLISHED
+        self.batch = cell.batch
 
     def sync(self):
-        if self.device.type == "cuda":
+        # The published scripts never synchronised (method.choices: sync).
+        if self.device.type == "cuda" and not self.published:
             self.torch.cuda.synchronize()
 
     def maybe_compile(self, fn):
@@ -240,6 +243,13 @@ def _forward_step(env, fwd):
 def _setup_bert(env, cell, cfg, mods, data):
     torch = env.torch
     model = mods["model"]
+    if env.published:
+        rows = {"input_ids": data["token_ids"], "token_type_ids": data["segment_ids"],
+                "attention_mask": data["padding_mask"]}
+        if cell.task == "fit":
+            rows["labels"] = data["labels"]
+            return _trainer_fit(env, model, _examples(rows, tensors=False)), [model]
+        return _trainer_predict(env, model, _examples(rows, tensors=False)), [model]
     ids, seg, mask = env.ids(data["token_ids"]), env.ids(data["segment_ids"]), env.ids(data["padding_mask"])
     if cell.task == "fit":
         model.train()
@@ -261,12 +271,31 @@ def _setup_bert(env, cell, cfg, mods, data):
 
 def _setup_llm_fit(env, cell, cfg, model, data):
     torch = env.torch
+    import inspect
+
     import peft
+    if env.published:
+        # LoraConfig(r=4): peft's default alpha and its per-architecture
+        # targets (q_proj, v_proj); adapters in the model's dtype, as peft
+        # 0.9 made them (later peft casts them to float32 unless told not to).
+        lcfg = peft.LoraConfig(r=method.LORA_RANK)
+        kw = {}
+        if "autocast_adapter_dtype" in inspect.signature(peft.get_peft_model).parameters:
+            kw["autocast_adapter_dtype"] = False
+        model = peft.get_peft_model(model, lcfg, **kw)
+        model.to(env.device)
+        _state["lora_alpha"] = lcfg.lora_alpha
+        _state["lora_dtype"] = _adapter_dtype(model)
+        tok = data["tokens"][:, :-1]
+        rows = {"input_ids": tok, "attention_mask": (tok * 0 + 1), "labels": tok}
+        return _trainer_fit(env, model, _examples(rows, tensors=True)), [model]
     lcfg = peft.LoraConfig(r=method.LORA_RANK, lora_alpha=method.LORA_ALPHA, lora_dropout=0.0,
                            target_modules=list(method.LORA_TORCH_TARGETS))
     model = peft.get_peft_model(model, lcfg)
     model.to(env.device)
     model.train()
+    _state["lora_alpha"] = lcfg.lora_alpha
+    _state["lora_dtype"] = _adapter_dtype(model)
     tok = env.ids(data["tokens"])
     x, y = tok[:, :-1].contiguous(), tok[:, 1:].contiguous()
     opt = env.adamw([p for p in model.parameters() if p.requires_grad])
@@ -283,6 +312,25 @@ def _setup_llm_generate(env, cell, cfg, model, data):
     model.eval()
     prompt = env.ids(data["prompt"])
     attn = torch.ones_like(prompt)
+    if env.published:
+        # torch.compile(model), then model.generate: the wrapper hands back
+        # the original module's generate, whose forward is not compiled.
+        # max_new_tokens = 50 - 5 words; stops at EOS (pad = EOS).
+        runner = torch.compile(model, mode="reduce-overhead") if env.compiled else model
+        eos = model.config.eos_token_id
+        gc = model.generation_config
+        gc.eos_token_id = eos
+        gc.pad_token_id = eos
+        new = method.PUBLISHED_MAX_LENGTH - method.PUBLISHED_NUM_WORDS
+        _state["tokens"] = None
+
+        def step():
+            with torch.no_grad(), env.amp():
+                out = runner.generate(input_ids=prompt, attention_mask=attn, max_new_tokens=new, pad_token_id=eos)
+            env.sync()
+            _state["tokens"] = tuple(out.shape)
+            _state["stopped_at_eos"] = bool((out[:, prompt.shape[1]:] == eos).any())
+        return step, [model]
     new = cfg["total"] - prompt.shape[1]
     gc = model.generation_config
     gc.eos_token_id = None
@@ -313,6 +361,21 @@ def _setup_encoder_fit(env, enc, data):
     enc.train()
     images, targets = env.nchw(data["images"]), env.nchw(data["targets"])
     opt = env.adam(enc.parameters())
+    if env.published:
+        # The published train_fn, compiled whole (optimizer step included).
+        def train_fn():
+            opt.zero_grad()
+            with env.amp():
+                y_pred = enc(images)
+            loss = torch.nn.MSELoss()(y_pred, targets)
+            loss.backward()
+            opt.step()
+        train_fn = env.maybe_compile(train_fn)
+
+        def step():
+            train_fn()
+            env.sync()
+        return step, [enc]
 
     def loss_fn():
         with env.amp():
@@ -331,6 +394,8 @@ def _setup_sd(env, cell, cfg, mods, data):
         uncond = te(input_ids=env.ids(data["negative_tokens"])).last_hidden_state
     context = torch.cat([uncond, cond]).to(env.pdtype)
     guidance = cfg["guidance"]
+    if env.published:
+        return _sd_pndm_step(env, cfg, unet, context, env.nchw(data["latents"])), [unet, te]
 
     def eps_fn(latents, t):
         with torch.no_grad(), env.amp():
@@ -341,6 +406,7 @@ def _setup_sd(env, cell, cfg, mods, data):
     _, timesteps, _ = method.ddim_schedule(cfg)
     tvals = [torch.tensor(t, device=env.device, dtype=torch.int64) for t in timesteps]
     loop = method.Denoiser(cfg, env.nchw(data["latents"]), lambda lat, i: eps_fn(lat, tvals[i]))
+    _state["scheduler"] = "DDIM (keras-cv's schedule, workloads/method.py)"
 
     def step():
         loop.step()
@@ -366,6 +432,121 @@ def _setup_sam(env, cell, cfg, mods, data):
                                     sparse_prompt_embeddings=sparse, dense_prompt_embeddings=dense,
                                     multimask_output=True)
     return _forward_step(env, fwd), [sam]
+
+
+def _sd_pndm_step(env, cfg, unet, context, start):
+    """The published SD predict: diffusers' pipeline loop with its default
+    scheduler for SD v1.4 (PNDM, PLMS steps: 101 inference steps make 102
+    UNet calls) and classifier-free guidance, one loop iteration per step.
+    The whole loop object is what torch.compile wraps, as torch.compile(pipe)
+    did."""
+    torch = env.torch
+    import diffusers
+    sched = diffusers.PNDMScheduler(num_train_timesteps=1000, beta_start=0.00085, beta_end=0.012,
+                                    beta_schedule="scaled_linear", skip_prk_steps=True, set_alpha_to_one=False,
+                                    steps_offset=1)
+    n_inference = 101  # NUM_STEPS + 1 (stable_diffusion/torch/predict.py:19-24)
+    guidance = cfg["guidance"]
+
+    class Pipeline:
+        def __init__(self):
+            self.i = 0
+            self.latents = start
+
+        def __call__(self):
+            if self.i == 0:
+                sched.set_timesteps(n_inference, device=env.device)
+                self.latents = start * sched.init_noise_sigma
+            t = sched.timesteps[self.i]
+            with torch.no_grad(), env.amp():
+                x = sched.scale_model_input(torch.cat([self.latents] * 2), t)
+                e = unet(x, t, encoder_hidden_states=context).sample
+                u, c = e.chunk(2)
+                self.latents = sched.step(method.guide(u, c, guidance), t, self.latents).prev_sample
+            self.i = (self.i + 1) % len(sched.timesteps)
+
+    _state["scheduler"] = type(sched).__name__
+    pipe = Pipeline()
+    run = torch.compile(pipe, mode="reduce-overhead") if env.compiled else pipe
+
+    def step():
+        run()
+        env.sync()
+    return step
+
+
+def _examples(columns, tensors):
+    """The rows of a HF dataset built from the C inputs: lists of ints (the
+    published BERT dataset had no format) or tensors (set_format("torch"))."""
+    import torch
+    n = len(next(iter(columns.values())))
+    if tensors:
+        return [{k: torch.from_numpy(v[i].astype("int64")) for k, v in columns.items()} for i in range(n)]
+    return [{k: v[i].tolist() for k, v in columns.items()} for i in range(n)]
+
+
+def _trainer(env, model, train):
+    """A HF Trainer with the published TrainingArguments (defaults: AdamW
+    5e-5, linear schedule, grad clipping at 1.0; torch_compile as
+    use_compile())."""
+    import tempfile
+
+    import transformers
+    kw = dict(output_dir=tempfile.mkdtemp(prefix="trainer-"), report_to=[], torch_compile=env.compiled,
+              torch_compile_mode="reduce-overhead" if env.compiled else None)
+    kw["per_device_train_batch_size" if train else "per_device_eval_batch_size"] = env.batch
+    if train:
+        kw.update(num_train_epochs=1.0, max_steps=102)  # NUM_STEPS + 2
+    return transformers.Trainer(model=model, args=transformers.TrainingArguments(**kw))
+
+
+def _trainer_fit(env, model, examples):
+    """One step of Trainer.train(): collate the batch, training_step (forward,
+    loss, backward), the NaN/Inf check on the loss (a host sync), gradient
+    clipping, optimizer and LR-schedule steps."""
+    torch = env.torch
+    trainer = _trainer(env, model, train=True)
+    wrapped = trainer.accelerator.prepare(trainer.model)
+    trainer.create_optimizer()
+    trainer.create_scheduler(num_training_steps=trainer.args.max_steps, optimizer=trainer.optimizer)
+    opt, sched, args = trainer.optimizer, trainer.lr_scheduler, trainer.args
+    wrapped.train()
+    _state["trainer"] = type(trainer).__name__
+    _state["trainer.compiled"] = wrapped is not trainer.model
+
+    def step():
+        batch = trainer._prepare_inputs(trainer.data_collator(examples))
+        loss = trainer.training_step(wrapped, batch)
+        if args.logging_nan_inf_filter:
+            bool(torch.isnan(loss) or torch.isinf(loss))
+        trainer.accelerator.clip_grad_norm_(wrapped.parameters(), args.max_grad_norm)
+        opt.step()
+        sched.step()
+        wrapped.zero_grad()
+        env.sync()
+    return step
+
+
+def _trainer_predict(env, model, examples):
+    """One batch of Trainer.predict(): collate, prediction_step."""
+    trainer = _trainer(env, model, train=False)
+    wrapped = trainer.accelerator.prepare_model(trainer.model, evaluation_mode=True)
+    wrapped.eval()
+    _state["trainer"] = type(trainer).__name__
+    _state["trainer.compiled"] = wrapped is not trainer.model
+
+    def step():
+        batch = trainer._prepare_inputs(trainer.data_collator(examples))
+        trainer.prediction_step(wrapped, batch, prediction_loss_only=False)
+        env.sync()
+    return step
+
+
+def _adapter_dtype(model):
+    for name, p in model.named_parameters():
+        if "lora_" in name:
+            return str(p.dtype).replace("torch.", "")
+    return "none"
 
 
 BUILDERS = {"bert": _setup_bert, "gemma": _setup_llm, "mistral": _setup_llm, "sd": _setup_sd, "sam": _setup_sam}
@@ -467,7 +648,20 @@ def facts(cell):
     else:
         out["compile"] = "none (eager)"
         out["compile.took_effect"] = False
-    out["method"] = METHOD.get(cell.task, "")
+    out["step"] = METHOD.get(cell.task, "")
+    if "stopped_at_eos" in st:
+        out["generate.stopped_at_eos"] = st["stopped_at_eos"]
+    if st.get("scheduler"):
+        out["sd.scheduler"] = st["scheduler"]
+    if st.get("trainer"):
+        out["trainer"] = st["trainer"]
+        out["trainer.compiled_model"] = st["trainer.compiled"]
+    if st.get("lora_dtype"):
+        out["lora.alpha"] = st["lora_alpha"]
+        out["lora.adapter_dtype"] = st["lora_dtype"]
+    out.update(method.facts(cell))
+    if device is not None and device.type == "cuda" and method.of(cell) == method.PUBLISHED:
+        out["synchronisation"] = "none, as published (the timer may stop before queued kernels finish)"
     return out
 
 

@@ -120,6 +120,61 @@ static void test_warmup_precedence(void **state)
     spec_free(s);
 }
 
+/* method: row, then the spec's per-backend map, then the spec's (default
+ * corrected); published gives native PyTorch 2 warm-up steps, as the
+ * original's scripts ran, unless the spec says otherwise. */
+static void test_method_precedence(void **state)
+{
+    (void)state;
+    struct spec *s = parse("name: m\n"
+                           "backends: [torch-eager, torch-compiled, keras3-jax, numpy]\n"
+                           "method: {default: published, numpy: corrected}\n"
+                           "warmup: {keras3-jax: 3}\n"
+                           "rows:\n"
+                           "  - {model: bert, task: fit, batch: 8}\n"
+                           "  - {model: bert, task: predict, batch: 8, method: corrected}\n"
+                           "  - {model: sam, task: fit, batch: 1, method: published, warmup: 5}\n");
+    struct matrix m;
+    assert_int_equal(matrix_expand(&m, s, NULL), 0);
+    static const struct {
+        const char *key, *method;
+        int warmup;
+    } want[] = {
+        {"bert/fit/b8/torch-eager", "published", 2},     {"bert/fit/b8/torch-compiled", "published", 2},
+        {"bert/fit/b8/keras3-jax", "published", 3},      {"bert/fit/b8/numpy", "corrected", 1},
+        {"bert/predict/b8/torch-eager", "corrected", 1}, {"bert/predict/b8/torch-compiled", "corrected", 2},
+        {"bert/predict/b8/keras3-jax", "corrected", 3},  {"bert/predict/b8/numpy", "corrected", 1},
+        {"sam/fit/b1/torch-eager", "published", 5},      {"sam/fit/b1/numpy", "published", 5},
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const struct cell *c = NULL;
+        for (size_t k = 0; k < m.ncells; k++)
+            if (strcmp(m.cells[k].key, want[i].key) == 0)
+                c = &m.cells[k];
+        assert_non_null(c);
+        if (strcmp(c->method, want[i].method) != 0 || c->warmup != want[i].warmup)
+            fail_msg("%s: method %s warmup %d, want %s %d", want[i].key, c->method, c->warmup, want[i].method,
+                     want[i].warmup);
+    }
+    matrix_free(&m);
+    spec_free(s);
+
+    /* No key: corrected everywhere; --only method= filters on it. */
+    s = parse("name: d\nbackends: [torch-eager, numpy]\nrows:\n  - {model: bert, task: fit, batch: 8}\n"
+              "  - {model: sam, task: fit, batch: 1, method: published}\n");
+    assert_int_equal(matrix_expand(&m, s, "method=published"), 0);
+    assert_int_equal(m.ncells, 2);
+    assert_string_equal(m.cells[0].key, "sam/fit/b1/torch-eager");
+    assert_int_equal(m.cells[0].warmup, 2);
+    matrix_free(&m);
+    assert_int_equal(matrix_expand(&m, s, "method=corrected"), 0);
+    assert_int_equal(m.ncells, 2);
+    assert_string_equal(m.cells[0].method, "corrected");
+    assert_int_equal(m.cells[0].warmup, 1);
+    matrix_free(&m);
+    spec_free(s);
+}
+
 static void test_inherited_settings(void **state)
 {
     (void)state;
@@ -314,7 +369,7 @@ static void test_only_errors(void **state)
     static const struct {
         const char *only, *fragment;
     } cases[] = {
-        {"colour=red", "--only: unknown key 'colour' (keys: model, task, backend, batch, env, key)"},
+        {"colour=red", "--only: unknown key 'colour' (keys: model, task, backend, batch, env, method, key)"},
         {"model=bert,size=tiny", "unknown key 'size'"},
         {"foo", "--only: expected KEY=VALUE, got 'foo'"},
         {"model=bert,", "expected KEY=VALUE"},
@@ -482,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_status_enum),
         cmocka_unit_test(test_order_and_count),
         cmocka_unit_test(test_warmup_precedence),
+        cmocka_unit_test(test_method_precedence),
         cmocka_unit_test(test_inherited_settings),
         cmocka_unit_test(test_memory_limit_auto),
         cmocka_unit_test(test_workload_cells),

@@ -60,7 +60,8 @@ static const struct bad_case bad_cases[] = {
     {"bad-not-map.yaml", 2, 1, "the spec must be a map with at least name, backends and rows, got a list"},
     {"bad-unknown-key.yaml", 2, 1, "unknown key 'stepz' in the spec (allowed: name, description"},
     {"bad-unknown-row-key.yaml", 7, 5, "unknown key 'batchsize' in a row (allowed: model, task, batch, "
-                                       "steps, warmup, precision, timeout, backends, workload, resources)"},
+                                       "steps, warmup, precision, timeout, backends, workload, resources, "
+                                       "method)"},
     {"bad-steps-type.yaml", 2, 8, "steps: expected an integer, got 'ten'"},
     {"bad-steps-bool.yaml", 4, 47, "steps: expected an integer, got 'true'"},
     {"bad-steps-quoted.yaml", 2, 8, "steps: expected an integer, got the quoted string \"10\""},
@@ -179,6 +180,14 @@ static const struct inline_case inline_cases[] = {
     {"name: t\nwarmup: {numpy: 1, numpy: 2}\n" BASE_ROWS, 2, 20, "duplicate key 'numpy' (first at line 2, "
                                                                   "column 10)"},
     {"name: t\nwarmup: {numpy: one}\n" BASE_ROWS, 2, 17, "warmup.numpy: expected an integer, got 'one'"},
+    {"name: t\nmethod: original\n" BASE_ROWS, 2, 9, "method: expected one of published, corrected, got 'original'"},
+    {"name: t\nmethod: [published]\n" BASE_ROWS, 2, 9, "method: expected published, corrected or a map"},
+    {"name: t\nmethod: {pytorch: published}\n" BASE_ROWS, 2, 10, "method: unknown key 'pytorch' (allowed: default, "},
+    {"name: t\nmethod: {numpy: published, numpy: corrected}\n" BASE_ROWS, 2, 28, "duplicate key 'numpy'"},
+    {"name: t\nmethod: {default: fast}\n" BASE_ROWS, 2, 19, "method.default: expected one of published, corrected"},
+    {"name: t\nmethod: {numpy: ~}\n" BASE_ROWS, 2, 17, "method.numpy: expected one of published, corrected, got nothing"},
+    {"name: t\nbackends: [numpy]\nrows:\n  - {model: bert, task: fit, batch: 1, method: faithful}\n", 4, 48,
+     "method: expected one of published, corrected, got 'faithful'"},
     {"name: t\nenvs: [torch]\n" BASE_ROWS, 2, 7, "envs: expected a map"},
     {"name: t\nenvs: {jax: torch}\n" BASE_ROWS, 2, 8, "envs: unknown backend 'jax'"},
     {"name: t\nenvs: {numpy: a, numpy: b}\n" BASE_ROWS, 2, 18, "duplicate key 'numpy'"},

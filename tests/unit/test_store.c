@@ -69,6 +69,7 @@ static void add_cell_(struct matrix *m, const char *key, const char *model, cons
     c.precision = (char *)"float32";
     c.env = (char *)(strcmp(backend, "torch-eager") == 0 ? "torch" : "keras3-jax");
     c.workload = (char *)workload;
+    c.method = (char *)(repeat == 1 ? "published" : "corrected");
     c.batch = batch;
     c.steps = 10;
     c.warmup = 2;
@@ -410,6 +411,7 @@ static void test_pending_and_load_plan(void **state)
             assert_string_equal(a->workload, b->workload);
         else
             assert_null(a->workload);
+        assert_string_equal(a->method, b->method);
         assert_int_equal(a->batch, b->batch);
         assert_int_equal(a->steps, b->steps);
         assert_int_equal(a->warmup, b->warmup);
@@ -445,6 +447,22 @@ static void test_pending_and_load_plan(void **state)
     assert_string_equal(rd->started_utc, "2001-09-09T01:46:40Z");
     assert_null(rd->finished_utc);
     rundata_free(rd);
+
+    /* A run stored before the method key has no method column: its plan
+     * still loads, with no method (the worker then runs `corrected`). */
+    sqlite3 *db = NULL;
+    char path[512];
+    snprintf(path, sizeof(path), "%s/run.db", f->run);
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db, "ALTER TABLE cells DROP COLUMN method", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(db);
+    assert_int_equal(store_open(&s, f->run, false), 0);
+    assert_int_equal(store_load_plan(s, &m), 0);
+    assert_int_equal(m.ncells, f->plan.ncells);
+    assert_null(m.cells[0].method);
+    assert_string_equal(m.cells[0].key, f->plan.cells[0].key);
+    matrix_free(&m);
+    store_close(s);
 }
 
 /* Kills the process from inside SQLite once store_record() has written rows
