@@ -510,6 +510,9 @@ def _trainer_fit(env, model, examples):
     trainer.create_optimizer()
     trainer.create_scheduler(num_training_steps=trainer.args.max_steps, optimizer=trainer.optimizer)
     opt, sched, args = trainer.optimizer, trainer.lr_scheduler, trainer.args
+    # Set by train()'s loop before training_step in later transformers.
+    if not hasattr(trainer, "current_gradient_accumulation_steps"):
+        trainer.current_gradient_accumulation_steps = args.gradient_accumulation_steps
     wrapped.train()
     _state["trainer"] = type(trainer).__name__
     _state["trainer.compiled"] = wrapped is not trainer.model
