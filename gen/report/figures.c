@@ -637,8 +637,8 @@ static int build_reference(struct rctx *x)
         for (size_t c = 0; c < g->ncols; c++) {
             const struct ref_row *p = rctx_published(x, r, c);
             const struct grid_cell *gc = grid_at(g, r, c);
-            if (!p || !isfinite(p->ms) || !gc->ok)
-                continue;
+            if (!p || !isfinite(p->ms) || !gc->ok || rctx_ref_why(x, r, c))
+                continue; /* "method differs" cells are not the published work (methodref.h) */
             mx[k] = p->ms;
             py[k] = gc->st.mean;
             grp[k++] = c;

@@ -2,6 +2,7 @@
  * rctx.c - the shared report context (see rctx.h).
  */
 #include "report/rctx.h"
+#include "report/methodref.h"
 #include "plan/catalog.h"
 #include "base/error.h"
 #include "report/figure.h"
@@ -35,6 +36,11 @@ const char *rctx_backend_display(const char *backend)
 const struct ref_row *rctx_published(const struct rctx *x, size_t r, size_t c)
 {
     return x->ref_at ? x->ref_at[r * x->g->ncols + c] : NULL;
+}
+
+const char *rctx_ref_why(const struct rctx *x, size_t r, size_t c)
+{
+    return x->ref_why ? x->ref_why[r * x->g->ncols + c] : NULL;
 }
 
 size_t rctx_nfailures(const struct rctx *x)
@@ -299,7 +305,8 @@ static int resolve_reference(struct rctx *x, const char *path, int revision)
     size_t ncells = x->g->nrows * x->g->ncols;
     x->ref_at = calloc(ncells + 1, sizeof(*x->ref_at));
     x->ref_k3 = calloc(x->g->nrows + 1, sizeof(*x->ref_k3));
-    if (!x->ref_at || !x->ref_k3)
+    x->ref_why = calloc(ncells + 1, sizeof(*x->ref_why));
+    if (!x->ref_at || !x->ref_k3 || !x->ref_why)
         return error_set(BG_ENOMEM, "out of memory");
     for (size_t r = 0; r < x->g->nrows; r++) {
         const struct grid_row *row = &x->g->rows[r];
@@ -308,6 +315,11 @@ static int resolve_reference(struct rctx *x, const char *path, int revision)
                                                      row->batch, x->g->cols[c].backend);
             x->ref_at[r * x->g->ncols + c] = p;
             x->ref_matched += p && isfinite(p->ms);
+            const struct rd_cell *cell = grid_at(x->g, r, c)->cell;
+            char why[256];
+            if (p && cell && methodref_differs(cell, why, sizeof(why)) &&
+                !(x->ref_why[r * x->g->ncols + c] = strdup(why)))
+                return error_set(BG_ENOMEM, "out of memory");
         }
         x->ref_k3[r] =
             reference_find(x->ref, x->ref_revision, row->model, row->task, row->batch, "keras3-best");
@@ -406,6 +418,7 @@ void rctx_free(struct rctx *x)
     free(x->env_values); /* borrowed strings */
     free(x->ref_at);
     free(x->ref_k3);
+    free_strv(x->ref_why, x->ref_why && x->g ? x->g->nrows * x->g->ncols : 0);
     reference_free(x->ref);
     free(x->hardware_run);
     free(x->hardware_note);

@@ -39,6 +39,7 @@ struct rctx {
     int ref_revision;              /* -1 without --reference */
     const struct ref_row **ref_at; /* nrows * ncols published cells (NULL entries) */
     const struct ref_row **ref_k3; /* nrows: published "keras3-best" (NULL entries) */
+    char **ref_why;                /* nrows * ncols: "method differs: ..." (NULL: comparable); methodref.h */
     size_t ref_matched;            /* published cells with a number that match a grid cell */
     char *hardware_run;            /* "NVIDIA H200" or the CPU model */
     char *hardware_note;           /* "" when the reference hardware matches the run's */
@@ -86,6 +87,10 @@ void rctx_fmt_pct(double pct, char *buf, size_t n);
 
 /* Published value of a grid cell (NULL when none). */
 const struct ref_row *rctx_published(const struct rctx *x, size_t r, size_t c);
+
+/* Why the cell at grid row r, column c must not be compared with its
+ * published number ("method differs: ..."), or NULL when it may (methodref.h). */
+const char *rctx_ref_why(const struct rctx *x, size_t r, size_t c);
 
 /* How many cells of the run (every repeat) did not end ok. */
 size_t rctx_nfailures(const struct rctx *x);

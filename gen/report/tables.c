@@ -253,9 +253,15 @@ static int build_reference(const struct rctx *x, struct table *t)
             else
                 rctx_fmt_ms(ms, m, sizeof(m));
             const char *pub = p ? p->published : "not published";
+            int k3c = g->rows[row].k3_col; /* the Keras 3 (best) column is that cell's number */
+            const char *why = c < g->ncols ? rctx_ref_why(x, row, c)
+                              : k3c >= 0  ? rctx_ref_why(x, row, (size_t)k3c)
+                                          : NULL;
             double q = p && isfinite(p->ms) && p->ms > 0 && isfinite(ms) ? ms / p->ms : NAN;
             chart_format_number(q, 2, ratio, sizeof(ratio));
-            if (isfinite(q))
+            if (why)
+                err = table_set(t, r, 2 + c, TC_NA, NAN, "%s / %s (%s)", m, pub, why);
+            else if (isfinite(q))
                 err = table_set(t, r, 2 + c, 0, q, "%s / %s (%s\xC3\x97)", m, pub, ratio);
             else
                 err = table_set(t, r, 2 + c, TC_NA, NAN, "%s / %s", m, pub);

@@ -500,12 +500,13 @@ static int sheet_published(struct workbook *w, lxw_worksheet *ws)
             else
                 workbook_put_str(w, ws, r, 4, p ? "NA" : "not published", w->na);
             workbook_put_str(w, ws, r, 5, p ? p->published : "", NULL);
-            double q = gc->ok && p && isfinite(p->ms) && p->ms > 0 ? gc->st.mean / p->ms : NAN;
+            const char *why = rctx_ref_why(x, row, c);
+            double q = gc->ok && p && isfinite(p->ms) && p->ms > 0 && !why ? gc->st.mean / p->ms : NAN;
             if (isfinite(q))
                 workbook_put_num(w, ws, r, 6, q, w->num);
             else
-                workbook_put_str(w, ws, r, 6, "NA", w->na);
-            workbook_put_str(w, ws, r, 7, p ? p->note : "", NULL);
+                workbook_put_str(w, ws, r, 6, why ? "method differs" : "NA", w->na);
+            workbook_put_str(w, ws, r, 7, why ? why : p ? p->note : "", NULL);
         }
     worksheet_set_column(ws, 0, 0, 30, NULL);
     worksheet_set_column(ws, 1, 6, 14, NULL);
