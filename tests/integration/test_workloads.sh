@@ -51,6 +51,9 @@ if [ "$got" = unsupported ]; then ok "$UNSUPPORTED ends unsupported"; else
 fact_of() { jget "$J" "[c for c in d['cells'] if c['key']=='$1'][0]['facts'].get('$2')"; }
 check "torch.compile really compiled (dynamo graphs > 0)" \
   test "$(fact_of sam/predict/b4/torch-compiled compile.unique_graphs)" -gt 0 2>/dev/null
+check "cells run the corrected method by default" test "$(fact_of sam/predict/b4/torch-compiled method)" = corrected
+check "corrected compiled scope recorded" \
+  test "$(fact_of sam/predict/b4/torch-compiled method.compile_scope)" = "the forward pass"
 check "torch-compiled ran 2 warm-up steps" \
   test "$(jget "$J" "[c for c in d['cells'] if c['key']=='sam/predict/b4/torch-compiled'][0]['samples']['warmup']")" = 2
 check "XLA on keras3-jax" test "$(fact_of mistral/fit/b8/keras3-jax jit_compile)" = True
