@@ -17,6 +17,7 @@
 #include "run/scheduler.h"
 #include "run/slurm.h"
 #include "run/slurmrun.h"
+#include "plan/abplan.h"
 #include "run/sysinfo.h"
 #include "store/rundir.h"
 #include "store/store.h"
@@ -36,6 +37,8 @@ struct run_opts {
     int gpus_per_cell, max_parallel, max_attempts;
     struct opt_list sbatch_args;
     bool no_wait;
+    bool ab;
+    struct opt_list benv;
 };
 
 static const struct opt run_options[] = {
@@ -57,6 +60,11 @@ static const struct opt run_options[] = {
     OPT_STR(struct run_opts, retry, "retry", 0, "STATUS[,...]",
             "with --resume, also rerun cells that ended with these statuses\n(ok, error, crash, timeout, oom, "
             "unsupported, skipped)"),
+    OPT_FLAG(struct run_opts, ab, "ab",  0,
+             "interleaved A/B: A is the spec as it is, B the same with --with\npins and --b-env variables; each "
+             "cell's A and B processes run\nnext to each other in ABBA order, locally, into DIR/a and DIR/b\n"
+             "(benchgen compare DIR). Without --with or --b-env: an A/A run"),
+    OPT_LIST(struct run_opts, benv, "b-env", 0, "NAME=VALUE", "with --ab: set NAME to VALUE for B's workers only"),
     OPT_STR(struct run_opts, executor, "executor", 0, "E", "local (default) or slurm (docs/CLUSTER.md)"),
     OPT_STR(struct run_opts, devices, "devices", 0, "LIST",
             "local: one cell per GPU at once, bound with\nCUDA_VISIBLE_DEVICES; LIST is 0,1,... or auto (NVML's "
@@ -225,6 +233,107 @@ static int resume_collect(struct store *st, struct matrix *plan, struct exec_opt
     return err;
 }
 
+/* Creates one arm's run directory: the run-wide facts say which arm it is
+ * and, for B, the pins and variables that make it B. */
+static int ab_store(struct store **st, const char *dir, const struct spec *spec, const struct matrix *plan,
+                    const char *cmdline, const char *which, const struct opt_list *with,
+                    const struct opt_list *benv)
+{
+    struct kvlist host = {0};
+    int err = sysinfo_collect(&host);
+    if (!err)
+        err = kvlist_add(&host, "run.ab", which);
+    for (size_t i = 0; !err && with && i < with->n; i++)
+        err = kvlist_add(&host, "run.with", with->v[i]);
+    for (size_t i = 0; !err && benv && i < benv->n; i++)
+        err = kvlist_add(&host, "run.setenv", benv->v[i]);
+    if (!err)
+        err = store_create(st, dir, spec, plan, &host, cmdline);
+    kvlist_free(&host);
+    return err;
+}
+
+/* run --ab: two plans (B with the pins), one ABBA-ordered loop, two runs. */
+static int run_ab(const struct cli_call *call, const char *spec_path)
+{
+    const struct run_opts *o = call->opts;
+    struct spec *spec = NULL;
+    struct matrix pa = {0}, pb = {0}, both = {0};
+    unsigned char *arm = NULL;
+    struct store *sa = NULL, *sb = NULL;
+    char *outdir = NULL, *da = NULL, *db = NULL, *cmdline = NULL;
+    int err = 0, status = 0;
+
+    for (size_t i = 0; i < o->benv.n; i++)
+        if (!strchr(o->benv.v[i], '=') || o->benv.v[i][0] == '=')
+            return cli_usage_error(&cli_run, "--b-env %s: expected NAME=VALUE", o->benv.v[i]);
+    if (o->executor || o->devices || o->cpus_per_cell || o->partition || o->mem || o->time_limit ||
+        o->gpus_per_cell || o->max_parallel || o->no_wait || o->sbatch_args.n)
+        return cli_usage_error(&cli_run, "--ab runs locally, one cell at a time: drop the executor options "
+                                         "(--executor, --devices, --cpus-per-cell, Slurm's)");
+    if ((err = spec_load(&spec, spec_path)) < 0)
+        goto done;
+    if (o->repeats)
+        spec->repeats = o->repeats;
+    if (o->out) {
+        outdir = strdup(o->out);
+    } else {
+        char ts[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+        outdir = util_printf("runs/%s-ab-%s", spec->name, ts);
+    }
+    da = outdir ? util_printf("%s/a", outdir) : NULL;
+    db = outdir ? util_printf("%s/b", outdir) : NULL;
+    cmdline = join_args(call->argc, call->argv);
+    if (!da || !db || !cmdline) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((err = matrix_expand(&pa, spec, o->only)) < 0 || (err = matrix_expand(&pb, spec, o->only)) < 0 ||
+        (!o->dry_run && ((err = rundir_check_free(da)) < 0 || (err = rundir_check_free(db)) < 0)) ||
+        (err = derive_envs(&pb, o->with.v, o->with.n, o->dry_run)) < 0 ||
+        (err = abplan_interleave(&both, &arm, &pa, &pb)) < 0)
+        goto done;
+    printf("interleaved A/B plan: %zu process(es), A and B in ABBA order\n", both.ncells);
+    for (size_t i = 0; i < both.ncells; i++)
+        printf("  %4zu  %c  %-40s env=%s\n", i + 1, arm[i] ? 'B' : 'A', both.cells[i].key, both.cells[i].env);
+    if (o->dry_run)
+        goto done;
+    if ((err = util_mkdir_p(outdir, 0755)) < 0 ||
+        (err = ab_store(&sa, da, spec, &pa, cmdline, "a", NULL, NULL)) < 0 ||
+        (err = ab_store(&sb, db, spec, &pb, cmdline, "b", &o->with, &o->benv)) < 0)
+        goto done;
+    fprintf(stderr, "run directories: %s (A) and %s (B)\n", da, db);
+    fflush(stdout);
+    struct sched_arm arms[2] = {{.st = sa}, {.st = sb, .setenv = o->benv.v, .nsetenv = o->benv.n}};
+    struct sched_summary sum;
+    if ((err = sched_run_ab(arms, &both, arm, &sum)) == 0) {
+        fprintf(stderr,
+                "done: %d process(es): %d ok, %d unsupported, %d failed, %d skipped -> %s/{a,b}\n"
+                "compare with: benchgen compare %s\n",
+                sum.total, sum.ok, sum.unsupported, sum.failed, sum.skipped, outdir, outdir);
+        status = (sum.failed || sum.skipped) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    }
+done:
+    if (err < 0)
+        status = cli_fail(&cli_run, err);
+    store_close(sa);
+    store_close(sb);
+    matrix_free(&pa);
+    matrix_free(&pb);
+    matrix_free(&both);
+    free(arm);
+    spec_free(spec);
+    free(outdir);
+    free(da);
+    free(db);
+    free(cmdline);
+    return status;
+}
+
 static int run_run(const struct cli_call *call)
 {
     const struct run_opts *o = call->opts;
@@ -251,6 +360,12 @@ static int run_run(const struct cli_call *call)
         return cli_usage_error(&cli_run, "--retry only makes sense with --resume");
     if (parse_retry(o->retry, retry) < 0)
         return cli_usage_error(&cli_run, "%s", error_last());
+    if (o->benv.n && !o->ab)
+        return cli_usage_error(&cli_run, "--b-env only makes sense with --ab");
+    if (o->ab && o->resume)
+        return cli_usage_error(&cli_run, "--ab cannot resume; resume DIR/a and DIR/b one at a time");
+    if (o->ab)
+        return run_ab(call, spec_path);
 
     struct spec *spec = NULL;
     struct store *st = NULL;
@@ -340,6 +455,7 @@ const struct cli_command cli_run = {
     .name = "run",
     .synopsis = "SPEC [--out DIR] [--only KEY=VAL,...] [--dry-run]\n"
                 " [--with PKG==V ...] [--repeats N]\n"
+                "SPEC --ab [--with PKG==V ...] [--b-env NAME=VALUE ...] [--repeats N] [--out DIR]\n"
                 " [--executor E] [--devices LIST|auto] [--cpus-per-cell N]\n"
                 "SPEC --executor slurm [--partition P] [--gpus-per-cell N] [--cpus-per-cell N]\n"
                 " [--mem SIZE] [--time LIMIT] [--max-parallel K] [--sbatch-arg ARG]...\n"

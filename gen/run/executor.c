@@ -3,6 +3,7 @@
  * cell where it runs (see executor.h).
  */
 #include "run/executor.h"
+#include "run/canary.h"
 #include "run/envs.h"
 #include "run/gpu.h"
 #include "base/error.h"
@@ -69,7 +70,13 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
                                  .home = util_home_dir()};
         struct tick_ctx t = {.cell = c, .hooks = hooks};
         bool ticks = hooks && hooks->tick;
+        /* The drift canary, right before the cell, with the affinity and
+         * thread count its worker inherits (run/canary.h). */
+        struct canary cn;
+        int cerr = canary_measure(&cn);
         if ((err = worker_run(&job, r, stop, ticks ? on_tick : NULL, ticks ? &t : NULL)) < 0)
+            goto done;
+        if (cerr == 0 && (err = canary_facts(&cn, &r->facts)) < 0)
             goto done;
     }
     err = executor_note_place(r);

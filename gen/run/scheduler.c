@@ -232,3 +232,86 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
                                   "continue with `benchgen run --resume %s`", store_dir(st));
     return err;
 }
+
+/* Sets (restore 0) or restores (restore 1) an arm's variables; saved[] keeps
+ * the old values (NULL: was unset). */
+static void arm_env(const struct sched_arm *a, char **saved, int restore)
+{
+    for (size_t i = 0; i < a->nsetenv; i++) {
+        const char *eq = strchr(a->setenv[i], '=');
+        char name[256];
+        if (!eq || (size_t)(eq - a->setenv[i]) >= sizeof(name))
+            continue;
+        snprintf(name, sizeof(name), "%.*s", (int)(eq - a->setenv[i]), a->setenv[i]);
+        if (!restore) {
+            const char *old = getenv(name);
+            saved[i] = old ? strdup(old) : NULL;
+            setenv(name, eq + 1, 1);
+        } else {
+            if (saved[i])
+                setenv(name, saved[i], 1);
+            else
+                unsetenv(name);
+            free(saved[i]);
+            saved[i] = NULL;
+        }
+    }
+}
+
+#define SCHED_ARM_MAX_ENV 64
+
+int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
+                 struct sched_summary *sum)
+{
+    struct sigaction sa = {0}, old_int, old_term;
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    stop_requested = 0;
+
+    memset(sum, 0, sizeof(*sum));
+    struct progress p = {.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
+    struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .state = on_state, .arg = &p};
+    int err = 0;
+    for (int k = 0; k < 2 && !err; k++)
+        if (arms[k].nsetenv > SCHED_ARM_MAX_ENV)
+            err = error_set(BG_EUSAGE, "too many variables for one arm (%zu, at most %d)", arms[k].nsetenv,
+                            SCHED_ARM_MAX_ENV);
+    for (int k = 0; k < 2 && !err; k++)
+        err = store_mark_started(arms[k].st, time(NULL));
+    for (size_t i = 0; !err && i < todo->ncells && !stop_requested; i++) {
+        const struct cell *c = &todo->cells[i];
+        const struct sched_arm *a = &arms[arm[i] ? 1 : 0];
+        struct result r = {0};
+        char *saved[SCHED_ARM_MAX_ENV] = {0};
+        char *log = executor_log_path(store_dir(a->st), c);
+        if (!log) {
+            err = error_set(BG_ENOMEM, "out of memory");
+            break;
+        }
+        on_started(&p, c, arm[i] ? "arm B" : "arm A");
+        arm_env(a, saved, 0);
+        err = executor_run_cell(c, log, &stop_requested, &hooks, &r);
+        arm_env(a, saved, 1);
+        if (!err)
+            err = store_record(a->st, c, &r, log);
+        if (!err) {
+            print_done(&p, &r);
+            p.done++;
+            p.done_wall += r.wall_s;
+            count(sum, r.status);
+        }
+        result_free(&r);
+        free(log);
+    }
+    for (int k = 0; k < 2 && !err && !stop_requested; k++)
+        err = store_mark_finished(arms[k].st, time(NULL));
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (!err && stop_requested)
+        err = error_set(BG_EINTR, "interrupted: the cell in flight was recorded as interrupted; "
+                                  "resume %s and %s one at a time with `benchgen run --resume DIR`",
+                        store_dir(arms[0].st), store_dir(arms[1].st));
+    return err;
+}

@@ -31,6 +31,21 @@ struct sched_summary {
 int sched_run(struct store *st, const struct matrix *todo, const struct exec_options *eo,
               struct sched_summary *sum);
 
+/* One side of an interleaved A/B run (`run --ab`): the store its cells are
+ * recorded in and "NAME=VALUE" variables set for its workers only. */
+struct sched_arm {
+    struct store *st;
+    const char *const *setenv;
+    size_t nsetenv;
+};
+
+/* Runs todo locally, one cell at a time in plan order, recording cell i in
+ * arms[arm[i]] (arm[i] is 0 or 1): the A and B processes of each cell
+ * alternate in one loop (plan/abplan.h orders them), so drift over the run
+ * hits both sides alike. Returns as sched_run(). */
+int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
+                 struct sched_summary *sum);
+
 /* Prints the plan: one line per cell with its settings. */
 void sched_print_plan(const struct matrix *todo, FILE *out);
 
