@@ -401,9 +401,10 @@ static void test_init_(struct significance_test *t)
 {
     memset(t, 0, sizeof(*t));
     t->mean_a = t->mean_b = t->ratio = t->ci_lo = t->ci_hi = t->p_adj = NAN;
+    t->p = t->t_stat = t->df = t->cv_process = t->cv_a = t->cv_b = t->band = NAN;
     t->mwu.u1 = t->mwu.z = t->mwu.p = NAN;
     t->verdict = SIGNIFICANCE_NONE;
-    t->why = "not tested";
+    snprintf(t->why, sizeof(t->why), "not tested");
 }
 
 /* Steps of every ok repeat of a side as ms, one group per repeat. */
@@ -430,14 +431,18 @@ static int groups_(const struct compare_side *s, struct significance_group **g, 
     return 0;
 }
 
-static int test_cell_(struct compare_cell *c, const struct compare_options *o)
+/* Paired when both runs are the arms of one interleaved `run --ab` and every
+ * repeat is ok on both sides: then group k of A and of B ran next to each
+ * other (plan/abplan.h). */
+static int test_cell_(struct compare_cell *c, const struct compare_options *o, bool ab)
 {
     struct significance_group *ga = NULL, *gb = NULL;
     double *ba = NULL, *bb = NULL;
     size_t nga = 0, ngb = 0;
     int err;
     if ((err = groups_(&c->a, &ga, &nga, &ba)) == 0 && (err = groups_(&c->b, &gb, &ngb, &bb)) == 0)
-        err = significance_test(ga, nga, gb, ngb, 1.0 - o->alpha, o->resamples, &c->t);
+        err = significance_test(ga, nga, gb, ngb, 1.0 - o->alpha, o->resamples,
+                                ab && nga == c->a.nreps && ngb == c->b.nreps && nga == ngb, &c->t);
     free(ga);
     free(gb);
     free(ba);
@@ -541,6 +546,11 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
     if ((err = env_diff_(&A->env, &B->env, &p->env, &p->nenv)) < 0)
         return err;
     mark_intended_(p->env, p->nenv, p);
+    {
+        const char *ta = kvlist_get(&A->env, "run.ab"), *tb = kvlist_get(&B->env, "run.ab");
+        p->ab = ta && tb && !strcmp(ta, "a") && !strcmp(tb, "b") && A->command_line && B->command_line &&
+                !strcmp(A->command_line, B->command_line);
+    }
 
     /* baseline identities first (plan order), then the run's own */
     p->cells = calloc(all->n ? all->n : 1, sizeof(*p->cells));
@@ -593,7 +603,7 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
                 if ((err = confounding_(p, c)) < 0)
                     break;
                 if (c->match == COMPARE_MATCHED && !strcmp(a.status, "ok") && !strcmp(b.status, "ok"))
-                    err = test_cell_(c, &r->opt);
+                    err = test_cell_(c, &r->opt, p->ab);
             }
             if (!c->mismatch && !(c->mismatch = strdup("")))
                 err = error_set(BG_ENOMEM, "out of memory");

@@ -93,6 +93,7 @@ struct compare_backend {
 /* The baseline (runs[0]) against runs[run]. */
 struct compare_pair {
     size_t run;
+    bool ab; /* the two runs are the arms of one interleaved `run --ab`: paired tests */
     struct compare_change *env; /* run-wide environment differences */
     size_t nenv;
     char **intended; /* patterns: --intended plus --with pins of either run */

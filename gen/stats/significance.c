@@ -13,6 +13,9 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "stats/stats.h"
+#include "stats/tdist.h"
+
+#include <stdio.h>
 
 #include <math.h>
 #include <stdbool.h>
@@ -248,8 +251,53 @@ static int pool_(const struct significance_group *g, size_t ng, size_t n, double
     return 0;
 }
 
+/* Per-process t-test on the logs of the groups' means (tdist.h). */
+static int per_process_(struct significance_test *out, const struct significance_group *ga,
+                        const struct significance_group *gb, int paired, double level)
+{
+    double *la = malloc(out->groups_a * sizeof(*la)), *lb = malloc(out->groups_b * sizeof(*lb));
+    int err = 0;
+    if (!la || !lb) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (int side = 0; side < 2; side++) {
+        const struct significance_group *g = side ? gb : ga;
+        size_t ng = side ? out->groups_b : out->groups_a;
+        double *l = side ? lb : la;
+        for (size_t i = 0; i < ng; i++) {
+            double sum = 0.0;
+            for (size_t k = 0; k < g[i].n; k++)
+                sum += g[i].x[k];
+            double m = sum / (double)g[i].n;
+            if (!(m > 0.0) || !isfinite(m))
+                goto done; /* a process without a positive mean: no per-process test */
+            l[i] = log(m);
+        }
+    }
+    struct tdist_test tt;
+    paired = paired && out->groups_a == out->groups_b;
+    if ((err = tdist_test_logs(la, out->groups_a, lb, out->groups_b, paired, level, &tt)) < 0)
+        goto done;
+    out->per_process = 1;
+    out->paired = paired;
+    out->t_stat = tt.t;
+    out->df = tt.df;
+    out->p = tt.p;
+    out->cv_process = tt.cv;
+    out->cv_a = tt.sd_a;
+    out->cv_b = tt.sd_b;
+    out->ratio = exp(tt.diff);
+    out->ci_lo = exp(tt.lo);
+    out->ci_hi = exp(tt.hi);
+done:
+    free(la);
+    free(lb);
+    return err;
+}
+
 int significance_test(const struct significance_group *a, size_t nga, const struct significance_group *b,
-                      size_t ngb, double level, size_t resamples, struct significance_test *out)
+                      size_t ngb, double level, size_t resamples, int paired, struct significance_test *out)
 {
     struct significance_group *ga = NULL, *gb = NULL;
     double *pa = NULL, *pb = NULL, *ratios = NULL;
@@ -258,11 +306,12 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
 
     memset(out, 0, sizeof(*out));
     out->mean_a = out->mean_b = out->ratio = out->ci_lo = out->ci_hi = NAN;
-    out->p_adj = NAN;
+    out->p_adj = out->p = out->t_stat = out->df = NAN;
+    out->cv_process = out->cv_a = out->cv_b = out->band = NAN;
     out->mwu.p = out->mwu.z = out->mwu.u1 = NAN;
     out->level = level;
     out->verdict = SIGNIFICANCE_NONE;
-    out->why = "not tested";
+    snprintf(out->why, sizeof(out->why), "not tested");
     if (!(level > 0.0 && level < 1.0) || resamples < 10)
         return error_set(BG_EUSAGE, "significance: confidence level must be in (0,1) and resamples >= 10");
 
@@ -270,13 +319,13 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
         (err = side_(b, ngb, &gb, &out->groups_b, &out->n_b, &sb)) < 0)
         goto done;
     if (out->n_a == 0 || out->n_b == 0) {
-        out->why = "no samples on a side";
+        snprintf(out->why, sizeof(out->why), "no samples on a side");
         goto done;
     }
     out->mean_a = sa / (double)out->n_a;
     out->mean_b = sb / (double)out->n_b;
     if (!(out->mean_a > 0.0) || !(out->mean_b > 0.0) || !isfinite(out->mean_a) || !isfinite(out->mean_b)) {
-        out->why = "a mean is not a positive number";
+        snprintf(out->why, sizeof(out->why), "a mean is not a positive number");
         goto done;
     }
     out->ratio = out->mean_b / out->mean_a;
@@ -287,22 +336,32 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
     if ((err = significance_mwu(pa, out->n_a, pb, out->n_b, &out->mwu)) < 0)
         goto done;
 
-    ratios = xmalloc(resamples * sizeof(*ratios));
-    uint64_t state = SIGNIFICANCE_SEED;
-    size_t nr = 0;
-    for (size_t r = 0; r < resamples; r++) {
-        double ma = resample_mean_(ga, out->groups_a, &state);
-        double mb = resample_mean_(gb, out->groups_b, &state);
-        if (ma > 0.0)
-            ratios[nr++] = mb / ma;
+    if (out->groups_a >= 2 && out->groups_b >= 2) {
+        if ((err = per_process_(out, ga, gb, paired, level)) < 0)
+            goto done;
     }
-    if (nr > 0) {
-        qsort(ratios, nr, sizeof(*ratios), cmp_double_);
-        out->ci_lo = stats_quantile_sorted(ratios, nr, (1.0 - level) / 2.0);
-        out->ci_hi = stats_quantile_sorted(ratios, nr, (1.0 + level) / 2.0);
+    if (!out->per_process) {
+        ratios = malloc(resamples * sizeof(*ratios));
+        if (!ratios) {
+            err = error_set(BG_ENOMEM, "out of memory");
+            goto done;
+        }
+        uint64_t state = SIGNIFICANCE_SEED;
+        size_t nr = 0;
+        for (size_t r = 0; r < resamples; r++) {
+            double ma = resample_mean_(ga, out->groups_a, &state);
+            double mb = resample_mean_(gb, out->groups_b, &state);
+            if (ma > 0.0)
+                ratios[nr++] = mb / ma;
+        }
+        if (nr > 0) {
+            qsort(ratios, nr, sizeof(*ratios), cmp_double_);
+            out->ci_lo = stats_quantile_sorted(ratios, nr, (1.0 - level) / 2.0);
+            out->ci_hi = stats_quantile_sorted(ratios, nr, (1.0 + level) / 2.0);
+        }
     }
     out->valid = 1;
-    out->why = "tested";
+    snprintf(out->why, sizeof(out->why), "tested");
 
 done:
     free(ga);
@@ -318,28 +377,55 @@ done:
 enum significance_verdict significance_verdict(struct significance_test *t, double alpha, double noise)
 {
     enum significance_verdict v = SIGNIFICANCE_AMBIGUOUS;
-    double lo_band = 1.0 - noise, hi_band = 1.0 + noise;
+    double band = noise;
+    if (t->per_process && isfinite(t->cv_process) && t->cv_process > band)
+        band = t->cv_process; /* a noisier cell gets a wider band */
+    double lo_band = 1.0 - band, hi_band = 1.0 + band;
     bool significant = t->p_adj < alpha; /* false for NAN */
+    size_t given = t->groups_a < t->groups_b ? t->groups_a : t->groups_b;
+    char need[96] = "";
+
+    t->band = band;
+    t->needed = 0;
+    t->too_noisy = 0;
+    if (t->per_process && isfinite(t->cv_process)) {
+        t->needed = tdist_processes_needed(t->cv_process, band, SIGNIFICANCE_DETECT, alpha, SIGNIFICANCE_POWER,
+                                           t->paired, SIGNIFICANCE_MAX_PROCESSES);
+        if (t->needed && t->needed < SIGNIFICANCE_MIN_PROCESSES)
+            t->needed = SIGNIFICANCE_MIN_PROCESSES;
+        t->too_noisy = t->needed == 0 || t->needed > given;
+        if (t->needed == 0)
+            snprintf(need, sizeof(need), "; a %.0f%% change is inside this cell's noise (CV %.1f%%)",
+                     SIGNIFICANCE_DETECT * 100, t->cv_process * 100);
+        else if (t->needed > given)
+            snprintf(need, sizeof(need), "; %zu processes per side would find a %.0f%% change", t->needed,
+                     SIGNIFICANCE_DETECT * 100);
+    }
 
     if (!t->valid) {
         v = SIGNIFICANCE_NONE;
     } else if (t->n_a < SIGNIFICANCE_MIN_SAMPLES || t->n_b < SIGNIFICANCE_MIN_SAMPLES) {
-        t->why = "too few samples";
+        snprintf(t->why, sizeof(t->why), "too few samples");
+    } else if (given < SIGNIFICANCE_MIN_PROCESSES) {
+        snprintf(t->why, sizeof(t->why), "too few processes (%zu and %zu): at least %d per side, run with --repeats %d",
+                 t->groups_a, t->groups_b, SIGNIFICANCE_MIN_PROCESSES, SIGNIFICANCE_MIN_PROCESSES + 1);
     } else if (!isfinite(t->ci_lo) || !isfinite(t->ci_hi)) {
-        t->why = "no confidence interval";
+        snprintf(t->why, sizeof(t->why), "no confidence interval");
     } else if (t->ci_lo >= lo_band && t->ci_hi <= hi_band) {
         /* Checked before significance on purpose: a tiny real shift that
-         * many samples make significant is still "same". */
+         * many processes make significant is still "same". */
         v = SIGNIFICANCE_SAME;
-        t->why = "interval inside the noise band";
+        snprintf(t->why, sizeof(t->why), "interval inside the noise band");
     } else if (t->ci_hi < lo_band) {
         v = significant ? SIGNIFICANCE_FASTER : SIGNIFICANCE_AMBIGUOUS;
-        t->why = significant ? "significant, interval below the noise band" : "large change, not significant";
+        snprintf(t->why, sizeof(t->why), "%s",
+                 significant ? "significant, interval below the noise band" : "large change, not significant");
     } else if (t->ci_lo > hi_band) {
         v = significant ? SIGNIFICANCE_SLOWER : SIGNIFICANCE_AMBIGUOUS;
-        t->why = significant ? "significant, interval above the noise band" : "large change, not significant";
+        snprintf(t->why, sizeof(t->why), "%s",
+                 significant ? "significant, interval above the noise band" : "large change, not significant");
     } else {
-        t->why = "interval crosses the noise band's edge";
+        snprintf(t->why, sizeof(t->why), "interval crosses the noise band's edge%s", need);
     }
     t->verdict = v;
     return v;
@@ -349,7 +435,7 @@ int significance_decide(struct significance_test *t, size_t n, double alpha, dou
 {
     double *p = xcalloc(n ? n : 1, sizeof(*p));
     for (size_t i = 0; i < n; i++)
-        p[i] = t[i].valid ? t[i].mwu.p : NAN;
+        p[i] = t[i].valid && t[i].per_process ? t[i].p : NAN;
     int err = significance_bh(p, n, p);
     for (size_t i = 0; !err && i < n; i++) {
         t[i].p_adj = p[i];

@@ -2,19 +2,24 @@
  * significance.h - the statistics behind `benchgen compare`: is cell B
  * faster, slower, the same as cell A, or can the data not tell?
  *
- * A verdict needs two things (docs/COMPARE.md explains why):
- *   1. a Mann-Whitney U test on the raw step times, significant after
+ * The process is the unit of replication (tdist.h): each worker process
+ * gives one number, the mean of its timed steps. A verdict needs
+ * (docs/COMPARE.md explains why):
+ *   0. at least SIGNIFICANCE_MIN_PROCESSES processes per side;
+ *   1. a t-test on the log per-process means (Welch; paired when both sides
+ *      come from one interleaved `run --ab`), significant after
  *      Benjamini-Hochberg correction across every tested cell of the
  *      comparison (false discoveries controlled over the whole matrix);
- *   2. a bootstrap confidence interval of the ratio of means B/A (the
- *      published metric is the mean) lying entirely outside the noise band
- *      [1 - noise, 1 + noise].
+ *   2. the t-interval of the ratio B/A lying entirely outside the cell's
+ *      noise band [1 - band, 1 + band], where band is the larger of the
+ *      configured noise and the cell's measured between-process CV.
  * "same" needs the interval entirely inside the band, whatever the test
- * says: with hundreds of samples a 0.5% shift is significant, and still the
- * same for any practical purpose. Everything else is "ambiguous".
+ * says. Everything else is "ambiguous", with the reason and how many
+ * processes per side would settle it.
  *
- * The bootstrap uses a fixed-seed generator, so the same samples always give
- * the same interval and a comparison renders identically twice.
+ * The Mann-Whitney U test on the pooled steps and, below two processes a
+ * side, a fixed-seed bootstrap interval of the ratio of pooled means are
+ * still computed and reported, for information: they never decide.
  *
  * Ownership: callers own every array; nothing here keeps a pointer.
  */
@@ -28,6 +33,12 @@
 #define SIGNIFICANCE_NOISE 0.02     /* half-width of the noise band, as a fraction */
 #define SIGNIFICANCE_RESAMPLES 2000 /* bootstrap resamples */
 #define SIGNIFICANCE_MIN_SAMPLES 5  /* fewer timed steps on a side: ambiguous */
+/* Fewer processes with samples on a side: ambiguous (docs/COMPARE.md,
+ * "Why five processes"). */
+#define SIGNIFICANCE_MIN_PROCESSES 5
+#define SIGNIFICANCE_DETECT 0.05 /* the change each cell is checked to be able to find */
+#define SIGNIFICANCE_POWER 0.80  /* ... with this probability */
+#define SIGNIFICANCE_MAX_PROCESSES 1000
 /* The exact U distribution is used (as scipy does) when a side has at most
  * this many samples and there are no ties; otherwise the normal
  * approximation with tie and continuity corrections. */
@@ -70,30 +81,43 @@ struct significance_test {
     size_t n_a, n_b;                   /* pooled samples */
     size_t groups_a, groups_b;         /* processes (repeats) with samples */
     double mean_a, mean_b;             /* pooled means, in the samples' unit */
-    double ratio;                      /* mean_b / mean_a: > 1 means B is slower */
-    double ci_lo, ci_hi;               /* bootstrap percentile interval of the ratio */
+    double ratio;                      /* B/A: > 1 means B is slower. Per-process test: ratio of the
+                                        * geometric means of the per-process means; else pooled means */
+    double ci_lo, ci_hi;               /* interval of the ratio: t-interval (per-process), else bootstrap */
     double level;                      /* its confidence level */
-    struct significance_mwu mwu;       /* on the pooled samples */
+    int per_process;                   /* 1: the per-process t-test ran (>= 2 processes a side) */
+    int paired;                        /* ... paired on repeat index (one interleaved A/B run) */
+    double t_stat, df;                 /* its statistic and degrees of freedom */
+    double p;                          /* its two-sided p (NAN when it did not run) */
+    double cv_process;                 /* measured between-process CV of the cell; NAN below 2 a side */
+    double cv_a, cv_b;                 /* ... of each side */
+    struct significance_mwu mwu;       /* on the pooled samples, for information */
     double p_adj;                      /* BH-adjusted p (significance_decide) */
+    double band;                       /* noise band half-width used: max(noise, cv_process) (decide) */
+    size_t needed;                     /* processes per side to find a SIGNIFICANCE_DETECT change;
+                                        * 0: not at any count (band >= it) or unknown (decide) */
+    int too_noisy;                     /* cannot find a SIGNIFICANCE_DETECT change with the processes given */
     enum significance_verdict verdict; /* (significance_decide) */
-    const char *why;                   /* one phrase explaining the verdict; static */
+    char why[192];                     /* one phrase explaining the verdict */
 };
 
-/* Pools each side's groups, runs the U test and the bootstrap of the ratio
- * of means at confidence level (e.g. 0.95) with `resamples` draws. With one
- * group per side the bootstrap resamples steps; with several it resamples
- * processes, then steps within each drawn process (a two-stage bootstrap),
- * so process-to-process variance widens the interval as it should.
- * A side with no samples or a non-positive mean leaves out->valid = 0 (not
- * an error). Returns 0 or BG_EUSAGE (bad level/resamples); out of memory exits. */
+/* With at least 2 processes a side: the per-process t-test and t-interval
+ * at confidence level (e.g. 0.95) on the log per-process means, paired when
+ * `paired` and both sides have the same number of processes (group k of a
+ * and of b ran next to each other). Below that: the bootstrap interval of
+ * the ratio of pooled means (`resamples` draws), for information. The U
+ * test on pooled steps always. A side with no samples or a non-positive
+ * mean leaves out->valid = 0 (not an error). Returns 0, BG_EUSAGE (bad
+ * level/resamples) or BG_ENOMEM. */
 int significance_test(const struct significance_group *a, size_t nga, const struct significance_group *b,
-                      size_t ngb, double level, size_t resamples, struct significance_test *out);
+                      size_t ngb, double level, size_t resamples, int paired, struct significance_test *out);
 
 /* Benjamini-Hochberg over the valid tests of t[0..n), then each verdict with
  * significance_verdict(). */
 int significance_decide(struct significance_test *t, size_t n, double alpha, double noise);
 
-/* The rule for one test whose p_adj is set; also sets t->why. */
+/* The rule for one test whose p_adj is set; also sets band, needed,
+ * too_noisy and why. */
 enum significance_verdict significance_verdict(struct significance_test *t, double alpha, double noise);
 
 /* "same", "faster", "slower", "ambiguous", "none". */

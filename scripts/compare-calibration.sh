@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# compare-calibration.sh - measures benchgen compare's false-alarm rate and
+# power on real noise: real frameworks, real processes, this machine as it
+# is (docs/COMPARE.md, "Calibration", has the figures and how they were made).
+#
+#   scripts/compare-calibration.sh [--dir DIR] [--aa N] [--aa-frameworks N]
+#       [--power N] [--repeats R] [--backends LIST] [--analyse-only]
+#       [--record FILE] [--short]
+#
+# Parts, each a series of `benchgen run SPEC --ab` invocations into DIR:
+#   aa-numpy-K        A/A of data/calibration/aa-numpy.yaml (4 NumPy cells)
+#   aa-frameworks-K   A/A of data/calibration/aa-frameworks.yaml (the issue's
+#                     12 cells: 6 tiny rows x torch-eager, keras3-jax), only
+#                     the backends in --backends (default: both)
+#   power-S-K         data/calibration/power.yaml with B doing an extra share
+#                     S of its work (0.25, 0.10, and -0.20: a 1.25x speed-up)
+#   drift-quiet, drift-hog   two separate runs of aa-numpy.yaml, the second
+#                     while four CPU hogs run (started and stopped by PID)
+# then `benchgen compare` with the recipe's defaults on each, tallied:
+#   A/A: share of cell verdicts faster/slower (<= 5% required), comparisons
+#        exiting 0 (>= 9 of 10 required);
+#   power: comparisons where every cell is slower (25%: >= 9 of 10 required),
+#        the 10% rate, the speed-up found as faster;
+#   drift: the canary moved and the verdicts are marked confounded.
+# Runs already in DIR are reused (a run is only made when DIR/NAME/b/run.db
+# is missing), so a long calibration can be extended or re-analysed.
+#
+# --short is the version `make test` runs (tests/integration/test_compare_calibration.sh):
+# one A/A and one 25% power comparison on NumPy cells, and the drift pair.
+# Exit status: 0 every criterion met, 1 some criterion failed, 2 usage.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+BENCHGEN=${BENCHGEN:-$here/benchgen}
+dir=${TMPDIR:-/tmp}/benchgen-calibration
+aa=10 aaf=0 power=10 repeats=6 backends=torch-eager,keras3-jax analyse_only=0 record= short=0
+while [ $# -gt 0 ]; do
+    case $1 in
+    --dir) dir=$2; shift ;;
+    --aa) aa=$2; shift ;;
+    --aa-frameworks) aaf=$2; shift ;;
+    --power) power=$2; shift ;;
+    --repeats) repeats=$2; shift ;;
+    --backends) backends=$2; shift ;;
+    --analyse-only) analyse_only=1 ;;
+    --record) record=$2; shift ;;
+    --short) short=1 aa=1 aaf=0 power=1 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "compare-calibration.sh: unknown argument $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+mkdir -p "$dir" || exit 2
+cal=$here/data/calibration
+log=$dir/calibration.log
+hogs=()
+cleanup() { for p in "${hogs[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done; hogs=(); }
+trap cleanup EXIT INT TERM
+
+# One A/B invocation unless its runs exist; the load average goes to the log.
+ab() { # NAME SPEC [run options...]
+    local name=$1 spec=$2; shift 2
+    [ -f "$dir/$name/b/run.db" ] && return 0
+    [ $analyse_only = 1 ] && { echo "missing $dir/$name (--analyse-only)" >&2; return 1; }
+    rm -rf "${dir:?}/$name"
+    echo "$(date -u +%FT%TZ) start $name load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+    "$BENCHGEN" run "$spec" --ab --repeats "$repeats" --out "$dir/$name" "$@" >"$dir/$name.out" 2>&1
+    echo "$(date -u +%FT%TZ) end   $name rc $? load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+}
+
+only=
+for b in ${backends//,/ }; do only+="${only:+,}backend=$b"; done
+
+for k in $(seq 1 "$aa"); do ab "aa-numpy-$k" "$cal/aa-numpy.yaml"; done
+for k in $(seq 1 "$aaf"); do ab "aa-frameworks-$k" "$cal/aa-frameworks.yaml" --only "$only"; done
+shares="0.25 0.10 -0.20"
+[ $short = 1 ] && shares=0.25
+for s in $shares; do
+    for k in $(seq 1 "$power"); do
+        # One BLAS thread: the share is of single-threaded work (see docs/COMPARE.md).
+        OPENBLAS_NUM_THREADS=1 ab "power$s-$k" "$cal/power.yaml" --b-env BENCHGEN_EXTRA_SHARE=$s
+    done
+done
+# The drift pair: two separate runs, the second under four CPU hogs.
+drift() { # NAME
+    local name=$1
+    [ -f "$dir/$name/run.db" ] && return 0
+    [ $analyse_only = 1 ] && { echo "missing $dir/$name (--analyse-only)" >&2; return 1; }
+    rm -rf "${dir:?}/$name"
+    echo "$(date -u +%FT%TZ) start $name load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+    "$BENCHGEN" run "$cal/aa-numpy.yaml" --repeats "$repeats" --out "$dir/$name" >"$dir/$name.out" 2>&1
+    echo "$(date -u +%FT%TZ) end   $name rc $? load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+}
+drift drift-quiet
+if [ ! -f "$dir/drift-hog/run.db" ] && [ $analyse_only = 0 ]; then
+    for _ in 1 2 3 4; do (while :; do :; done) & hogs+=($!); done
+    drift drift-hog
+    cleanup
+fi
+
+exec python3 "$here/scripts/compare_calibration.py" --benchgen "$BENCHGEN" --dir "$dir" --aa "$aa" \
+    --aa-frameworks "$aaf" --power "$power" --shares "$shares" ${record:+--record "$record"}
