@@ -4,7 +4,7 @@
 # is (docs/COMPARE.md, "Calibration", has the figures and how they were made).
 #
 #   scripts/compare-calibration.sh [--dir DIR] [--aa N] [--aa-frameworks N]
-#       [--power N] [--repeats R] [--backends LIST] [--analyse-only]
+#       [--power N] [--power-other N] [--repeats R] [--backends LIST] [--analyse-only]
 #       [--record FILE] [--short]
 #
 # Parts, each a series of `benchgen run SPEC --ab` invocations into DIR:
@@ -22,8 +22,8 @@
 #   power: comparisons where every cell is slower (25%: >= 9 of 10 required),
 #        the 10% rate, the speed-up found as faster;
 #   drift: the canary moved and the verdicts are marked confounded.
-# Runs already in DIR are reused (a run is only made when DIR/NAME/b/run.db
-# is missing), so a long calibration can be extended or re-analysed.
+# Runs already in DIR are reused (a run is only made when DIR/NAME.done is
+# missing), so a long calibration can be extended or re-analysed.
 #
 # --short is the version `make test` runs (tests/integration/test_compare_calibration.sh):
 # one A/A and one 25% power comparison on NumPy cells, and the drift pair.
@@ -32,13 +32,14 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 BENCHGEN=${BENCHGEN:-$here/benchgen}
 dir=${TMPDIR:-/tmp}/benchgen-calibration
-aa=10 aaf=0 power=10 repeats=6 backends=torch-eager,keras3-jax analyse_only=0 record= short=0
+aa=10 aaf=0 power=10 power_other= repeats=6 backends=torch-eager,keras3-jax analyse_only=0 record= short=0
 while [ $# -gt 0 ]; do
     case $1 in
     --dir) dir=$2; shift ;;
     --aa) aa=$2; shift ;;
     --aa-frameworks) aaf=$2; shift ;;
     --power) power=$2; shift ;;
+    --power-other) power_other=$2; shift ;;
     --repeats) repeats=$2; shift ;;
     --backends) backends=$2; shift ;;
     --analyse-only) analyse_only=1 ;;
@@ -59,12 +60,14 @@ trap cleanup EXIT INT TERM
 # One A/B invocation unless its runs exist; the load average goes to the log.
 ab() { # NAME SPEC [run options...]
     local name=$1 spec=$2; shift 2
-    [ -f "$dir/$name/b/run.db" ] && return 0
+    [ -f "$dir/$name.done" ] && return 0
     [ $analyse_only = 1 ] && { echo "missing $dir/$name (--analyse-only)" >&2; return 1; }
     rm -rf "${dir:?}/$name"
     echo "$(date -u +%FT%TZ) start $name load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
     "$BENCHGEN" run "$spec" --ab --repeats "$repeats" --out "$dir/$name" "$@" >"$dir/$name.out" 2>&1
-    echo "$(date -u +%FT%TZ) end   $name rc $? load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+    local rc=$?
+    echo "$(date -u +%FT%TZ) end   $name rc $rc load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+    [ $rc -le 1 ] && touch "$dir/$name.done"
 }
 
 only=
@@ -75,7 +78,9 @@ for k in $(seq 1 "$aaf"); do ab "aa-frameworks-$k" "$cal/aa-frameworks.yaml" --o
 shares="0.25 0.10 -0.20"
 [ $short = 1 ] && shares=0.25
 for s in $shares; do
-    for k in $(seq 1 "$power"); do
+    n=$power
+    [ "$s" != 0.25 ] && n=${power_other:-$power}
+    for k in $(seq 1 "$n"); do
         # One BLAS thread: the share is of single-threaded work (see docs/COMPARE.md).
         OPENBLAS_NUM_THREADS=1 ab "power$s-$k" "$cal/power.yaml" --b-env BENCHGEN_EXTRA_SHARE=$s
     done
@@ -83,19 +88,21 @@ done
 # The drift pair: two separate runs, the second under four CPU hogs.
 drift() { # NAME
     local name=$1
-    [ -f "$dir/$name/run.db" ] && return 0
+    [ -f "$dir/$name.done" ] && return 0
     [ $analyse_only = 1 ] && { echo "missing $dir/$name (--analyse-only)" >&2; return 1; }
     rm -rf "${dir:?}/$name"
     echo "$(date -u +%FT%TZ) start $name load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
     "$BENCHGEN" run "$cal/aa-numpy.yaml" --repeats "$repeats" --out "$dir/$name" >"$dir/$name.out" 2>&1
-    echo "$(date -u +%FT%TZ) end   $name rc $? load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+    local rc=$?
+    echo "$(date -u +%FT%TZ) end   $name rc $rc load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
+    [ $rc -le 1 ] && touch "$dir/$name.done"
 }
 drift drift-quiet
-if [ ! -f "$dir/drift-hog/run.db" ] && [ $analyse_only = 0 ]; then
+if [ ! -f "$dir/drift-hog.done" ] && [ $analyse_only = 0 ]; then
     for _ in 1 2 3 4; do (while :; do :; done) & hogs+=($!); done
     drift drift-hog
     cleanup
 fi
 
 exec python3 "$here/scripts/compare_calibration.py" --benchgen "$BENCHGEN" --dir "$dir" --aa "$aa" \
-    --aa-frameworks "$aaf" --power "$power" --shares "$shares" ${record:+--record "$record"}
+    --aa-frameworks "$aaf" --power "$power" --power-other "${power_other:-$power}" --shares "$shares" ${record:+--record "$record"}

@@ -82,6 +82,8 @@ struct compare_cell {
     size_t nchanges;
     bool confounded;
     char *unintended; /* "huggingface-hub 0.20.3 -> 0.24.0, ..." ("" when not confounded) */
+    double canary_ratio; /* this cell's drift canary B/A (geometric means); NAN without canary */
+    bool drift;          /* tested, and the comparison's machine drifted: confounded by drift */
 };
 
 struct compare_backend {
@@ -104,6 +106,12 @@ struct compare_pair {
     size_t nbackends;
     double geomean_ratio; /* over every tested cell; NAN when none */
     size_t ngeomean;
+    /* The drift canary (run/canary.h) over every process of each run that
+     * recorded it: the ratio B/A of geometric means and its t-interval. */
+    size_t canary_a, canary_b;            /* processes with a canary */
+    double canary_ratio, canary_lo, canary_hi; /* NAN below 2 processes a side */
+    bool drift;                           /* the interval lies outside the noise band */
+    size_t ndrift;                        /* tested cells marked confounded by drift */
     size_t nsame, nfaster, nslower, nambiguous, nuntested, nmismatch, nonly_base, nonly_run, nconfounded;
 };
 
@@ -145,6 +153,11 @@ void compare_result_free(struct compare_result *r);
 /* The verdict column of the text output, for the other formats to say the
  * same: "slower", "none (ok / error)", "mismatch", "only in baseline". */
 void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c);
+
+/* The repeat whose environment stands for a side (the first ok one, else
+ * the first), and that side's input hash ("" when none). Borrowed. */
+const struct rd_cell *compare_side_rep(const struct compare_side *s);
+const char *compare_side_input(const struct compare_side *s);
 
 /* The JSON's "match": "matched", "mismatch", "only_baseline", "only_run". */
 const char *compare_match_name(enum compare_match m);

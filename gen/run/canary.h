@@ -19,7 +19,7 @@
 
 #define CANARY_GEMM_N 160            /* C = A * B, N x N doubles */
 #define CANARY_COPY_BYTES (8u << 20) /* one memcpy of 8 MiB */
-#define CANARY_REPS 5                /* the median of this many timings of each */
+#define CANARY_REPS 9                /* the median of this many timings of each */
 
 struct canary {
     double gemm_ms; /* median wall time of one GEMM */

@@ -1,0 +1,319 @@
+/*
+ * compare_text.c - the text output of `benchgen compare` (see compare.h and
+ * docs/COMPARE.md, "Output"). Deterministic: the same runs always print the
+ * same bytes.
+ */
+#include "compare/compare.h"
+#include "compare/compare_env.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text ---------------------------------------------------------------- */
+
+const char *compare_match_name(enum compare_match m)
+{
+    switch (m) {
+    case COMPARE_MATCHED:
+        return "matched";
+    case COMPARE_MISMATCH:
+        return "mismatch";
+    case COMPARE_ONLY_BASE:
+        return "only_baseline";
+    case COMPARE_ONLY_RUN:
+        return "only_run";
+    }
+    return "?";
+}
+
+void compare_fmt_ms(char *buf, size_t n, double ms)
+{
+    if (!isfinite(ms))
+        snprintf(buf, n, "-");
+    else if (ms >= 100.0)
+        snprintf(buf, n, "%.2f", ms);
+    else if (ms >= 1.0)
+        snprintf(buf, n, "%.3f", ms);
+    else
+        snprintf(buf, n, "%.4g", ms);
+}
+
+static void fmt_p_(char *buf, size_t n, double p)
+{
+    if (!isfinite(p))
+        snprintf(buf, n, "-");
+    else if (p < 1e-4)
+        snprintf(buf, n, "%.1e", p);
+    else
+        snprintf(buf, n, "%.4f", p);
+}
+
+static void fmt_side_status_(char *buf, size_t n, const struct compare_side *s)
+{
+    if (s->nreps == 0)
+        snprintf(buf, n, "-");
+    else if (!strcmp(s->status, "ok"))
+        compare_fmt_ms(buf, n, s->mean_ms);
+    else
+        snprintf(buf, n, "%s", s->status);
+}
+
+void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c)
+{
+    switch (c->match) {
+    case COMPARE_MISMATCH:
+        snprintf(buf, n, "mismatch");
+        return;
+    case COMPARE_ONLY_BASE:
+        snprintf(buf, n, "only in baseline");
+        return;
+    case COMPARE_ONLY_RUN:
+        snprintf(buf, n, "only in this run");
+        return;
+    case COMPARE_MATCHED:
+        break;
+    }
+    if (c->t.verdict == SIGNIFICANCE_NONE)
+        snprintf(buf, n, "none (%s / %s)", c->a.status, c->b.status);
+    else
+        snprintf(buf, n, "%s", significance_verdict_name(c->t.verdict));
+}
+
+static void print_change_(FILE *out, const struct compare_change *c, const struct compare_pair *p, int width)
+{
+    const char *tag = !c->counted     ? "not counted"
+                      : !p->nintended ? "counted"
+                      : c->intended   ? "intended"
+                                      : "NOT intended";
+    fprintf(out, "  %-*s %s -> %s  (%s)\n", width, c->key, c->a ? c->a : "(none)", c->b ? c->b : "(none)",
+            tag);
+}
+
+/* Per-cell environment differences, grouped: cells with the same list share
+ * one paragraph (typically one per Python environment). */
+static int print_cell_changes_(FILE *out, const struct compare_pair *p)
+{
+    char **sig = calloc(p->ncells ? p->ncells : 1, sizeof(*sig));
+    bool *done = calloc(p->ncells ? p->ncells : 1, sizeof(*done));
+    int err = 0;
+    if (!sig || !done) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < p->ncells && !err; i++) {
+        const struct compare_cell *c = &p->cells[i];
+        struct strbuf sb = {0};
+        if (c->a.nreps == 0 || c->b.nreps == 0) {
+            done[i] = true;
+            continue;
+        }
+        size_t quiet = 0;
+        for (size_t k = 0; k < c->nchanges && !err; k++) {
+            const struct compare_change *ch = &c->changes[k];
+            const char *tag = !p->nintended ? "counted" : ch->intended ? "intended" : "NOT intended";
+            if (ch->counted)
+                err = strbuf_printf(&sb, "    %s %s -> %s  (%s)\n", compare_env_display_key(ch->key),
+                                    ch->a ? ch->a : "(none)", ch->b ? ch->b : "(none)", tag);
+            else
+                quiet++;
+        }
+        /* paths and the like differ between any two environments: named, not listed */
+        size_t shown = 0;
+        for (size_t k = 0; quiet && k < c->nchanges && !err; k++) {
+            if (c->changes[k].counted)
+                continue;
+            shown++;
+            err = strbuf_printf(&sb, "%s%s%s", shown == 1 ? "    not counted: " : ", ",
+                                compare_env_display_key(c->changes[k].key), shown == quiet ? "\n" : "");
+        }
+        if (!err && !sb.buf)
+            err = strbuf_puts(&sb, compare_side_rep(&c->a)->environment.n && compare_side_rep(&c->b)->environment.n
+                                       ? "    (no differences)\n"
+                                       : "    (environment not recorded on a side)\n");
+        sig[i] = err ? NULL : strbuf_detach(&sb);
+        strbuf_free(&sb);
+        if (!err && !sig[i])
+            err = error_set(BG_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < p->ncells && !err; i++) {
+        if (done[i])
+            continue;
+        size_t count = 0;
+        for (size_t j = i; j < p->ncells; j++)
+            count += !done[j] && !strcmp(sig[i], sig[j]);
+        fprintf(out, "  %zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s", p->cells[i].a.reps[0]->env,
+                p->cells[i].b.reps[0]->env);
+        size_t shown = 0;
+        for (size_t j = i; j < p->ncells; j++) {
+            if (done[j] || strcmp(sig[i], sig[j]) != 0)
+                continue;
+            if (j != i)
+                done[j] = true;
+            if (shown < 4)
+                fprintf(out, "%s %s", shown ? "," : "", p->cells[j].id);
+            shown++;
+        }
+        if (shown > 4)
+            fprintf(out, ", and %zu more", shown - 4);
+        fprintf(out, "\n%s", sig[i]);
+        done[i] = true;
+    }
+out:
+    for (size_t i = 0; sig && i < p->ncells; i++)
+        free(sig[i]);
+    free(sig);
+    free(done);
+    return err;
+}
+
+static void print_pair_(FILE *out, const struct compare_result *r, const struct compare_pair *p, int idw)
+{
+    const struct rundata *A = r->runs[0], *B = r->runs[p->run];
+    fprintf(out, "\n== [%zu] %s vs [0] %s\n", p->run, B->name, A->name);
+    if (p->nintended) {
+        fprintf(out, "intended change:");
+        for (size_t i = 0; i < p->nintended; i++)
+            fprintf(out, "%s %s", i ? "," : "", p->intended[i]);
+        fprintf(out, "\n");
+    } else {
+        fprintf(out,
+                "intended change: not stated (no --intended, no --with pins): a cell is confounded when\n"
+                "more than one counted component changed\n");
+    }
+
+    fprintf(out, "\nenvironment, whole run:%s\n", p->nenv ? "" : " no differences");
+    int w = 0;
+    for (size_t i = 0; i < p->nenv; i++)
+        if ((int)strlen(p->env[i].key) > w)
+            w = (int)strlen(p->env[i].key);
+    for (size_t i = 0; i < p->nenv; i++)
+        print_change_(out, &p->env[i], p, w);
+    fprintf(out, "\nenvironment, per cell (Python and packages):\n");
+    print_cell_changes_(out, p);
+
+    if (p->canary_a >= 2 && p->canary_b >= 2)
+        fprintf(out, "\ndrift canary: B/A %.4f [%.4f, %.4f] over %zu and %zu processes: %s\n", p->canary_ratio,
+                p->canary_lo, p->canary_hi, p->canary_a, p->canary_b,
+                p->drift ? "the machine MOVED beyond the noise band; verdicts confounded by machine drift"
+                         : "the machine did not move beyond the noise band");
+    else
+        fprintf(out, "\ndrift canary: not recorded on %s (runs made before benchgen had it)\n",
+                p->canary_a < 2 && p->canary_b < 2 ? "either side" : "one side");
+    fprintf(out, "\n%-*s  %10s  %10s  %5s  %6s  %7s  %-17s  %8s  %s\n", idw, "cell", "A ms/step", "B ms/step",
+            "procs", "noise", "B/A", "95% CI", "q (BH)", "verdict");
+    for (size_t i = 0; i < p->ncells; i++) {
+        const struct compare_cell *c = &p->cells[i];
+        char ma[32], mb[32], ratio[32] = "-", ci[48] = "-", q[32], v[96], procs[32] = "-", noise[32] = "-";
+        fmt_side_status_(ma, sizeof(ma), &c->a);
+        fmt_side_status_(mb, sizeof(mb), &c->b);
+        if (c->t.valid) {
+            snprintf(ratio, sizeof(ratio), "%.4f", c->t.ratio);
+            snprintf(ci, sizeof(ci), "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
+            snprintf(procs, sizeof(procs), "%zu/%zu", c->t.groups_a, c->t.groups_b);
+            if (isfinite(c->t.cv_process))
+                snprintf(noise, sizeof(noise), "%.1f%%%s", c->t.cv_process * 100.0, c->t.too_noisy ? "!" : "");
+        }
+        fmt_p_(q, sizeof(q), c->t.p_adj);
+        compare_verdict_text(v, sizeof(v), c);
+        fprintf(out, "%-*s  %10s  %10s  %5s  %6s  %7s  %-17s  %8s  %s", idw, c->id, ma, mb, procs, noise, ratio, ci,
+                q, v);
+        if (c->match == COMPARE_MISMATCH)
+            fprintf(out, ": %s", c->mismatch);
+        else if (c->t.verdict == SIGNIFICANCE_AMBIGUOUS)
+            fprintf(out, " (%s)", c->t.why);
+        if (c->confounded)
+            fprintf(out, "  [confounded]");
+        if (c->drift)
+            fprintf(out, "  [machine drift: canary %.4f, B/A / canary %.4f]", c->canary_ratio,
+                    c->t.ratio / c->canary_ratio);
+        fprintf(out, "\n");
+    }
+    if (p->ncells == 0)
+        fprintf(out, "(no cells)\n");
+
+    fprintf(out, "\ngeometric-mean ratio B/A over tested cells (below 1: B is faster)\n");
+    for (size_t k = 0; k < p->nbackends; k++)
+        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)\n", p->backends[k].backend,
+                p->backends[k].ncells, p->backends[k].ncells == 1 ? " " : "s", p->backends[k].geomean_ratio,
+                1.0 / p->backends[k].geomean_ratio);
+    if (p->ngeomean)
+        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)\n", "all", p->ngeomean,
+                p->ngeomean == 1 ? " " : "s", p->geomean_ratio, 1.0 / p->geomean_ratio);
+    else
+        fprintf(out, "  (no tested cells)\n");
+
+    if (p->nconfounded) {
+        fprintf(out, "\nconfounded: %zu cell%s changed in more than the intended component%s\n",
+                p->nconfounded, p->nconfounded == 1 ? "" : "s", p->nintended ? "" : " (none stated)");
+        for (size_t i = 0; i < p->ncells; i++)
+            if (p->cells[i].confounded)
+                fprintf(out, "  %-*s  %s\n", idw, p->cells[i].id, p->cells[i].unintended);
+    }
+    fprintf(out,
+            "\nsummary: %zu slower, %zu faster, %zu same, %zu ambiguous, %zu untested, %zu mismatched, "
+            "%zu only in baseline, %zu only in this run; %zu confounded; %zu confounded by machine drift\n",
+            p->nslower, p->nfaster, p->nsame, p->nambiguous, p->nuntested, p->nmismatch, p->nonly_base,
+            p->nonly_run, p->nconfounded, p->ndrift);
+}
+
+int compare_write_text(const struct compare_result *r, FILE *out)
+{
+    int idw = 4;
+    for (size_t i = 0; i < r->ntrend; i++)
+        if ((int)strlen(r->trend[i].id) > idw)
+            idw = (int)strlen(r->trend[i].id);
+    for (size_t k = 0; k < r->npairs; k++)
+        if (r->pairs[k].drift)
+            fprintf(out,
+                    "MACHINE DRIFT: the drift canary (a fixed C GEMM and memory copy, timed before every cell)\n"
+                    "ran %.3fx [%.3f, %.3f] as long in run [%zu] as in the baseline: the machine itself moved\n"
+                    "beyond the +/-%g%% band, so the %zu verdict%s of that comparison are confounded by machine drift.\n"
+                    "Rerun both sides interleaved (benchgen run SPEC --ab) to separate the change from the drift.\n\n",
+                    r->pairs[k].canary_ratio, r->pairs[k].canary_lo, r->pairs[k].canary_hi, r->pairs[k].run,
+                    r->opt.noise * 100.0, r->pairs[k].ndrift, r->pairs[k].ndrift == 1 ? "" : "s");
+    fprintf(out,
+            "benchgen compare: %zu runs, each compared with the first. The process is the unit: each\n"
+            "process gives its mean ms/step. A cell is faster or slower only when it has at least %d\n"
+            "processes a side, a t-test on the log per-process means (paired for one --ab run) is\n"
+            "significant at %g after Benjamini-Hochberg over the comparison's tested cells AND the %g%%\n"
+            "interval of the ratio B/A lies outside the cell's noise band: +/-%g%%, or the cell's measured\n"
+            "between-process CV when larger; same when the interval lies inside it; ambiguous otherwise.\n"
+            "procs: processes per side; noise: measured between-process CV (! too noisy to find a 5%% change).\n\n",
+            r->nruns, SIGNIFICANCE_MIN_PROCESSES, r->opt.alpha, (1.0 - r->opt.alpha) * 100.0, r->opt.noise * 100.0);
+    int namew = 0;
+    for (size_t k = 0; k < r->nruns; k++)
+        if ((int)strlen(r->runs[k]->name) > namew)
+            namew = (int)strlen(r->runs[k]->name);
+    for (size_t k = 0; k < r->nruns; k++) {
+        const struct rundata *rd = r->runs[k];
+        fprintf(out, "  [%zu] %-*s  created %s  benchgen %s (%s)  %s%s\n", k, namew, rd->name,
+                rd->created_utc, rd->benchgen_version, rd->git_commit, rd->dir, k == 0 ? "  (baseline)" : "");
+    }
+    for (size_t k = 0; k < r->npairs; k++)
+        print_pair_(out, r, &r->pairs[k], idw);
+
+    if (r->nruns >= 3) {
+        fprintf(out, "\n== trend: mean ms/step in each run\n%-*s", idw, "cell");
+        for (size_t k = 0; k < r->nruns; k++)
+            fprintf(out, "  %10s%zu]", "[", k);
+        fprintf(out, "\n");
+        for (size_t i = 0; i < r->ntrend; i++) {
+            fprintf(out, "%-*s", idw, r->trend[i].id);
+            for (size_t k = 0; k < r->nruns; k++) {
+                char buf[32];
+                fmt_side_status_(buf, sizeof(buf), &r->trend[i].points[k]);
+                fprintf(out, "  %12s", buf);
+            }
+            fprintf(out, "\n");
+        }
+    }
+    int rc = compare_exit_status(r);
+    fprintf(out, "\nresult: %s\n", rc ? "some cell got slower (exit status 3)" : "no cell got slower");
+    if (ferror(out))
+        return error_set(BG_EIO, "compare: write failed: %s", strerror(errno));
+    return 0;
+}
