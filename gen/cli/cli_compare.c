@@ -8,14 +8,16 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "compare/compare.h"
+#include "compare/compare_plan.h"
 #include "compare/compare_report.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 struct compare_cli_opts {
-    const char *out, *noise, *alpha, *intended;
+    const char *out, *noise, *alpha, *intended, *plan, *effect;
     int resamples;
     bool json;
 };
@@ -24,7 +26,7 @@ static const struct opt compare_options[] = {
     OPT_STR(struct compare_cli_opts, noise, "noise", 0, "PCT",
             "half-width of the noise band in percent (default 2)"),
     OPT_STR(struct compare_cli_opts, alpha, "alpha", 0, "A",
-            "false discovery rate for the U tests (default 0.05); the\nconfidence level of the intervals is 1 - A"),
+            "false discovery rate for the per-process tests (default 0.05);\nthe confidence level of the intervals is 1 - A"),
     OPT_STR(struct compare_cli_opts, intended, "intended", 0, "LIST",
             "the components meant to change (comma-separated globs:\ndiffusers, 'nvidia-*', cuda.runtime); pins "
             "given to\n`benchgen run --with PKG==VER` count as intended already"),
@@ -32,6 +34,10 @@ static const struct opt compare_options[] = {
     OPT_STR(struct compare_cli_opts, out, "out", 'o', "DIR",
             "also write into DIR: compare.txt, compare.json, and the report\nformats (compare.html, .md, .pdf, "
             ".xlsx, charts/: forest plots\nof the ratios, and the trend with three or more runs)"),
+    OPT_STR(struct compare_cli_opts, plan, "plan", 0, "RUN_DIR",
+            "from that run's repeats, estimate per cell how many processes\nper side a comparison needs to find a "
+            "change of --effect"),
+    OPT_STR(struct compare_cli_opts, effect, "effect", 0, "PCT", "the change --plan plans for (default 5)"),
     OPT_INT(struct compare_cli_opts, resamples, "resamples", 0, "N", 100, 1000000,
             "bootstrap resamples, for experiments (default: what reports use)"),
 };
@@ -87,9 +93,53 @@ static int compare_cmd(const struct cli_call *call)
         return cli_usage_error(&cli_compare, "--alpha expects a number between 0 and 1 (got '%s')", o->alpha);
     if (o->resamples)
         opt.resamples = (size_t)o->resamples;
+    double effect = SIGNIFICANCE_DETECT;
+    if (o->effect) {
+        double pct;
+        if (parse_double(o->effect, &pct) < 0 || !(pct > 0.0 && pct < 100.0))
+            return cli_usage_error(&cli_compare, "--effect expects a percentage in (0, 100), e.g. 5 or 5%% (got '%s')",
+                                   o->effect);
+        effect = pct / 100.0;
+    }
+    if (o->plan) {
+        if (call->nargs || o->out || o->json)
+            return cli_usage_error(&cli_compare, "--plan takes one run and prints text: drop the other runs, --out "
+                                                 "and --json");
+        int perr = compare_plan(o->plan, effect, &opt, stdout);
+        return perr < 0 ? cli_fail(&cli_compare, perr) : 0;
+    }
+    if (o->effect)
+        return cli_usage_error(&cli_compare, "--effect only makes sense with --plan");
+
+    /* One argument: the DIR/a and DIR/b of `run --ab`. */
+    const char *dirs[2];
+    const char *const *args = call->args;
+    size_t nargs = (size_t)call->nargs;
+    char *ab_a = NULL, *ab_b = NULL;
+    if (nargs == 1) {
+        struct stat sa, sb;
+        ab_a = util_printf("%s/a", call->args[0]);
+        ab_b = util_printf("%s/b", call->args[0]);
+        if (ab_a && ab_b && stat(ab_a, &sa) == 0 && S_ISDIR(sa.st_mode) && stat(ab_b, &sb) == 0 &&
+            S_ISDIR(sb.st_mode)) {
+            dirs[0] = ab_a;
+            dirs[1] = ab_b;
+            args = dirs;
+            nargs = 2;
+        }
+    }
+    if (nargs < 2) {
+        free(ab_a);
+        free(ab_b);
+        return cli_usage_error(&cli_compare, "%s",
+                               nargs ? "need a second run to compare with the first (or the DIR of a run --ab)"
+                                     : "need at least two runs");
+    }
 
     struct compare_result r;
-    int err = compare_load(&r, call->args, (size_t)call->nargs, &opt);
+    int err = compare_load(&r, (const char *const *)args, nargs, &opt);
+    free(ab_a);
+    free(ab_b);
     if (err)
         return cli_fail(&cli_compare, err);
     err = o->json ? compare_write_json(&r, stdout) : compare_write_text(&r, stdout);
@@ -113,27 +163,34 @@ static int compare_cmd(const struct cli_call *call)
 const struct cli_command cli_compare = {
     .name = "compare",
     .synopsis = "RUN_A RUN_B [RUN_C ...] [--out DIR] [--noise PCT] [--alpha A]\n"
-                " [--intended PKG,...] [--json]",
+                " [--intended PKG,...] [--json]\n"
+                "AB_DIR [options]    (the DIR/a and DIR/b of `run --ab`)\n"
+                "--plan RUN_DIR [--effect PCT] [--noise PCT] [--alpha A]",
     .summary = "A/B verdicts per cell with the environment diff (exit 3 if slower)",
     .about =
         "Compares runs cell by cell; every run after the first is compared with the first\n"
         "(the baseline). Cells match on model, task, batch and backend; a pair whose size,\n"
         "precision, input hash or method (workload, warm-up steps) differs is reported as a\n"
-        "mismatch, not a delta. Repeats (spec `repeats:`) are pooled as separate processes.\n"
+        "mismatch, not a delta. The process is the unit of replication: each repeat (spec\n"
+        "`repeats:`, run --repeats) gives one number, its mean ms/step.\n"
         "\n"
-        "Verdict per cell: slower / faster when a Mann-Whitney U test on the raw step times\n"
-        "is significant after Benjamini-Hochberg correction over all tested cells AND the\n"
-        "bootstrap confidence interval of the ratio of means B/A lies entirely outside the\n"
-        "noise band; same when the interval lies entirely inside the band; ambiguous\n"
-        "otherwise (large but not significant, or too noisy to tell). Cells where a side is\n"
-        "not ok get no verdict. The environment diff (packages, Python, CUDA, cuDNN, driver,\n"
+        "Verdict per cell: slower / faster when each side has at least 5 processes, a\n"
+        "t-test on the log per-process means (paired for the two arms of one `run --ab`)\n"
+        "is significant after Benjamini-Hochberg correction over all tested cells AND its\n"
+        "confidence interval of the ratio B/A lies entirely outside the cell's noise band\n"
+        "(--noise, or the cell's measured between-process CV when larger); same when the\n"
+        "interval lies entirely inside the band; ambiguous otherwise, with the reason and\n"
+        "the processes per side that would settle it. A drift canary timed before every\n"
+        "cell tells when the machine itself moved between runs: verdicts are then marked\n"
+        "confounded by machine drift. Cells where a side is not ok get no verdict. The\n"
+        "environment diff (packages, Python, CUDA, cuDNN, driver,\n"
         "GPU, CPU, benchgen) is shown next to the deltas, and cells where more than the\n"
         "intended component changed are flagged as confounded. See docs/COMPARE.md.\n",
     .exits = "0    no cell got slower\n"
              "1    a run could not be read, or DIR could not be written\n"
              "2    usage error, or a run directory is missing\n"
              "3    some cell got slower (a CI gate)",
-    .spec = {compare_options, sizeof(compare_options) / sizeof(compare_options[0]), 2, -1, "RUN_A RUN_B"},
+    .spec = {compare_options, sizeof(compare_options) / sizeof(compare_options[0]), 0, -1, "RUN_A RUN_B"},
     .opts_size = sizeof(struct compare_cli_opts),
     .run = compare_cmd,
 };

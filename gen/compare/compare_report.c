@@ -153,7 +153,7 @@ static int build_forests(struct crep *x, size_t pi)
             .title = head ? figure_arena_printf(a, "%s: ratio of mean ms/step B/A%s", head, suffix) : NULL,
             .subtitle =
                 figure_arena_printf(a,
-                                    "Dots: B/A with its %g%% bootstrap interval; below 1: this run is "
+                                    "Dots: B/A with its %g%% interval; below 1: this run is "
                                     "faster. Shaded: the noise band of +/-%g%%.",
                                     (1.0 - r->opt.alpha) * 100.0, noise * 100.0),
             .axis_label = "ratio B/A (log scale)",
@@ -469,14 +469,30 @@ static int crep_init(struct crep *x, const struct compare_result *r)
         !x->subtitle || !x->result)
         return error_set(BG_ENOMEM, "out of memory");
     double conf = (1.0 - r->opt.alpha) * 100.0, noise = r->opt.noise * 100.0;
+    for (size_t k = 0; k < r->npairs; k++) {
+        const struct compare_pair *p = &r->pairs[k];
+        if (p->drift &&
+            (err = add_paragraph(
+                 x, util_printf("MACHINE DRIFT: the drift canary (a fixed C GEMM and memory copy timed before "
+                                "every cell) ran %.3fx [%.3f, %.3f] as long in run [%zu] as in the baseline: the "
+                                "machine itself moved beyond the +/-%g%% band, so the %zu verdicts of that "
+                                "comparison are confounded by machine drift. Rerun both sides interleaved "
+                                "(benchgen run SPEC --ab).",
+                                p->canary_ratio, p->canary_lo, p->canary_hi, p->run, noise, p->ndrift))) < 0)
+            return err;
+    }
     if ((err = add_paragraph(
              x,
-             util_printf("A cell is faster or slower only when a Mann-Whitney U test on the step times is "
+             util_printf("The process is the unit: each process (repeat) gives its mean ms/step. A cell is "
+                         "faster or slower only when each side has at least %d processes, a t-test on the log "
+                         "per-process means (paired for the two arms of one interleaved run --ab) is "
                          "significant at %g after Benjamini-Hochberg correction over the comparison's tested "
-                         "cells and the %g%% bootstrap interval of the ratio of means B/A (this run over the "
-                         "baseline) lies entirely outside the noise band of +/-%g%%; same when the interval "
-                         "lies inside the band; ambiguous otherwise.",
-                         r->opt.alpha, conf, noise))) < 0 ||
+                         "cells and its %g%% interval of the ratio B/A (this run over the baseline) lies "
+                         "entirely outside the cell's noise band: +/-%g%%, or the cell's measured "
+                         "between-process CV when larger; same when the interval lies inside the band; "
+                         "ambiguous otherwise, with the reason. Noise (CV) is that measured between-process "
+                         "CV; too noisy: a 5%% change could not be found with the processes given.",
+                         SIGNIFICANCE_MIN_PROCESSES, r->opt.alpha, conf, noise))) < 0 ||
         (err = add_paragraph(
              x,
              strdup(
@@ -484,10 +500,12 @@ static int crep_init(struct crep *x, const struct compare_result *r)
                  "mismatch), cells that did not end ok on a side, and cells present on one side only get no "
                  "verdict and no ratio: they show NA and the reason. A cell is confounded when something "
                  "besides the intended change changed in its environment."))) < 0 ||
-        (err = add_paragraph(x, util_printf("%zu bootstrap resamples; at least %d timed steps per side for a "
-                                            "verdict. docs/COMPARE.md explains the rule; compare.json and "
-                                            "compare.xlsx hold every number.",
-                                            r->opt.resamples, SIGNIFICANCE_MIN_SAMPLES))) < 0)
+        (err = add_paragraph(x, util_printf("At least %d timed steps and %d processes per side for a verdict; "
+                                            "below two processes a side the interval is a %zu-resample "
+                                            "bootstrap of the pooled steps, for information. docs/COMPARE.md "
+                                            "explains the rule; compare.json and compare.xlsx hold every number.",
+                                            SIGNIFICANCE_MIN_SAMPLES, SIGNIFICANCE_MIN_PROCESSES,
+                                            r->opt.resamples))) < 0)
         return err;
     for (size_t k = 0; k < r->npairs; k++)
         if ((err = build_forests(x, k)) < 0)
@@ -518,11 +536,18 @@ static char *pair_intent(const struct compare_pair *p)
 
 static char *pair_summary(const struct compare_pair *p)
 {
+    char canary[200] = "";
+    if (p->canary_a >= 2 && p->canary_b >= 2)
+        snprintf(canary, sizeof(canary), " Drift canary B/A %.4f [%.4f, %.4f]: %s.", p->canary_ratio, p->canary_lo,
+                 p->canary_hi,
+                 p->drift ? "the machine moved, verdicts confounded by machine drift" : "the machine did not move");
+    else
+        snprintf(canary, sizeof(canary), " Drift canary: not recorded.");
     return util_printf(
         "%zu slower, %zu faster, %zu same, %zu ambiguous, %zu untested, %zu mismatched, %zu only in "
-        "baseline, %zu only in this run; %zu confounded.",
+        "baseline, %zu only in this run; %zu confounded; %zu confounded by machine drift.%s",
         p->nslower, p->nfaster, p->nsame, p->nambiguous, p->nuntested, p->nmismatch, p->nonly_base,
-        p->nonly_run, p->nconfounded);
+        p->nonly_run, p->nconfounded, p->ndrift, canary);
 }
 
 /* ---- rendering -------------------------------------------------------------------- */

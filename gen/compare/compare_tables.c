@@ -59,6 +59,9 @@ static char *cell_note(const struct compare_cell *c)
     }
     if (!err && c->confounded)
         err = strbuf_printf(&sb, "%sconfounded: %s", sb.len ? "; " : "", c->unintended);
+    if (!err && c->drift)
+        err = strbuf_printf(&sb, "%sconfounded by machine drift: canary %.4f, B/A / canary %.4f", sb.len ? "; " : "",
+                            c->canary_ratio, c->t.ratio / c->canary_ratio);
     if (err) {
         strbuf_free(&sb);
         return NULL;
@@ -93,11 +96,11 @@ int compare_tables_runs(const struct crep *x, struct table *t)
 
 int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
 {
-    static const char *const head[] = {"Cell",   "A ms/step", "B ms/step", "B/A",
-                                       "95% CI", "q (BH)",    "Verdict",   "Note"};
-    static const int numeric[] = {0, 1, 1, 1, 1, 1, 0, 0};
-    int err = table_init(t, 8);
-    for (size_t c = 0; c < 8 && !err; c++)
+    static const char *const head[] = {"Cell",  "A ms/step", "B ms/step", "Processes A/B", "Noise (CV)",
+                                       "B/A",   "95% CI",    "q (BH)",    "Verdict",       "Note"};
+    static const int numeric[] = {0, 1, 1, 1, 1, 1, 1, 1, 0, 0};
+    int err = table_init(t, 10);
+    for (size_t c = 0; c < 10 && !err; c++)
         err = table_head(t, c, head[c], numeric[c]);
     for (size_t i = 0; i < p->ncells && !err; i++) {
         const struct compare_cell *c = &p->cells[i];
@@ -114,25 +117,34 @@ int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
         err = err ? err : table_set(t, r, 1, isfinite(va) ? 0 : TC_NA, va, "%s", a);
         err = err ? err : table_set(t, r, 2, isfinite(vb) ? 0 : TC_NA, vb, "%s", b);
         if (!err && c->t.valid) {
-            err = table_set(t, r, 3, 0, c->t.ratio, "%.4f", c->t.ratio);
-            err = err ? err : table_set(t, r, 4, 0, NAN, "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
-            if (!err && isfinite(c->t.p_adj))
-                err = c->t.p_adj < 1e-4 ? table_set(t, r, 5, 0, c->t.p_adj, "%.1e", c->t.p_adj)
-                                        : table_set(t, r, 5, 0, c->t.p_adj, "%.4f", c->t.p_adj);
+            bool few = c->t.groups_a < SIGNIFICANCE_MIN_PROCESSES || c->t.groups_b < SIGNIFICANCE_MIN_PROCESSES;
+            err = table_set(t, r, 3, few ? TC_WARN : 0, NAN, "%zu/%zu", c->t.groups_a, c->t.groups_b);
+            if (!err && isfinite(c->t.cv_process))
+                err = table_set(t, r, 4, c->t.too_noisy ? TC_WARN : 0, c->t.cv_process * 100.0, "%.1f%%%s",
+                                c->t.cv_process * 100.0, c->t.too_noisy ? " (too noisy for 5%)" : "");
             else if (!err)
-                err = table_set(t, r, 5, TC_NA, NAN, "NA");
+                err = table_set(t, r, 4, TC_NA, NAN, "NA (fewer than 2 processes a side)");
+            err = err ? err : table_set(t, r, 5, 0, c->t.ratio, "%.4f", c->t.ratio);
+            err = err ? err : table_set(t, r, 6, 0, NAN, "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
+            if (!err && isfinite(c->t.p_adj))
+                err = c->t.p_adj < 1e-4 ? table_set(t, r, 7, 0, c->t.p_adj, "%.1e", c->t.p_adj)
+                                        : table_set(t, r, 7, 0, c->t.p_adj, "%.4f", c->t.p_adj);
+            else if (!err)
+                err = table_set(t, r, 7, TC_NA, NAN, "NA");
         } else if (!err) {
             crep_untested_reason(c, why, sizeof(why));
-            err = table_set(t, r, 3, TC_NA, NAN, "NA (%s)", why);
+            err = table_set(t, r, 3, TC_NA, NAN, "NA");
             err = err ? err : table_set(t, r, 4, TC_NA, NAN, "NA");
-            err = err ? err : table_set(t, r, 5, TC_NA, NAN, "NA");
+            err = err ? err : table_set(t, r, 5, TC_NA, NAN, "NA (%s)", why);
+            err = err ? err : table_set(t, r, 6, TC_NA, NAN, "NA");
+            err = err ? err : table_set(t, r, 7, TC_NA, NAN, "NA");
         }
         unsigned bg = c->match == COMPARE_MATCHED ? verdict_bg(c->t.verdict) : 0;
         unsigned vflags = c->t.verdict == SIGNIFICANCE_NONE ? TC_NA : bg ? TC_HEAT : 0;
-        err = err ? err : table_set(t, r, 6, vflags, NAN, "%s", v);
+        err = err ? err : table_set(t, r, 8, vflags, NAN, "%s", v);
         if (!err && bg)
-            t->cells[(size_t)r * t->ncols + 6].bg = bg;
-        err = err ? err : table_set(t, r, 7, c->confounded ? TC_WARN : 0, NAN, "%s", note);
+            t->cells[(size_t)r * t->ncols + 8].bg = bg;
+        err = err ? err : table_set(t, r, 9, c->confounded || c->drift ? TC_WARN : 0, NAN, "%s", note);
         free(note);
     }
     return err ? err : table_finish(t);

@@ -108,7 +108,11 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
                                        "p",          "q (BH)",
                                        "Verdict",    "Why",
                                        "Confounded", "Unintended changes",
-                                       "Mismatch"};
+                                       "Mismatch",   "Processes A",
+                                       "Processes B", "Noise CV",
+                                       "Noise band", "Processes for 5%",
+                                       "Too noisy",  "Canary B/A",
+                                       "Machine drift", "Ratio / canary"};
     size_t nh = sizeof(head) / sizeof(*head);
     lxw_row_t hr = 3, r = hr + 1;
     sheet_head(c, ws, x->title, x->method[0], head, nh, hr);
@@ -136,13 +140,24 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
             put_num_or_na(c, ws, r, 13, t->valid ? t->ratio : NAN, c->ratio, na);
             put_num_or_na(c, ws, r, 14, t->valid ? t->ci_lo : NAN, c->ratio, t->valid ? "NA" : na);
             put_num_or_na(c, ws, r, 15, t->valid ? t->ci_hi : NAN, c->ratio, t->valid ? "NA" : na);
-            put_num_or_na(c, ws, r, 16, t->valid ? t->mwu.p : NAN, c->sci, t->valid ? "NA" : na);
+            put_num_or_na(c, ws, r, 16, t->valid ? t->p : NAN, c->sci, t->valid ? "NA" : na);
             put_num_or_na(c, ws, r, 17, t->valid ? t->p_adj : NAN, c->sci, t->valid ? "NA" : na);
             workbook_put_str(&c->w, ws, r, 18, v, t->verdict == SIGNIFICANCE_NONE ? c->w.na : NULL);
             workbook_put_str(&c->w, ws, r, 19, cell->match == COMPARE_MATCHED ? t->why : why, NULL);
             workbook_put_str(&c->w, ws, r, 20, cell->confounded ? "yes" : "no", NULL);
             workbook_put_str(&c->w, ws, r, 21, cell->unintended, NULL);
             workbook_put_str(&c->w, ws, r, 22, cell->mismatch, NULL);
+            put_num_or_na(c, ws, r, 23, t->valid ? (double)t->groups_a : NAN, c->w.int0, t->valid ? "NA" : na);
+            put_num_or_na(c, ws, r, 24, t->valid ? (double)t->groups_b : NAN, c->w.int0, t->valid ? "NA" : na);
+            put_num_or_na(c, ws, r, 25, t->valid ? t->cv_process : NAN, c->ratio,
+                          t->valid ? "NA (fewer than 2 processes a side)" : na);
+            put_num_or_na(c, ws, r, 26, t->valid ? t->band : NAN, c->ratio, t->valid ? "NA" : na);
+            put_num_or_na(c, ws, r, 27, t->valid && t->needed ? (double)t->needed : NAN, c->w.int0,
+                          t->valid ? (t->per_process ? "NA (never: 5% is inside the noise)" : "NA") : na);
+            workbook_put_str(&c->w, ws, r, 28, t->valid ? (t->too_noisy ? "yes" : "no") : "NA", NULL);
+            put_num_or_na(c, ws, r, 29, cell->canary_ratio, c->ratio, "NA (no canary)");
+            workbook_put_str(&c->w, ws, r, 30, cell->drift ? "yes" : "no", NULL);
+            put_num_or_na(c, ws, r, 31, t->valid ? t->ratio / cell->canary_ratio : NAN, c->ratio, "NA");
         }
         free(label);
     }
@@ -157,6 +172,7 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     worksheet_set_column(ws, 2, 17, 11, NULL);
     worksheet_set_column(ws, 18, 18, 18, NULL);
     worksheet_set_column(ws, 19, 22, 36, NULL);
+    worksheet_set_column(ws, 23, 31, 12, NULL);
     worksheet_freeze_panes(ws, hr + 1, 2);
     if (last > hr)
         worksheet_autofilter(ws, hr, 0, last, (lxw_col_t)(nh - 1));

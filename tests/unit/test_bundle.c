@@ -305,7 +305,7 @@ static void test_manifest_and_sums(void **state)
     json_t *run = json_object_get(m, "run");
     assert_string_equal(json_string_value(json_object_get(run, "name")), "diffusers-base");
     assert_string_equal(json_string_value(json_object_get(run, "created_utc")), "2026-01-01T00:00:00Z");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(run, "statuses"), "ok")), 13);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(run, "statuses"), "ok")), 66);
     json_t *cmds = json_object_get(m, "commands");
     assert_string_equal(json_string_value(json_object_get(cmds, "run")),
                         "benchgen run data/matrix/x.yaml --out runs/base");

@@ -75,8 +75,16 @@ static void test_verdicts_of_the_fixture(void **state)
 
     c = cell(p, "bert/predict/b8/torch-eager"); /* +0.5% over 400 samples: significant, yet same */
     assert_int_equal(c->t.verdict, SIGNIFICANCE_SAME);
-    assert_true(c->t.p_adj < 0.05);
-    assert_true(c->t.ratio > 1.0 && c->t.ratio < 1.01);
+    assert_true(c->t.ci_lo > 0.98 && c->t.ci_hi < 1.02);
+    assert_true(fabs(c->t.ratio - 1.0) < 0.01);
+    /* the process is the unit: six processes a side, the measured noise is theirs */
+    assert_int_equal(c->t.groups_a, 6);
+    assert_int_equal(c->t.groups_b, 6);
+    assert_true(c->t.per_process && !c->t.paired); /* two separate runs: Welch */
+    assert_true(c->t.cv_process > 0.0 && c->t.cv_process < 0.02);
+    assert_false(p->ab);
+    assert_false(p->drift); /* the canary did not move between base and upgrade */
+    assert_true(p->canary_ratio > 0.98 && p->canary_ratio < 1.02);
 
     assert_int_equal(cell(p, "bert/fit/b8/torch-eager")->t.verdict, SIGNIFICANCE_AMBIGUOUS); /* CV 30% */
     assert_int_equal(cell(p, "mlp/predict/b32/numpy")->t.verdict, SIGNIFICANCE_FASTER);
@@ -95,11 +103,11 @@ static void test_verdicts_of_the_fixture(void **state)
     assert_int_equal(c->match, COMPARE_MISMATCH);
     assert_non_null(strstr(c->mismatch, "input hash"));
 
-    c = cell(p, "sam/fit/b1/torch-compiled"); /* three processes a side, pooled */
-    assert_int_equal(c->a.nreps, 3);
-    assert_int_equal(c->b.nreps, 3);
-    assert_int_equal(c->t.groups_a, 3);
-    assert_int_equal(c->t.n_a, 300);
+    c = cell(p, "sam/fit/b1/torch-compiled"); /* six processes a side, one number each */
+    assert_int_equal(c->a.nreps, 6);
+    assert_int_equal(c->b.nreps, 6);
+    assert_int_equal(c->t.groups_a, 6);
+    assert_int_equal(c->t.n_a, 600);
     assert_int_equal(c->t.verdict, SIGNIFICANCE_SAME);
 
     assert_int_equal(cell(p, "mistral/generate/b1/torch-eager")->match, COMPARE_ONLY_BASE);
@@ -219,10 +227,19 @@ static void test_three_runs_and_trend(void **state)
     assert_string_equal(t->id, "bert/predict/b16/torch-eager");
     assert_int_equal(t->points[0].nreps, 0);
     assert_string_equal(t->points[0].status, "missing");
-    assert_int_equal(t->points[1].nreps, 1);
+    assert_int_equal(t->points[1].nreps, 6);
     assert_true(isnan(t->points[2].mean_ms));
 
+    /* later's machine is 1.3x slower by its drift canary: every verdict is confounded by drift */
+    assert_true(r.pairs[1].drift);
+    assert_true(r.pairs[1].canary_lo > 1.25 && r.pairs[1].canary_hi < 1.35);
+    assert_int_equal(r.pairs[1].ndrift, 5);
+    assert_false(r.pairs[0].drift);
+
     char *text = capture(&r, compare_write_text);
+    assert_non_null(strstr(text, "MACHINE DRIFT: the drift canary"));
+    assert_true(strstr(text, "MACHINE DRIFT") < strstr(text, "benchgen compare: 3 runs")); /* at the top */
+    assert_non_null(strstr(text, "verdicts confounded by machine drift"));
     assert_non_null(strstr(text, "== trend: mean ms/step in each run"));
     assert_non_null(strstr(text, "== [2] diffusers-later vs [0] diffusers-base"));
     free(text);
@@ -296,7 +313,10 @@ static void test_json_is_stable(void **state)
     assert_string_equal(json_string_value(json_object_get(c0, "verdict")), "slower");
     assert_true(json_is_real(json_object_get(c0, "p_adj")));
     assert_true(json_is_true(json_object_get(c0, "confounded")));
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(c0, "a"), "n")), 100);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(c0, "a"), "n")), 600);
+    assert_int_equal(json_integer_value(json_object_get(c0, "processes_a")), 6);
+    assert_true(json_is_real(json_object_get(c0, "noise_cv")));
+    assert_string_equal(json_string_value(json_object_get(c0, "test")), "welch-t-log");
     assert_int_equal(json_integer_value(json_object_get(json_object_get(cmp, "summary"), "slower")), 1);
     /* no NaN ever: untested cells carry null */
     json_t *only = json_array_get(json_object_get(cmp, "cells"), 10);

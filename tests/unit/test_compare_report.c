@@ -213,8 +213,8 @@ static void test_three_runs_twice_same_bytes(void **state)
     assert_non_null(strstr(md, "](charts/trend-1.png)"));
     assert_non_null(strstr(md, "## Trend: mean ms/step in each run"));
     /* the trend table: a cell missing from a run says so */
-    assert_non_null(strstr(md, "| mistral/generate/b1/torch-eager | 701.84 | NA (absent) | NA (absent) |"));
-    assert_non_null(strstr(md, "| gemma/fit/b1/torch-eager | 250.40 | NA (error) | NA (absent) |"));
+    assert_non_null(strstr(md, "| mistral/generate/b1/torch-eager | 699.21 | NA (absent) | NA (absent) |"));
+    assert_non_null(strstr(md, "| gemma/fit/b1/torch-eager | 249.79 | NA (error) | NA (absent) |"));
     free(md);
     char *pdf = NULL, *pdf_path = util_printf("%s/compare.pdf", a);
     size_t pdf_len = 0;
@@ -358,43 +358,49 @@ static void test_verdict_table_matches_json(void **state)
         const char *sec = strstr(md, heading);
         assert_non_null(sec);
         const char *table =
-            strstr(sec, "\n| Cell | A ms/step | B ms/step | B/A | 95% CI | q (BH) | Verdict | Note |");
+            strstr(sec, "\n| Cell | A ms/step | B ms/step | Processes A/B | Noise (CV) | B/A | 95% CI | q (BH) | Verdict | Note |");
         assert_non_null(table);
         const char *line = strchr(strchr(table + 1, '\n') + 1, '\n') + 1; /* past the header and rule */
         for (size_t i = 0; i < json_array_size(cells); i++) {
             json_t *c = json_array_get(cells, i);
             char *col[16];
             size_t n = md_cells(line, col, 16);
-            assert_int_equal(n, 8);
+            assert_int_equal(n, 10);
             assert_string_equal(col[0], json_string_value(json_object_get(c, "id")));
             char want[128];
             expected_verdict(want, sizeof(want), c);
-            assert_string_equal(col[6], want);
+            assert_string_equal(col[8], want);
             if (json_is_true(json_object_get(c, "tested"))) {
                 char lo[32], hi[32], ratio[32], ci[80];
                 fmt4(ratio, sizeof(ratio), json_object_get(c, "ratio"));
                 fmt4(lo, sizeof(lo), json_object_get(c, "ci_lo"));
                 fmt4(hi, sizeof(hi), json_object_get(c, "ci_hi"));
                 snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
-                assert_string_equal(col[3], ratio);
-                assert_string_equal(col[4], ci);
-                assert_true(col[5][0] >= '0' && col[5][0] <= '9'); /* q */
+                assert_string_equal(col[5], ratio);
+                assert_string_equal(col[6], ci);
+                assert_true(col[7][0] >= '0' && col[7][0] <= '9'); /* q */
+                /* processes per side and the measured noise, as in the JSON */
+                char procs[32];
+                snprintf(procs, sizeof(procs), "%d/%d", (int)json_integer_value(json_object_get(c, "processes_a")),
+                         (int)json_integer_value(json_object_get(c, "processes_b")));
+                assert_string_equal(col[3], procs);
+                assert_true(strchr(col[4], '%') != NULL);
                 tested++;
             } else {
                 /* no verdict: NA and the reason, never a number */
                 assert_true(json_is_null(json_object_get(c, "ratio")));
-                assert_true(strncmp(col[3], "NA (", 4) == 0);
-                assert_string_equal(col[4], "NA");
-                assert_string_equal(col[5], "NA");
+                assert_true(strncmp(col[5], "NA (", 4) == 0);
+                assert_string_equal(col[6], "NA");
+                assert_string_equal(col[7], "NA");
                 const char *match = json_string_value(json_object_get(c, "match"));
                 if (!strcmp(match, "mismatch"))
-                    assert_string_equal(col[3], "NA (mismatch)");
+                    assert_string_equal(col[5], "NA (mismatch)");
                 if (!strcmp(match, "only_baseline")) {
-                    assert_string_equal(col[3], "NA (only in baseline)");
+                    assert_string_equal(col[5], "NA (only in baseline)");
                     assert_string_equal(col[2], "NA (not in this run)");
                 }
                 if (!strcmp(match, "only_run")) {
-                    assert_string_equal(col[3], "NA (only in this run)");
+                    assert_string_equal(col[5], "NA (only in this run)");
                     assert_string_equal(col[1], "NA (not in the baseline)");
                 }
                 untested++;
@@ -418,7 +424,9 @@ static void test_verdict_table_matches_json(void **state)
     assert_int_equal(untested, 11);
     /* the summary lines and the geometric means agree too */
     assert_non_null(strstr(md, "**1 slower, 1 faster, 4 same, 1 ambiguous, 1 untested, 2 mismatched, 1 only "
-                               "in baseline, 1 only in this run; 7 confounded.**"));
+                               "in baseline, 1 only in this run; 7 confounded; 0 confounded by machine drift."));
+    assert_non_null(strstr(md, "5 confounded by machine drift. Drift canary B/A 1.3013"));
+    assert_non_null(strstr(md, "MACHINE DRIFT: the drift canary"));
     json_t *p0 = json_array_get(pairs, 0), *backends = json_object_get(p0, "backends");
     json_int_t ngeo = 0;
     for (size_t i = 0; i < json_array_size(backends); i++)

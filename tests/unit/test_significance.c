@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "stats/significance.h"
+#include "stats/tdist.h"
 
 /* ---- a seeded normal generator for the simulations ---------------------- */
 
@@ -50,12 +51,37 @@ static void fill(double *x, size_t n, double ms, double cv, uint64_t *s)
     }
 }
 
-/* One cell compared on its own (BH over one test is the raw p). */
+/* One cell compared on its own (BH over one test is the raw p), from one
+ * process per side: below the minimum of processes, never a change. */
 static enum significance_verdict one_cell(const double *a, size_t na, const double *b, size_t nb,
                                           size_t resamples, struct significance_test *t)
 {
     struct significance_group ga = {a, na}, gb = {b, nb};
-    assert_int_equal(significance_test(&ga, 1, &gb, 1, 0.95, resamples, t), 0);
+    assert_int_equal(significance_test(&ga, 1, &gb, 1, 0.95, resamples, 0, t), 0);
+    assert_int_equal(significance_decide(t, 1, SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE), 0);
+    return t->verdict;
+}
+
+/* P processes per side of n steps: each process's mean is off by a normal
+ * process effect of CV pcv (thread placement, memory layout, clocks), its
+ * steps by a step noise of CV 5% around it. x holds 2 * P * n values. */
+static void fill_procs(double *x, size_t P, size_t n, double ms_a, double ms_b, double pcv, uint64_t *s,
+                       struct significance_group *ga, struct significance_group *gb)
+{
+    for (size_t side = 0; side < 2; side++)
+        for (size_t k = 0; k < P; k++) {
+            double *px = x + (side * P + k) * n;
+            fill(px, n, (side ? ms_b : ms_a) * exp(pcv * rng_normal(s)), 0.05, s);
+            (side ? gb : ga)[k] = (struct significance_group){px, n};
+        }
+}
+
+static enum significance_verdict procs_cell(double *x, size_t P, size_t n, double ms_a, double ms_b, double pcv,
+                                            uint64_t *s, struct significance_test *t)
+{
+    struct significance_group ga[64], gb[64];
+    fill_procs(x, P, n, ms_a, ms_b, pcv, s, ga, gb);
+    assert_int_equal(significance_test(ga, P, gb, P, 0.95, 200, 0, t), 0);
     assert_int_equal(significance_decide(t, 1, SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE), 0);
     return t->verdict;
 }
@@ -194,8 +220,9 @@ static void test_bh(void **state)
 
 static enum significance_verdict rule(double p_adj, double lo, double hi)
 {
-    struct significance_test t = {
-        .valid = 1, .n_a = 100, .n_b = 100, .p_adj = p_adj, .ci_lo = lo, .ci_hi = hi};
+    struct significance_test t = {.valid = 1,   .n_a = 100,    .n_b = 100,      .groups_a = 6,
+                                  .groups_b = 6, .per_process = 1, .cv_process = 0.0, .p_adj = p_adj,
+                                  .ci_lo = lo,   .ci_hi = hi};
     return significance_verdict(&t, 0.05, 0.02);
 }
 
@@ -218,58 +245,99 @@ static void test_verdict_rule(void **state)
     struct significance_test few = {.valid = 1, .n_a = 4, .n_b = 100, .p_adj = 1e-9, .ci_lo = 2, .ci_hi = 3};
     assert_int_equal(significance_verdict(&few, 0.05, 0.02), SIGNIFICANCE_AMBIGUOUS);
     assert_string_equal(few.why, "too few samples");
+    /* below the minimum of processes: never a change, and the reason says what to run */
+    struct significance_test one = {.valid = 1, .n_a = 100, .n_b = 100, .groups_a = 1, .groups_b = 1,
+                                    .p_adj = 1e-9, .ci_lo = 2, .ci_hi = 3};
+    assert_int_equal(significance_verdict(&one, 0.05, 0.02), SIGNIFICANCE_AMBIGUOUS);
+    assert_non_null(strstr(one.why, "too few processes (1 and 1): at least 5 per side, run with --repeats 6"));
+    /* a noisy cell's band is its measured CV: a 10% change inside a 12% noise is not a change */
+    struct significance_test noisy = {.valid = 1, .n_a = 100, .n_b = 100, .groups_a = 8, .groups_b = 8,
+                                      .per_process = 1, .cv_process = 0.12, .p_adj = 1e-9,
+                                      .ci_lo = 1.08, .ci_hi = 1.12};
+    assert_int_equal(significance_verdict(&noisy, 0.05, 0.02), SIGNIFICANCE_SAME);
+    assert_true(noisy.band == 0.12 && noisy.too_noisy && noisy.needed == 0);
     struct significance_test none = {.valid = 0};
     assert_int_equal(significance_verdict(&none, 0.05, 0.02), SIGNIFICANCE_NONE);
     assert_string_equal(significance_verdict_name(SIGNIFICANCE_SLOWER), "slower");
     assert_string_equal(significance_verdict_name(SIGNIFICANCE_NONE), "none");
 }
 
-/* ---- simulations -------------------------------------------------------- */
+/* ---- Student's t -------------------------------------------------------- */
+
+static void test_tdist(void **state)
+{
+    (void)state;
+    /* table values (any statistics text; scipy.stats.t.ppf) */
+    assert_close(tdist_quantile(0.975, 10), 2.2281388519862735, 1e-9);
+    assert_close(tdist_quantile(0.975, 4), 2.7764451051977987, 1e-9);
+    assert_close(tdist_quantile(0.975, 1), 12.706204736174698, 1e-8);
+    assert_close(tdist_quantile(0.8, 10), 0.8790578285505, 1e-8);
+    assert_close(tdist_quantile(0.025, 10), -2.2281388519862735, 1e-9);
+    /* p of the quantile is its tail, both sides */
+    assert_close(tdist_p_two_sided(2.2281388519862735, 10), 0.05, 1e-9);
+    assert_close(tdist_p_two_sided(12.706204736174698, 1), 0.05, 1e-8);
+    assert_close(tdist_p_two_sided(0.0, 7), 1.0, 1e-12);
+    assert_true(isnan(tdist_p_two_sided(1.0, 0.0)));
+
+    /* Welch and paired on small hand-checked samples */
+    const double la[] = {0.0, 0.1, -0.1, 0.05, -0.05}, lb[] = {0.2, 0.3, 0.1, 0.25, 0.15};
+    struct tdist_test t;
+    assert_int_equal(tdist_test_logs(la, 5, lb, 5, 0, 0.95, &t), 0);
+    assert_close(t.diff, 0.2, 1e-12);
+    assert_close(t.se, sqrt(2 * 0.00625 / 5), 1e-12); /* both variances 0.00625 */
+    assert_close(t.df, 8.0, 1e-12);
+    assert_true(t.p < 0.01 && t.lo > 0.0);
+    assert_int_equal(tdist_test_logs(la, 5, lb, 5, 1, 0.95, &t), 0); /* differences all 0.2 */
+    assert_true(t.se < 1e-12 && t.p < 1e-10 && t.paired);
+    assert_true(tdist_test_logs(la, 1, lb, 5, 0, 0.95, &t) < 0);
+    assert_true(tdist_test_logs(la, 4, lb, 5, 1, 0.95, &t) < 0);
+
+    /* planning: more noise, more processes; a change inside the band, never */
+    size_t quiet = tdist_processes_needed(0.01, 0.02, 0.10, 0.05, 0.8, 0, 1000);
+    size_t loud = tdist_processes_needed(0.04, 0.04, 0.10, 0.05, 0.8, 0, 1000);
+    assert_true(quiet >= 2 && quiet < loud);
+    assert_int_equal(tdist_processes_needed(0.06, 0.06, 0.05, 0.05, 0.8, 0, 1000), 0);
+}
+
+/* ---- simulations: the process is the unit ------------------------------ */
 
 static void test_injected_slowdown_is_slower(void **state)
 {
     (void)state;
     uint64_t s = 1;
-    double a[100], b[100];
+    static double x[2 * 6 * 50];
     struct significance_test t;
-    fill(a, 100, 250.0, 0.02, &s);
-    fill(b, 100, 250.0 * 1.10, 0.02, &s);
-    assert_int_equal(one_cell(a, 100, b, 100, SIGNIFICANCE_RESAMPLES, &t), SIGNIFICANCE_SLOWER);
-    assert_true(t.ratio > 1.08 && t.ratio < 1.12);
+    assert_int_equal(procs_cell(x, 6, 50, 250.0, 250.0 * 1.10, 0.01, &s, &t), SIGNIFICANCE_SLOWER);
+    assert_true(t.ratio > 1.07 && t.ratio < 1.13);
     assert_true(t.ci_lo > 1.02 && t.ci_lo < t.ratio && t.ratio < t.ci_hi);
-    assert_true(t.p_adj < 1e-20);
-
+    assert_true(t.per_process && !t.paired && t.groups_a == 6);
+    assert_true(t.cv_process > 0.003 && t.cv_process < 0.03); /* the measured process CV */
     /* and the mirror image */
-    assert_int_equal(one_cell(b, 100, a, 100, SIGNIFICANCE_RESAMPLES, &t), SIGNIFICANCE_FASTER);
-    assert_true(t.ratio < 0.93);
+    assert_int_equal(procs_cell(x, 6, 50, 250.0 * 1.10, 250.0, 0.01, &s, &t), SIGNIFICANCE_FASTER);
+    assert_true(t.ratio < 0.94);
 }
 
 static void test_small_shift_is_same_even_when_significant(void **state)
 {
     (void)state;
     uint64_t s = 2;
-    static double a[400], b[400];
+    static double x[2 * 12 * 100];
     struct significance_test t;
-    fill(a, 400, 100.0, 0.01, &s);
-    fill(b, 400, 100.5, 0.01, &s);
-    assert_int_equal(one_cell(a, 400, b, 400, SIGNIFICANCE_RESAMPLES, &t), SIGNIFICANCE_SAME);
-    /* the point of the rule: the test does see the 0.5% ... */
-    assert_true(t.p_adj < 0.05);
-    /* ... and the interval says it is far inside the 2% band */
-    assert_true(t.ci_lo > 1.0 && t.ci_hi < 1.01);
+    assert_int_equal(procs_cell(x, 12, 100, 100.0, 100.5, 0.001, &s, &t), SIGNIFICANCE_SAME);
+    assert_true(t.p_adj < 0.05);                  /* the test does see the 0.5% ... */
+    assert_true(t.ci_lo > 1.0 && t.ci_hi < 1.01); /* ... the interval says it is far inside the band */
 }
 
 static void test_noisy_cell_is_ambiguous(void **state)
 {
     (void)state;
     uint64_t s = 3;
-    double a[30], b[30];
+    static double x[2 * 6 * 30];
     struct significance_test t;
-    fill(a, 30, 500.0, 0.30, &s);
-    fill(b, 30, 500.0 * 1.06, 0.30, &s);
-    assert_int_equal(one_cell(a, 30, b, 30, SIGNIFICANCE_RESAMPLES, &t), SIGNIFICANCE_AMBIGUOUS);
-    assert_true(t.ci_hi - t.ci_lo > 0.1); /* the interval is wide ... */
-    assert_true(t.ci_lo < 1.02);          /* ... and reaches into the band */
+    assert_int_equal(procs_cell(x, 6, 30, 500.0, 500.0 * 1.06, 0.30, &s, &t), SIGNIFICANCE_AMBIGUOUS);
+    assert_true(t.ci_hi - t.ci_lo > 0.1);
+    assert_true(t.too_noisy && t.band > 0.1); /* the band is the cell's own noise */
+    assert_non_null(strstr(t.why, "inside this cell's noise"));
 }
 
 static void test_deterministic(void **state)
@@ -287,81 +355,70 @@ static void test_deterministic(void **state)
     assert_memory_equal(&t1.mwu.p, &t2.mwu.p, sizeof(double));
 }
 
-/* Three processes per side whose means differ by a few percent while each is
- * tight: pooling the steps as if independent hides that, the two-stage
- * bootstrap does not. */
-static void test_repeats_widen_the_interval(void **state)
+/* The issue's failure: one process per side whose means differ by the
+ * process effect. Hundreds of steps make the step-level U test "certain";
+ * a process-level verdict refuses, and says how many processes it needs. */
+static void test_one_process_is_never_a_change(void **state)
 {
     (void)state;
     uint64_t s = 5;
-    static double x[6][100];
-    const double offset[6] = {1.00, 1.04, 0.97, 1.02, 0.96, 1.03};
-    struct significance_group ga[3], gb[3];
-    for (int g = 0; g < 6; g++)
-        fill(x[g], 100, 100.0 * offset[g], 0.005, &s);
-    for (int g = 0; g < 3; g++) {
-        ga[g] = (struct significance_group){x[g], 100};
-        gb[g] = (struct significance_group){x[3 + g], 100};
-    }
-    struct significance_test grouped, pooled;
-    assert_int_equal(significance_test(ga, 3, gb, 3, 0.95, SIGNIFICANCE_RESAMPLES, &grouped), 0);
-    assert_int_equal(grouped.groups_a, 3);
-    assert_int_equal(grouped.n_a, 300);
-
-    static double pa[300], pb[300];
-    for (int g = 0; g < 3; g++) {
-        memcpy(pa + 100 * g, x[g], sizeof(x[g]));
-        memcpy(pb + 100 * g, x[3 + g], sizeof(x[g]));
-    }
-    struct significance_group one_a = {pa, 300}, one_b = {pb, 300};
-    assert_int_equal(significance_test(&one_a, 1, &one_b, 1, 0.95, SIGNIFICANCE_RESAMPLES, &pooled), 0);
-    assert_true(grouped.ratio == pooled.ratio);
-    assert_true(grouped.ci_hi - grouped.ci_lo > 4.0 * (pooled.ci_hi - pooled.ci_lo));
-    assert_int_equal(significance_decide(&grouped, 1, 0.05, 0.02), 0);
-    assert_int_equal(grouped.verdict, SIGNIFICANCE_AMBIGUOUS);
-
-    /* an empty group (a repeat with no samples) is ignored, not drawn */
-    struct significance_group with_empty[2] = {{x[0], 100}, {NULL, 0}};
+    static double a[300], b[300];
+    fill(a, 300, 5.30, 0.02, &s);
+    fill(b, 300, 3.02, 0.02, &s); /* sam/predict/b4/torch-eager in the issue */
     struct significance_test t;
-    assert_int_equal(significance_test(with_empty, 2, gb, 1, 0.95, 100, &t), 0);
+    assert_int_equal(one_cell(a, 300, b, 300, SIGNIFICANCE_RESAMPLES, &t), SIGNIFICANCE_AMBIGUOUS);
+    assert_true(t.mwu.p < 1e-10); /* the old evidence */
+    assert_false(t.per_process);
+    assert_non_null(strstr(t.why, "too few processes"));
+
+    /* processes with a process effect: steps pooled look decisive, processes do not */
+    static double x[2 * 6 * 100];
+    struct significance_group ga[6], gb[6];
+    fill_procs(x, 6, 100, 100.0, 100.0, 0.08, &s, ga, gb);
+    assert_int_equal(significance_test(ga, 6, gb, 6, 0.95, 200, 0, &t), 0);
+    assert_int_equal(significance_decide(&t, 1, 0.05, 0.02), 0);
+    assert_true(t.verdict != SIGNIFICANCE_FASTER && t.verdict != SIGNIFICANCE_SLOWER);
+
+    /* an empty group (a repeat with no samples) is ignored */
+    struct significance_group with_empty[2] = {{x, 100}, {NULL, 0}};
+    assert_int_equal(significance_test(with_empty, 2, gb, 1, 0.95, 100, 0, &t), 0);
     assert_int_equal(t.groups_a, 1);
     assert_true(t.valid);
-
     /* no samples at all: not valid, no verdict, not an error */
-    assert_int_equal(significance_test(gb, 0, gb, 1, 0.95, 100, &t), 0);
+    assert_int_equal(significance_test(gb, 0, gb, 1, 0.95, 100, 0, &t), 0);
     assert_false(t.valid);
     assert_int_equal(significance_decide(&t, 1, 0.05, 0.02), 0);
     assert_int_equal(t.verdict, SIGNIFICANCE_NONE);
+
+    /* paired: equal counts and asked for */
+    fill_procs(x, 6, 100, 100.0, 100.0, 0.03, &s, ga, gb);
+    assert_int_equal(significance_test(ga, 6, gb, 6, 0.95, 200, 1, &t), 0);
+    assert_true(t.paired && t.df == 5.0);
+    assert_int_equal(significance_test(ga, 6, gb, 5, 0.95, 200, 1, &t), 0);
+    assert_false(t.paired); /* unequal counts: Welch */
 }
 
-/* 1,000 comparisons of two samples from the same distribution, over a range
- * of sample counts and noise levels: a changed verdict (faster or slower) is
- * a false alarm. The issue asks for at most 5%; the noise band makes it far
- * rarer. The raw U test must also be calibrated: about 5% of p < 0.05. */
+/* 1,000 A/A comparisons of 6 processes a side with a process effect of CV
+ * 1%, 5% or 15% (the issue: synthetic samples without one gave a false
+ * sense of calibration): at most 5% changed verdicts, and the raw
+ * per-process test rejects in about 5% of them. */
 static void test_aa_simulation(void **state)
 {
     (void)state;
-    const size_t ns[] = {10, 30, 100};
-    const double cvs[] = {0.01, 0.05, 0.15};
-    static double a[100], b[100];
+    const double pcvs[] = {0.01, 0.05, 0.15};
+    static double x[2 * 6 * 30];
     uint64_t s = 20240403;
-    int changed = 0, raw_significant = 0, same = 0;
+    int changed = 0, raw_significant = 0;
     for (int i = 0; i < 1000; i++) {
-        size_t n = ns[i % 3];
-        double cv = cvs[(i / 3) % 3];
         double ms = 10.0 + 990.0 * rng_uniform(&s);
-        fill(a, n, ms, cv, &s);
-        fill(b, n, ms, cv, &s);
         struct significance_test t;
-        enum significance_verdict v = one_cell(a, n, b, n, 500, &t);
+        enum significance_verdict v = procs_cell(x, 6, 30, ms, ms, pcvs[i % 3], &s, &t);
         changed += v == SIGNIFICANCE_FASTER || v == SIGNIFICANCE_SLOWER;
-        same += v == SIGNIFICANCE_SAME;
-        raw_significant += t.mwu.p < 0.05;
+        raw_significant += t.p < 0.05;
     }
-    print_message("A/A: %d/1000 changed, %d same, %d raw p < 0.05\n", changed, same, raw_significant);
+    print_message("A/A: %d/1000 changed, %d raw p < 0.05\n", changed, raw_significant);
     assert_true(changed <= 50);
     assert_true(raw_significant >= 25 && raw_significant <= 80);
-    assert_true(same >= 300); /* the quiet cells are recognised as the same */
 }
 
 /* One matrix of 300 A/A cells judged together, and the same matrix with 30
@@ -369,18 +426,17 @@ static void test_aa_simulation(void **state)
 static void test_aa_matrix_with_bh(void **state)
 {
     (void)state;
-    enum { CELLS = 300, N = 40 };
-    static double x[CELLS][2][N];
+    enum { CELLS = 300, P = 6, N = 20 };
+    static double x[CELLS][2 * P * N];
     static struct significance_test t[CELLS];
     uint64_t s = 99;
     for (int pass = 0; pass < 2; pass++) {
         for (int c = 0; c < CELLS; c++) {
             double ms = 20.0 + c;
             double slow = (pass == 1 && c % 10 == 0) ? 1.10 : 1.0;
-            fill(x[c][0], N, ms, 0.03, &s);
-            fill(x[c][1], N, ms * slow, 0.03, &s);
-            struct significance_group ga = {x[c][0], N}, gb = {x[c][1], N};
-            assert_int_equal(significance_test(&ga, 1, &gb, 1, 0.95, 500, &t[c]), 0);
+            struct significance_group ga[P], gb[P];
+            fill_procs(x[c], P, N, ms, ms * slow, 0.01, &s, ga, gb);
+            assert_int_equal(significance_test(ga, P, gb, P, 0.95, 100, 0, &t[c]), 0);
         }
         assert_int_equal(significance_decide(t, CELLS, 0.05, 0.02), 0);
         int false_alarms = 0, found = 0;
@@ -392,9 +448,10 @@ static void test_aa_matrix_with_bh(void **state)
             else
                 false_alarms += changed;
         }
+        print_message("matrix pass %d: %d false alarms, %d of 30 found\n", pass, false_alarms, found);
         assert_true(false_alarms <= CELLS / 20);
         if (pass == 1)
-            assert_int_equal(found, CELLS / 10);
+            assert_true(found >= 27);
     }
 }
 
@@ -410,7 +467,7 @@ int main(void)
         cmocka_unit_test(test_small_shift_is_same_even_when_significant),
         cmocka_unit_test(test_noisy_cell_is_ambiguous),
         cmocka_unit_test(test_deterministic),
-        cmocka_unit_test(test_repeats_widen_the_interval),
+        cmocka_unit_test(test_one_process_is_never_a_change), cmocka_unit_test(test_tdist),
         cmocka_unit_test(test_aa_simulation),
         cmocka_unit_test(test_aa_matrix_with_bh),
     };
