@@ -26,7 +26,8 @@
 # missing), so a long calibration can be extended or re-analysed.
 #
 # --short is the version `make test` runs (tests/integration/test_compare_calibration.sh):
-# one A/A and one 25% power comparison on NumPy cells, and the drift pair.
+# one A/A (the two NumPy predict cells) and one 25% power comparison, and the
+# drift pair on the same two cells.
 # Exit status: 0 every criterion met, 1 some criterion failed, 2 usage.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,7 +74,9 @@ ab() { # NAME SPEC [run options...]
 only=
 for b in ${backends//,/ }; do only+="${only:+,}backend=$b"; done
 
-for k in $(seq 1 "$aa"); do ab "aa-numpy-$k" "$cal/aa-numpy.yaml"; done
+aa_only=()
+[ $short = 1 ] && aa_only=(--only task=predict)
+for k in $(seq 1 "$aa"); do ab "aa-numpy-$k" "$cal/aa-numpy.yaml" "${aa_only[@]}"; done
 for k in $(seq 1 "$aaf"); do ab "aa-frameworks-$k" "$cal/aa-frameworks.yaml" --only "$only"; done
 shares="0.25 0.10 -0.20"
 [ $short = 1 ] && shares=0.25
@@ -92,7 +95,7 @@ drift() { # NAME
     [ $analyse_only = 1 ] && { echo "missing $dir/$name (--analyse-only)" >&2; return 1; }
     rm -rf "${dir:?}/$name"
     echo "$(date -u +%FT%TZ) start $name load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
-    "$BENCHGEN" run "$cal/aa-numpy.yaml" --repeats "$repeats" --out "$dir/$name" >"$dir/$name.out" 2>&1
+    "$BENCHGEN" run "$cal/aa-numpy.yaml" --repeats "$repeats" "${aa_only[@]}" --out "$dir/$name" >"$dir/$name.out" 2>&1
     local rc=$?
     echo "$(date -u +%FT%TZ) end   $name rc $rc load $(cut -d' ' -f1-3 /proc/loadavg)" >>"$log"
     [ $rc -le 1 ] && touch "$dir/$name.done"

@@ -10,7 +10,7 @@ import os
 import numpy as np
 
 UNITS = 40
-N = 96
+N = 160
 
 
 def inputs(cell):
