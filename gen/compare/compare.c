@@ -370,21 +370,21 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
     struct significance_test *tests = NULL;
     int err = 0;
 
-    if ((err = compare_env_add_patterns(p, r->opt.intended)) < 0 || (err = compare_env_add_with_pins(p, A->command_line)) < 0 ||
-        (err = compare_env_add_with_pins(p, B->command_line)) < 0)
+    if ((err = compare_env_add_patterns(&p->intended, &p->nintended, r->opt.intended)) < 0 || (err = compare_env_add_with_pins(&p->intended, &p->nintended, A->command_line)) < 0 ||
+        (err = compare_env_add_with_pins(&p->intended, &p->nintended, B->command_line)) < 0)
         return err;
     for (int side = 0; side < 2; side++) { /* the pins recorded as run.with, one per value */
         const struct kvlist *env = side ? &B->env : &A->env;
         for (size_t i = 0; i < env->n; i++) {
             const char *v = env->items[i].value, *eq = v ? strstr(v, "==") : NULL;
             if (strcmp(env->items[i].key, "run.with") == 0 && eq && eq > v &&
-                (err = compare_env_add_pattern(p, v, (size_t)(eq - v))) < 0)
+                (err = compare_env_add_pattern(&p->intended, &p->nintended, v, (size_t)(eq - v))) < 0)
                 return err;
         }
     }
     if ((err = compare_env_diff(&A->env, &B->env, &p->env, &p->nenv)) < 0)
         return err;
-    compare_env_mark_intended(p->env, p->nenv, p);
+    compare_env_mark_intended(p->env, p->nenv, p->intended, p->nintended);
     {
         const char *ta = kvlist_get(&A->env, "run.ab"), *tb = kvlist_get(&B->env, "run.ab");
         p->ab = ta && tb && !strcmp(ta, "a") && !strcmp(tb, "b") && A->command_line && B->command_line &&
@@ -438,7 +438,7 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
                 if (ra->environment.n && rb->environment.n &&
                     (err = compare_env_diff(&ra->environment, &rb->environment, &c->changes, &c->nchanges)) < 0)
                     break;
-                compare_env_mark_intended(c->changes, c->nchanges, p);
+                compare_env_mark_intended(c->changes, c->nchanges, p->intended, p->nintended);
                 if ((err = confounding_(p, c)) < 0)
                     break;
                 if (c->match == COMPARE_MATCHED && !strcmp(a.status, "ok") && !strcmp(b.status, "ok"))

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "compare/compare_env.h"
 #include "store/rundata.h"
 #include "stats/significance.h"
 
@@ -51,13 +52,6 @@ enum compare_match {
     COMPARE_ONLY_RUN     /* the cell is not in the baseline */
 };
 
-/* One environment key whose value differs between the two sides. */
-struct compare_change {
-    char *key;     /* "pkg.diffusers", "cuda.runtime", "gpu.0.name" */
-    char *a, *b;   /* NULL when the key is absent on that side */
-    bool counted;  /* a component that can change performance */
-    bool intended; /* matches the comparison's intent */
-};
 
 /* One identity in one run: its repeats, pooled. */
 struct compare_side {

@@ -69,7 +69,7 @@ const char *compare_env_display_key(const char *key)
     return strncmp(key, "pkg.", 4) == 0 ? key + 4 : key;
 }
 
-int compare_env_add_pattern(struct compare_pair *p, const char *s, size_t n)
+int compare_env_add_pattern(char ***pats, size_t *npats, const char *s, size_t n)
 {
     while (n > 0 && isspace((unsigned char)*s)) {
         s++;
@@ -79,33 +79,33 @@ int compare_env_add_pattern(struct compare_pair *p, const char *s, size_t n)
         n--;
     if (n == 0)
         return 0;
-    for (size_t i = 0; i < p->nintended; i++)
-        if (strlen(p->intended[i]) == n && strncmp(p->intended[i], s, n) == 0)
+    for (size_t i = 0; i < (*npats); i++)
+        if (strlen((*pats)[i]) == n && strncmp((*pats)[i], s, n) == 0)
             return 0;
-    char **grown = realloc(p->intended, (p->nintended + 1) * sizeof(*grown));
+    char **grown = realloc((*pats), ((*npats) + 1) * sizeof(*grown));
     if (!grown)
         return error_set(BG_ENOMEM, "out of memory");
-    p->intended = grown;
-    if (!(p->intended[p->nintended] = strndup(s, n)))
+    (*pats) = grown;
+    if (!((*pats)[(*npats)] = strndup(s, n)))
         return error_set(BG_ENOMEM, "out of memory");
-    p->nintended++;
+    (*npats)++;
     return 0;
 }
 
-int compare_env_add_patterns(struct compare_pair *p, const char *list)
+int compare_env_add_patterns(char ***pats, size_t *npats, const char *list)
 {
     int err = 0;
     while (list && *list && !err) {
         const char *comma = strchr(list, ',');
         size_t n = comma ? (size_t)(comma - list) : strlen(list);
-        err = compare_env_add_pattern(p, list, n);
+        err = compare_env_add_pattern(pats, npats, list, n);
         list = comma ? comma + 1 : NULL;
     }
     return err;
 }
 
 /* The packages a run pinned with `--with PKG==VER` (or --with=PKG==VER). */
-int compare_env_add_with_pins(struct compare_pair *p, const char *command_line)
+int compare_env_add_with_pins(char ***pats, size_t *npats, const char *command_line)
 {
     const char *s = command_line;
     int err = 0;
@@ -134,7 +134,7 @@ int compare_env_add_with_pins(struct compare_pair *p, const char *command_line)
             if (*q == '\'' || *q == '"')
                 q++;
             if (eq < end && eq > q)
-                err = compare_env_add_pattern(p, q, (size_t)(eq - q));
+                err = compare_env_add_pattern(pats, npats, q, (size_t)(eq - q));
         }
         s = end;
     }
@@ -217,12 +217,12 @@ int compare_env_diff(const struct kvlist *a, const struct kvlist *b, struct comp
     return err;
 }
 
-void compare_env_mark_intended(struct compare_change *c, size_t n, const struct compare_pair *p)
+void compare_env_mark_intended(struct compare_change *c, size_t n, char *const *pats, size_t npats)
 {
     for (size_t i = 0; i < n; i++) {
         c[i].intended = false;
-        for (size_t k = 0; c[i].counted && k < p->nintended && !c[i].intended; k++)
-            c[i].intended = intent_matches_(p->intended[k], c[i].key);
+        for (size_t k = 0; c[i].counted && k < npats && !c[i].intended; k++)
+            c[i].intended = intent_matches_(pats[k], c[i].key);
     }
 }
 

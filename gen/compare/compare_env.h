@@ -15,7 +15,14 @@
 #include <stddef.h>
 
 #include "base/util.h"
-#include "compare/compare.h"
+
+/* One environment key whose value differs between the two sides. */
+struct compare_change {
+    char *key;     /* "pkg.diffusers", "cuda.runtime", "gpu.0.name" */
+    char *a, *b;   /* NULL when the key is absent on that side */
+    bool counted;  /* a component that can change performance */
+    bool intended; /* matches the comparison's intent */
+};
 
 /* True when key can change performance (not a path, a host name, ...). */
 bool compare_env_counted(const char *key);
@@ -23,20 +30,21 @@ bool compare_env_counted(const char *key);
 /* "pkg.diffusers" -> "diffusers"; other keys as they are. Borrowed. */
 const char *compare_env_display_key(const char *key);
 
-/* Adds s[0..n) as an intent pattern of p (PEP 503 normalised). */
-int compare_env_add_pattern(struct compare_pair *p, const char *s, size_t n);
+/* Adds s[0..n) to the intent patterns (*pats)[0..*npats) unless there (a
+ * malloc'd array of malloc'd strings, the caller's to free). */
+int compare_env_add_pattern(char ***pats, size_t *npats, const char *s, size_t n);
 
 /* Adds each of "pat[,pat...]" (may be NULL). */
-int compare_env_add_patterns(struct compare_pair *p, const char *list);
+int compare_env_add_patterns(char ***pats, size_t *npats, const char *list);
 
 /* Adds the PKG of every `--with PKG==VER` in a run's command line. */
-int compare_env_add_with_pins(struct compare_pair *p, const char *command_line);
+int compare_env_add_with_pins(char ***pats, size_t *npats, const char *command_line);
 
 /* The keys whose values differ between a and b, sorted by key. */
 int compare_env_diff(const struct kvlist *a, const struct kvlist *b, struct compare_change **out, size_t *n);
 
-/* Sets each change's intended flag from p's patterns. */
-void compare_env_mark_intended(struct compare_change *c, size_t n, const struct compare_pair *p);
+/* Sets each counted change's intended flag from the patterns. */
+void compare_env_mark_intended(struct compare_change *c, size_t n, char *const *pats, size_t npats);
 
 void compare_env_changes_free(struct compare_change *c, size_t n);
 

@@ -63,7 +63,7 @@ rc=$?
 check "compare --plan exits 0" test "$rc" -eq 0
 check "compare --plan gives a count or says never, per cell" test "$(grep -cE '^mlp/predict/b(32|256)/numpy .*([0-9]+|never: .*)$' "$TMP/plan.txt")" = 2
 "$BENCHGEN" compare --plan "$D/nonexistent" >/dev/null 2>&1
-check "compare --plan on a missing run: exit 1" test $? -eq 1
+check "compare --plan on a missing run: exit 2 (not found)" test $? -eq 2
 "$BENCHGEN" compare --plan "$D/aa-numpy-1/a" --effect 0 >/dev/null 2>&1
 check "compare --plan --effect 0: usage error" test $? -eq 2
 "$BENCHGEN" run data/calibration/aa-numpy.yaml --b-env X=1 >/dev/null 2>&1
