@@ -455,11 +455,11 @@ const struct cli_command cli_run = {
     .name = "run",
     .synopsis = "SPEC [--out DIR] [--only KEY=VAL,...] [--dry-run]\n"
                 " [--with PKG==V ...] [--repeats N]\n"
-                "SPEC --ab [--with PKG==V ...] [--b-env NAME=VALUE ...] [--repeats N] [--out DIR]\n"
                 " [--executor E] [--devices LIST|auto] [--cpus-per-cell N]\n"
                 "SPEC --executor slurm [--partition P] [--gpus-per-cell N] [--cpus-per-cell N]\n"
                 " [--mem SIZE] [--time LIMIT] [--max-parallel K] [--sbatch-arg ARG]...\n"
                 " [--max-attempts N] [--no-wait]\n"
+                "SPEC --ab [--with PKG==V ...] [--b-env NAME=VALUE ...] [--repeats N] [--out DIR]\n"
                 "--resume DIR [SPEC] [--retry STATUS,...]",
     .summary = "run a matrix spec (or finish an interrupted run with --resume)",
     .about = "Expands SPEC (a YAML matrix spec, see docs/SPEC.md), prints the plan and runs\n"
