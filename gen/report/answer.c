@@ -91,7 +91,7 @@ static int answer_row_build(struct answer *a, const struct rctx *x, size_t r)
     struct significance_test t;
     int err = groups_of(x, r, (size_t)ar->best, &ga, &na);
     err = err ? err : groups_of(x, r, (size_t)ar->second, &gb, &nb);
-    err = err ? err : significance_test(ga, na, gb, nb, 0.95, ANSWER_RESAMPLES, &t);
+    err = err ? err : significance_test(ga, na, gb, nb, 0.95, ANSWER_RESAMPLES, 0, &t);
     groups_free(ga, na);
     groups_free(gb, nb);
     if (err < 0)
