@@ -19,7 +19,9 @@ D=$TMP/cal
 BENCHGEN=$BENCHGEN scripts/compare-calibration.sh --short --dir "$D" >"$TMP/cal.out" 2>&1
 rc=$?
 check "the short calibration ran (exit 0 or 1, not a usage error: $rc)" test "$rc" -le 1
-check "no CPU hog left running" bash -c "! pgrep -f 'compare-calibration.sh --short --dir $D' >/dev/null"
+# the hogs are forks of the script: any survivor still has its command line
+survivors=$(ps -eo args= | grep -cxF "bash scripts/compare-calibration.sh --short --dir $D")
+check "no CPU hog left running ($survivors)" test "$survivors" -eq 0
 
 "$BENCHGEN" compare --json "$D/aa-numpy-1" >"$TMP/aa.json"
 rc=$?
