@@ -397,9 +397,11 @@ static void test_verify_fails_on_a_flipped_archive_byte(void **state)
     const size_t at[] = {5, 9, len / 3, len / 2, len - 10, len - 6, len - 1};
     for (size_t k = 0; k < sizeof(at) / sizeof(*at); k++) {
         char *b = path_in("flip.tar.gz");
-        data[at[k]] ^= 0x01;
+        /* every bit of the byte: the last deflate byte may end in padding
+         * bits that carry nothing, so one flipped bit there changes no data */
+        data[at[k]] ^= 0xff;
         assert_int_equal(util_write_file_atomic(b, data, len), 0);
-        data[at[k]] ^= 0x01;
+        data[at[k]] ^= 0xff;
         char *text = NULL, *buf = NULL;
         size_t n = 0, problems = 0;
         FILE *f = open_memstream(&buf, &n);
