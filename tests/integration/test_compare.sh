@@ -101,7 +101,7 @@ for r, (run, c) in zip(body, want):
                 got = float(r[col[name]])
             except ValueError:
                 fail("%s %r is not a number" % (name, r[col[name]])); continue
-            if not math.isclose(got, c[key], rel_tol=1e-8):
+            if not math.isclose(got, c[key], rel_tol=1e-6):
                 fail("%s %.15g != %.15g" % (name, got, c[key]))
         if r[col["Verdict"]] != c["verdict"]:
             fail("verdict %r != %r" % (r[col["Verdict"]], c["verdict"]))
