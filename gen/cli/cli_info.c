@@ -6,14 +6,24 @@
 #include "base/version.h"
 #include "cli/cli.h"
 #include "run/envs.h"
+#include "run/checkup.h"
 #include "run/sysinfo.h"
 
 struct info_opts {
-    int unused;
+    bool check;
+};
+
+static const struct opt info_options[] = {
+    OPT_FLAG(struct info_opts, check, "check", 0,
+             "list what is not set up for benchmarking (other processes on the\nCPUs or GPUs, load, governor, "
+             "turbo, persistence mode, clocks,\nthrottling, ...) and what to do about each (docs/GPU.md)"),
 };
 
 static int info_cmd(const struct cli_call *call)
 {
+    const struct info_opts *o = call->opts;
+    if (o->check)
+        return checkup_run(stdout) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     struct kvlist kl = {0};
     int err = sysinfo_collect(&kl);
     if (err < 0) {
@@ -37,14 +47,14 @@ static int version_cmd(const struct cli_call *call)
 
 const struct cli_command cli_info = {
     .name = "info",
-    .synopsis = "",
+    .synopsis = "[--check]",
     .summary = "this machine: OS, CPU, memory, GPU, driver, CUDA, Python",
     .about = "Prints what a run records about the machine: OS, CPU, memory, GPU, driver,\n"
              "CUDA, and the Python that makes lock-file environments.\n",
-    .exits = "0    printed\n"
-             "1    the machine could not be examined\n"
+    .exits = "0    printed (--check: nothing needs attention)\n"
+             "1    the machine could not be examined (--check: something needs attention)\n"
              "2    usage error",
-    .spec = {NULL, 0, 0, 0},
+    .spec = {info_options, sizeof(info_options) / sizeof(info_options[0]), 0, 0},
     .opts_size = sizeof(struct info_opts),
     .run = info_cmd,
 };

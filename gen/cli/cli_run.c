@@ -15,6 +15,7 @@
 #include "run/envs_derive.h"
 #include "run/executor.h"
 #include "run/scheduler.h"
+#include "run/telemetry.h"
 #include "run/slurm.h"
 #include "run/slurmrun.h"
 #include "plan/abplan.h"
@@ -39,6 +40,7 @@ struct run_opts {
     bool no_wait;
     bool ab;
     struct opt_list benv;
+    int wait_idle; /* run/telemetry.h */
 };
 
 static const struct opt run_options[] = {
@@ -86,6 +88,10 @@ static const struct opt run_options[] = {
     OPT_FLAG(struct run_opts, no_wait, "no-wait", 0,
              "slurm: return once the array is queued, printing its job id;\nthen `benchgen status` and `benchgen "
              "collect`"),
+    OPT_INT(struct run_opts, wait_idle, "wait-idle", 0, "SECONDS", 0, 86400,
+            "before each cell, wait up to SECONDS for other processes to use\nunder 10% of a core (cells measured "
+            "beside busy processes or\nanother process on their GPU are flagged contended either way;\n"
+            "docs/GPU.md)"),
 };
 
 static char *join_args(int argc, char **argv)
@@ -353,6 +359,8 @@ static int run_run(const struct cli_call *call)
                               .nsbatch_args = o->sbatch_args.n,
                               .max_attempts = o->max_attempts,
                               .no_wait = o->no_wait};
+    if (o->wait_idle)
+        telemetry_set_wait_idle(o->wait_idle);
     if (o->resume && (o->out || o->only || o->with.n || o->repeats || o->dry_run))
         return cli_usage_error(&cli_run,
                                "--resume takes the plan from the run; drop --out/--only/--with/--repeats/--dry-run");
@@ -456,6 +464,7 @@ const struct cli_command cli_run = {
     .synopsis = "SPEC [--out DIR] [--only KEY=VAL,...] [--dry-run]\n"
                 " [--with PKG==V ...] [--repeats N]\n"
                 " [--executor E] [--devices LIST|auto] [--cpus-per-cell N]\n"
+                " [--wait-idle SECONDS]\n"
                 "SPEC --executor slurm [--partition P] [--gpus-per-cell N] [--cpus-per-cell N]\n"
                 " [--mem SIZE] [--time LIMIT] [--max-parallel K] [--sbatch-arg ARG]...\n"
                 " [--max-attempts N] [--no-wait]\n"

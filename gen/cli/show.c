@@ -244,6 +244,33 @@ static void show_workers_(const struct rundata *rd, FILE *out, struct strlist *k
     }
 }
 
+/* Cells measured under contention or on a throttled GPU (facts written by
+ * run/telemetry.c; runs made before it have none and print nothing). */
+static void show_flags_(const struct rundata *rd, FILE *out, int wkey, struct strlist *k)
+{
+    bool any = false;
+    for (size_t i = 0; i < rd->ncells; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        const char *cont = kvlist_get(&c->facts, "contention"), *thr = kvlist_get(&c->facts, "gpu.throttled");
+        bool contended = cont && !strcmp(cont, "yes"), throttled = thr && !strcmp(thr, "yes");
+        if (!contended && !throttled)
+            continue;
+        if (!any)
+            fputs("\nflags\n", out);
+        any = true;
+        if (contended) {
+            const char *why = kvlist_get(&c->facts, "contention.reason");
+            fprintf(out, "%-*s  contended: %s\n", wkey, tx_(k, c->key), tx_(k, why ? why : "yes"));
+        }
+        if (throttled) {
+            const char *share = kvlist_get(&c->facts, "gpu.throttled.share");
+            const char *why = kvlist_get(&c->facts, "gpu.throttle.reasons");
+            fprintf(out, "%-*s  GPU throttled %.0f%% of the timed steps (%s)\n", wkey, tx_(k, c->key),
+                    share ? atof(share) * 100 : 0.0, tx_(k, why ? why : "reason unknown"));
+        }
+    }
+}
+
 static int show_text_(const struct rundata *rd, FILE *out)
 {
     struct strlist k = {0};
@@ -284,6 +311,7 @@ static int show_text_(const struct rundata *rd, FILE *out)
                 median, p5, p95, cv, compile);
     }
     show_workers_(rd, out, &k);
+    show_flags_(rd, out, wkey, &k);
 done:
     strlist_free(&k);
     if (fflush(out) != 0 || ferror(out))

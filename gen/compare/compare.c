@@ -363,6 +363,16 @@ static int geomeans_(struct compare_pair *p)
     return 0;
 }
 
+static bool side_contended_(const struct compare_side *s)
+{
+    for (size_t i = 0; i < s->nreps; i++) {
+        const char *v = kvlist_get(&s->reps[i]->facts, "contention");
+        if (v && !strcmp(v, "yes"))
+            return true;
+    }
+    return false;
+}
+
 static int pair_build_(struct compare_result *r, struct compare_pair *p, char **ids[],
                        const struct strlist *all)
 {
@@ -463,6 +473,14 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
         for (size_t i = 0; i < p->ncells; i++) {
             struct compare_cell *c = &p->cells[i];
             c->t = tests[i];
+            /* A number measured beside other busy processes (run/telemetry.h)
+             * says nothing either way. */
+            if (c->match == COMPARE_MATCHED && c->t.verdict != SIGNIFICANCE_NONE &&
+                (side_contended_(&c->a) || side_contended_(&c->b))) {
+                c->t.verdict = SIGNIFICANCE_AMBIGUOUS;
+                c->t.why = "measured under contention: other processes used the CPUs or the cell's GPU "
+                           "(`benchgen show` names them)";
+            }
             switch (c->match) {
             case COMPARE_MISMATCH:
                 p->nmismatch++;

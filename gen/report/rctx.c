@@ -165,9 +165,15 @@ static int build_facts(struct rctx *x)
     const struct rundata *rd = x->rd;
     int err = 0;
     for (size_t i = 0; i < rd->ncells; i++)
-        for (size_t k = 0; k < rd->cells[i].facts.n; k++)
-            if ((err = strv_add_sorted(&x->fact_names, &x->nfacts, rd->cells[i].facts.items[k].key)) < 0)
+        for (size_t k = 0; k < rd->cells[i].facts.n; k++) {
+            /* measured, not settings: the hardware table shows them (report/hardware.h) */
+            const char *key = rd->cells[i].facts.items[k].key;
+            if (!strncmp(key, "host.", 5) || !strncmp(key, "gpu.", 4) || !strncmp(key, "contention", 10) ||
+                !strncmp(key, "telemetry.", 10))
+                continue;
+            if ((err = strv_add_sorted(&x->fact_names, &x->nfacts, key)) < 0)
                 return err;
+        }
     size_t ncols = x->g->ncols;
     x->fact_values = calloc(x->nfacts * ncols + 1, sizeof(char *));
     if (!x->fact_values)

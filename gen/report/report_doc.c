@@ -5,6 +5,7 @@
 #include "report/answer.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "report/hardware.h"
 #include "report/placement.h"
 #include "report/tables.h"
 
@@ -36,14 +37,26 @@ static void warnings(struct doc *d, const struct rctx *x)
     size_t n = 0;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
-        char w[200];
+        char w[1024];
         grid_warnings(&c->st, w, sizeof(w));
+        hardware_cell_warnings(c, w, sizeof(w));
         if (!w[0] || !c->status || strcmp(c->status, "ok"))
             continue;
         if (n++ == 0)
             doc_heading(d, "Warnings");
         doc_warning(d, c->key, w);
     }
+    char **audit = NULL;
+    size_t naudit = 0;
+    int err = hardware_audit_lines(x, &audit, &naudit);
+    if (err < 0 && !d->err)
+        d->err = err;
+    for (size_t i = 0; i < naudit; i++) {
+        if (n++ == 0)
+            doc_heading(d, "Warnings");
+        doc_warning(d, "method", audit[i]);
+    }
+    hardware_free_lines(audit, naudit);
     size_t nf = rctx_nfailures(x);
     if (nf)
         doc_paraf(d, DOC_ALERT, DOC_LINKS, "%zu cell%s did not produce a number: see [Failures](#failures).", nf,
@@ -72,6 +85,26 @@ static void answer(struct doc *d, const struct rctx *x)
     table(d, x, TABLE_WINS, 7.5);
     table(d, x, TABLE_GEOMEAN, 7.5);
     doc_end(d);
+}
+
+/* The hardware table (report/hardware.h), when some cell has hardware facts:
+ * runs made before them render exactly as before. */
+static void hardware(struct doc *d, const struct rctx *x)
+{
+    struct table t;
+    if (d->err)
+        return;
+    int err = hardware_table(x, &t);
+    if (err < 0) {
+        d->err = err;
+        return;
+    }
+    if (!t.nrows) {
+        table_free(&t);
+        return;
+    }
+    doc_heading(d, "Hardware: FLOP/s, MFU, energy, throttling, contention");
+    doc_table(d, &t, 6);
 }
 
 static void failures(struct doc *d, const struct rctx *x)
@@ -134,6 +167,7 @@ int report_doc_build(struct doc *d, const struct rctx *x)
 
     doc_section(d, "statistics", "Statistics per cell");
     table(d, x, TABLE_STATISTICS, 6);
+    hardware(d, x);
     doc_end(d);
 
     doc_section(d, "cells", "Step times per cell");

@@ -245,6 +245,33 @@ static json_t *samples_json(const int64_t *ns, size_t n)
     return a;
 }
 
+/* [[name, t_ns, value], ...]: the telemetry series (run/telemetry.h). */
+static json_t *series_json(const struct series *s)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < s->n; i++)
+        if (json_array_append_new(a, json_pack("[s, I, f]", s->rows[i].name, (json_int_t)s->rows[i].t_ns,
+                                               s->rows[i].value)) < 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static int series_load(const json_t *a, struct series *s)
+{
+    size_t i;
+    json_t *p;
+    json_array_foreach(a, i, p)
+    {
+        const char *name = json_string_value(json_array_get(p, 0));
+        if (name && series_add(s, name, (int64_t)json_integer_value(json_array_get(p, 1)),
+                               json_number_value(json_array_get(p, 2))) < 0)
+            return error_code();
+    }
+    return 0;
+}
+
 static char *attempt_path(const char *run_dir, int id, const char *name)
 {
     return util_printf("%s/cells/%d/%s", run_dir, id, name);
@@ -261,14 +288,16 @@ int cellfile_write_attempt(const char *run_dir, const struct cell *c, const char
     char *dir = util_printf("%s/cells/%d", run_dir, c->id);
     char *path = name ? attempt_path(run_dir, c->id, name) : NULL;
     json_t *doc = json_pack(
-        "{s:s, s:i, s:s, s:s, s:b, s:s, s:o, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:i, s:i, s:o, s:o, s:o, s:o, s:o}",
+        "{s:s, s:i, s:s, s:s, s:b, s:s, s:o, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:i, s:i, s:o, s:o, s:o, s:o, s:o, "
+        "s:o}",
         "format", CELLFILE_ATTEMPT_FORMAT, "id", c->id, "key", c->key, "tag", tag, "verdict", verdict, "status",
         r->status, "detail", jstr_or_null(r->detail), "input_sha256", r->input_sha256, "input_bytes",
         (json_int_t)r->input_bytes, "started", (json_int_t)r->started, "finished", (json_int_t)r->finished,
         "finished_ns", (json_int_t)now.tv_sec * 1000000000 + now.tv_nsec, "wall_s", r->wall_s, "peak_rss",
         (json_int_t)r->peak_rss, "exit_code", r->exit_code, "term_signal", r->term_signal, "warmup_ns",
         samples_json(r->warmup_ns, r->nwarmup), "timed_ns", samples_json(r->timed_ns, r->ntimed), "phases",
-        pairs_json(&r->phases), "facts", pairs_json(&r->facts), "env", pairs_json(&r->env));
+        pairs_json(&r->phases), "facts", pairs_json(&r->facts), "env", pairs_json(&r->env), "telemetry",
+        series_json(&r->telemetry));
     int err = path && dir && doc ? write_json(dir, path, doc) : oom();
     json_decref(doc);
     free(path);
@@ -334,7 +363,8 @@ int cellfile_read_attempt(const char *run_dir, const struct cell *c, const char 
         (err = samples_load(json_object_get(doc, "timed_ns"), r, 0)) < 0 ||
         (err = pairs_load(json_object_get(doc, "phases"), &r->phases)) < 0 ||
         (err = pairs_load(json_object_get(doc, "facts"), &r->facts)) < 0 ||
-        (err = pairs_load(json_object_get(doc, "env"), &r->env)) < 0)
+        (err = pairs_load(json_object_get(doc, "env"), &r->env)) < 0 ||
+        (err = series_load(json_object_get(doc, "telemetry"), &r->telemetry)) < 0)
         goto done;
 done:
     json_decref(doc);

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "runners/worker.h"
+#include "run/telemetry.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -74,7 +75,15 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
          * thread count its worker inherits (run/canary.h). */
         struct canary cn;
         int cerr = canary_measure(&cn);
-        if ((err = worker_run(&job, r, stop, ticks ? on_tick : NULL, ticks ? &t : NULL)) < 0)
+        /* The machine is measured around the worker (contention, GPU telemetry). */
+        struct telemetry *tm = NULL;
+        if ((err = telemetry_begin(&tm)) < 0)
+            goto done;
+        if ((err = worker_run(&job, r, stop, ticks ? on_tick : NULL, ticks ? &t : NULL)) < 0) {
+            telemetry_cancel(tm);
+            goto done;
+        }
+        if ((err = telemetry_end(tm, r)) < 0)
             goto done;
         if (cerr == 0 && (err = canary_facts(&cn, &r->facts)) < 0)
             goto done;

@@ -4,6 +4,7 @@
 #include "store/result.h"
 #include "base/error.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int result_add_sample(struct result *r, int warmup, int64_t ns)
@@ -31,7 +32,32 @@ void result_free(struct result *r)
     kvlist_free(&r->phases);
     kvlist_free(&r->facts);
     kvlist_free(&r->env);
+    series_free(&r->telemetry);
     r->detail = NULL;
     r->warmup_ns = r->timed_ns = NULL;
     r->nwarmup = r->ntimed = r->capwarmup = r->captimed = 0;
+}
+
+int series_add(struct series *s, const char *name, int64_t t_ns, double value)
+{
+    if (s->n == s->cap) {
+        size_t c = s->cap ? s->cap * 2 : 256;
+        struct series_row *p = realloc(s->rows, c * sizeof(*p));
+        if (!p)
+            return error_set(BG_ENOMEM, "out of memory");
+        s->rows = p;
+        s->cap = c;
+    }
+    struct series_row *row = &s->rows[s->n++];
+    row->t_ns = t_ns;
+    row->value = value;
+    snprintf(row->name, sizeof(row->name), "%s", name);
+    return 0;
+}
+
+void series_free(struct series *s)
+{
+    free(s->rows);
+    s->rows = NULL;
+    s->n = s->cap = 0;
 }

@@ -65,6 +65,14 @@ static const char *const attempts_sql =
     "CREATE TABLE IF NOT EXISTS attempts(file TEXT NOT NULL, cell_id INTEGER NOT NULL REFERENCES cells(id),\n"
     "  tag TEXT NOT NULL, status TEXT, merged_utc TEXT, PRIMARY KEY (cell_id, file));\n";
 
+/* Telemetry series (run/telemetry.h), added after schema_version 1 without
+ * changing it: created by every writer, so a run made by an older benchgen
+ * gains it when resumed, and readers that do not know it never look. */
+static const char *const telemetry_sql =
+    "CREATE TABLE IF NOT EXISTS telemetry(cell_id INTEGER NOT NULL REFERENCES cells(id),\n"
+    "  name TEXT NOT NULL, t_ns INTEGER NOT NULL, value REAL,\n"
+    "  PRIMARY KEY (cell_id, name, t_ns)) WITHOUT ROWID;\n";
+
 /* ---- small helpers ------------------------------------------------------ */
 
 static int db_error_(sqlite3 *db, const char *what)
@@ -146,7 +154,7 @@ static int configure_writer_(sqlite3 *db)
     sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
     if ((err = exec_(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")) < 0)
         return err;
-    return 0;
+    return exec_(db, telemetry_sql);
 }
 
 /* ---- create ------------------------------------------------------------- */
@@ -601,7 +609,7 @@ static int update_cell_(sqlite3 *db, const struct cell *c, const struct result *
 
 static int delete_cell_rows_(sqlite3 *db, int cell_id)
 {
-    static const char *const tables[] = {"samples", "markers", "facts", "environment"};
+    static const char *const tables[] = {"samples", "markers", "facts", "environment", "telemetry"};
     int err = 0;
     for (size_t i = 0; !err && i < sizeof(tables) / sizeof(tables[0]); i++) {
         char sql[64];
@@ -677,6 +685,26 @@ static int insert_facts_(sqlite3 *db, int cell_id, const struct kvlist *facts)
     return err;
 }
 
+static int insert_telemetry_(sqlite3 *db, int cell_id, const struct series *ts)
+{
+    if (ts->n == 0)
+        return 0;
+    sqlite3_stmt *st = NULL;
+    /* Two points of one series at the same ns (a clock that did not move)
+     * keep the last: the series is a function of time. */
+    int err = prepare_(db, "INSERT OR REPLACE INTO telemetry(cell_id, name, t_ns, value) VALUES (?1, ?2, ?3, ?4)",
+                       &st);
+    for (size_t i = 0; !err && i < ts->n; i++) {
+        sqlite3_bind_int(st, 1, cell_id);
+        bind_text_(st, 2, ts->rows[i].name, false);
+        sqlite3_bind_int64(st, 3, ts->rows[i].t_ns);
+        sqlite3_bind_double(st, 4, ts->rows[i].value);
+        err = step_done_(db, st, "insert telemetry");
+    }
+    sqlite3_finalize(st);
+    return err;
+}
+
 static int check_writable_(const struct store *s)
 {
     if (s->readonly)
@@ -727,7 +755,8 @@ static int write_cell_(struct store *s, const struct cell *c, const struct resul
         (err = delete_cell_rows_(s->db, c->id)) < 0 || (err = insert_samples_(s->db, c->id, r)) < 0 ||
         (err = insert_markers_(s->db, c->id, &r->phases)) < 0 ||
         (err = insert_facts_(s->db, c->id, &r->facts)) < 0 ||
-        (err = insert_env_(s->db, c->id, &r->env)) < 0)
+        (err = insert_env_(s->db, c->id, &r->env)) < 0 ||
+        (err = insert_telemetry_(s->db, c->id, &r->telemetry)) < 0)
         return err;
     return 0;
 }

@@ -1,0 +1,237 @@
+/*
+ * hardware.c - TFLOP/s, MFU, energy, throttling, contention and the method
+ * audit in the report (see hardware.h; docs/GPU.md explains each column).
+ */
+#include "report/hardware.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "charts/chart.h"
+#include "run/peaks.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *fact(const struct rd_cell *c, const char *name) { return kvlist_get(&c->facts, name); }
+
+static bool fact_is(const struct rd_cell *c, const char *name, const char *value)
+{
+    const char *v = fact(c, name);
+    return v && !strcmp(v, value);
+}
+
+static double fact_num(const struct rd_cell *c, const char *name)
+{
+    const char *v = fact(c, name);
+    char *end = NULL;
+    double d = v ? strtod(v, &end) : NAN;
+    return v && end != v ? d : NAN;
+}
+
+static bool cell_ok(const struct rd_cell *c) { return c->status && !strcmp(c->status, "ok") && c->st.n > 0; }
+
+void hardware_cell_warnings(const struct rd_cell *c, char *buf, size_t n)
+{
+    size_t off = strlen(buf);
+    if (fact_is(c, "contention", "yes")) {
+        const char *why = fact(c, "contention.reason");
+        off += (size_t)snprintf(buf + off, off < n ? n - off : 0, "%scontended: %s", off ? "; " : "",
+                                why ? why : "other processes were busy");
+    }
+    if (fact_is(c, "gpu.throttled", "yes")) {
+        const char *why = fact(c, "gpu.throttle.reasons");
+        snprintf(buf + off, off < n ? n - off : 0, "%sGPU throttled %.0f%% of the timed steps (%s)",
+                 off ? "; " : "", fact_num(c, "gpu.throttled.share") * 100, why ? why : "reason unknown");
+    }
+}
+
+void hardware_mfu(const struct rundata *rd, const struct rd_cell *c, double *tflops, double *mfu_pct,
+                  char *peak_name, size_t n)
+{
+    *tflops = *mfu_pct = NAN;
+    if (peak_name && n)
+        peak_name[0] = '\0';
+    double flops = fact_num(c, "flops.per_step");
+    if (!cell_ok(c) || !(flops > 0) || !(c->st.median > 0))
+        return;
+    *tflops = flops / (c->st.median / 1e3) / 1e12;
+    const char *dev = fact(c, "gpu.name");
+    if (!dev) {
+        const char *d = fact(c, "device.name");
+        const char *where = fact(c, "device");
+        dev = where && strncmp(where, "cuda", 4) == 0 ? d : NULL;
+    }
+    double peak = 0;
+    if (dev) {
+        const struct peak *p = peaks_find(dev);
+        const char *which = "";
+        peak = peaks_tflops(p, c->precision, fact_is(c, "audit.tf32", "on"), &which);
+        if (peak > 0 && peak_name)
+            snprintf(peak_name, n, "%s %s %g TFLOP/s", p->device, which, peak);
+    } else {
+        /* CPU: the GEMM peak `benchgen info --calibrate` measured, recorded
+         * in the run-wide environment when the run was created. */
+        const char *g = kvlist_get(&rd->env, "cpu.peak_gflops.float32");
+        peak = g ? atof(g) / 1e3 : 0;
+        if (peak > 0 && peak_name)
+            snprintf(peak_name, n, "this CPU's float32 GEMM (calibrated) %.3g TFLOP/s", peak);
+    }
+    if (peak > 0)
+        *mfu_pct = *tflops / peak * 100;
+}
+
+static bool has_hardware_facts(const struct rd_cell *c)
+{
+    return fact(c, "flops.per_step") || fact(c, "gpu.devices") || fact(c, "contention");
+}
+
+int hardware_table(const struct rctx *x, struct table *t)
+{
+    static const char *const head[] = {"Cell",         "Device",         "GFLOP/step", "TFLOP/s",
+                                       "MFU",          "J/step",         "GPU throttled",
+                                       "GPU peak mem", "Other CPU (cores)", "Contended"};
+    static const int numeric[] = {0, 0, 1, 1, 1, 1, 0, 1, 1, 0};
+    size_t any = 0;
+    for (size_t i = 0; i < x->rd->ncells; i++)
+        any += cell_ok(&x->rd->cells[i]) && has_hardware_facts(&x->rd->cells[i]);
+    int err = table_init(t, any ? 10 : 0);
+    if (err || !any)
+        return err ? err : table_finish(t);
+    if (!(t->caption = strdup("Hardware use per cell: achieved FLOP/s and model FLOPs utilisation against the "
+                              "device's dense peak for the cell's dtype, GPU energy per timed step, share of "
+                              "the timed steps with throttled clocks, peak GPU memory, and CPU time taken by "
+                              "processes outside benchgen while the cell ran (docs/GPU.md).")))
+        return error_set(BG_ENOMEM, "out of memory");
+    for (size_t c = 0; c < 10 && !err; c++)
+        err = table_head(t, c, head[c], numeric[c]);
+    for (size_t i = 0; i < x->rd->ncells && !err; i++) {
+        const struct rd_cell *c = &x->rd->cells[i];
+        if (!cell_ok(c) || !has_hardware_facts(c))
+            continue;
+        long r = table_row(t);
+        if (r < 0)
+            return (int)r;
+        double tflops, mfu, gflop = fact_num(c, "flops.per_step") / 1e9;
+        char peak[160], v[64];
+        hardware_mfu(x->rd, c, &tflops, &mfu, peak, sizeof(peak));
+        const char *dev = fact(c, "gpu.name");
+        err = table_set(t, r, 0, TC_MONO, NAN, "%s", c->key);
+        err = err ? err : table_set(t, r, 1, 0, NAN, "%s", dev ? dev : "CPU");
+        chart_format_number(gflop, gflop < 10 ? 3 : 1, v, sizeof(v));
+        err = err ? err : table_set(t, r, 2, isfinite(gflop) ? 0 : TC_NA, gflop, "%s", isfinite(gflop) ? v : "NA");
+        chart_format_number(tflops, tflops < 1 ? 4 : 2, v, sizeof(v));
+        err = err ? err : table_set(t, r, 3, isfinite(tflops) ? 0 : TC_NA, tflops, "%s", isfinite(tflops) ? v : "NA");
+        chart_format_number(mfu, 1, v, sizeof(v));
+        err = err ? err : table_set(t, r, 4, isfinite(mfu) ? 0 : TC_NA, mfu, "%s%s", isfinite(mfu) ? v : "NA (no peak)",
+                                    isfinite(mfu) ? "%" : "");
+        double j = fact_num(c, "gpu.energy_j_per_step");
+        chart_format_number(j, 3, v, sizeof(v));
+        err = err ? err : table_set(t, r, 5, isfinite(j) ? 0 : TC_NA, j, "%s", isfinite(j) ? v : "NA");
+        double share = fact_num(c, "gpu.throttled.share");
+        const char *why = fact(c, "gpu.throttle.reasons");
+        if (isfinite(share))
+            err = err ? err : table_set(t, r, 6, fact_is(c, "gpu.throttled", "yes") ? TC_WARN : 0, share * 100,
+                                        "%.0f%%%s%s%s", share * 100, share > 0 ? " (" : "",
+                                        share > 0 && why ? why : "", share > 0 ? ")" : "");
+        else
+            err = err ? err : table_set(t, r, 6, TC_NA, NAN, "NA");
+        double mem = fact_num(c, "gpu.mem_cell.peak");
+        if (!isfinite(mem))
+            mem = fact_num(c, "gpu.mem_used.peak");
+        chart_format_number(mem / 1073741824.0, 2, v, sizeof(v));
+        err = err ? err : table_set(t, r, 7, isfinite(mem) ? 0 : TC_NA, mem, "%s%s", isfinite(mem) ? v : "NA",
+                                    isfinite(mem) ? " GiB" : "");
+        double other = fact_num(c, "host.other_cpu.cell");
+        chart_format_number(other, 2, v, sizeof(v));
+        err = err ? err : table_set(t, r, 8, isfinite(other) ? 0 : TC_NA, other, "%s", isfinite(other) ? v : "NA");
+        bool cont = fact_is(c, "contention", "yes");
+        err = err ? err : table_set(t, r, 9, cont ? TC_WARN : 0, NAN, "%s", fact(c, "contention") ? (cont ? "yes" : "no") : "NA");
+    }
+    return err ? err : table_finish(t);
+}
+
+/* ---- method audit ---------------------------------------------------------- */
+
+struct audit_item {
+    const char *fact, *what;
+    bool gpu_only; /* a setting with no effect on a CPU (TF32) */
+};
+
+static const struct audit_item audit_items[] = {
+    {"audit.synchronised", "device synchronisation", false},
+    {"audit.tf32", "TF32", true},
+    {"audit.dtype", "bfloat16 handling", false},
+    {"audit.memory", "GPU memory policy", true},
+    {"audit.compile_mode", "torch.compile mode", false},
+};
+
+static int add_line(char ***lines, size_t *n, char *s)
+{
+    if (!s)
+        return error_set(BG_ENOMEM, "out of memory");
+    char **p = realloc(*lines, (*n + 2) * sizeof(*p));
+    if (!p) {
+        free(s);
+        return error_set(BG_ENOMEM, "out of memory");
+    }
+    p[(*n)++] = s;
+    p[*n] = NULL;
+    *lines = p;
+    return 0;
+}
+
+int hardware_audit_lines(const struct rctx *x, char ***out, size_t *nout)
+{
+    *out = NULL;
+    *nout = 0;
+    int err = 0;
+    for (size_t r = 0; r < x->g->nrows && !err; r++) {
+        const struct grid_row *row = &x->g->rows[r];
+        bool on_gpu = false;
+        for (size_t c = 0; c < x->g->ncols; c++) {
+            const struct rd_cell *cell = grid_at(x->g, r, c)->cell;
+            on_gpu |= cell && fact_is(cell, "audit.device", "gpu");
+        }
+        for (size_t k = 0; k < sizeof(audit_items) / sizeof(audit_items[0]) && !err; k++) {
+            const struct audit_item *it = &audit_items[k];
+            if (it->gpu_only && !on_gpu)
+                continue;
+            struct strbuf sb = {0};
+            const char *first = NULL;
+            bool differ = false, unsynced = false;
+            for (size_t c = 0; c < x->g->ncols && !err; c++) {
+                const struct rd_cell *cell = grid_at(x->g, r, c)->cell;
+                const char *v = cell && cell_ok(cell) ? fact(cell, it->fact) : NULL;
+                if (!v)
+                    continue;
+                if (!strcmp(it->fact, "audit.synchronised") && strcmp(v, "yes"))
+                    unsynced = true;
+                if (first && strcmp(first, v))
+                    differ = true;
+                if (!first)
+                    first = v;
+                err = strbuf_printf(&sb, "%s%s (%s)", sb.len ? ", " : "", v, x->g->cols[c].backend);
+            }
+            if (!err && (differ || unsynced))
+                err = add_line(out, nout,
+                               util_printf("%s: %s %s: %s", row->title, it->what,
+                                           unsynced ? "missing on some backend" : "differs between backends",
+                                           sb.buf));
+            strbuf_free(&sb);
+        }
+    }
+    if (err) {
+        hardware_free_lines(*out, *nout);
+        *out = NULL;
+        *nout = 0;
+    }
+    return err;
+}
+
+void hardware_free_lines(char **lines, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(lines[i]);
+    free(lines);
+}
