@@ -237,6 +237,10 @@ class Cell:
                                 "TRITON_CACHE_DIR, CUDA_CACHE_PATH, JAX_COMPILATION_CACHE_DIR, TMPDIR)"}
         if fn:
             out.update({str(k): v for k, v in (fn(self.cell) or {}).items()})
+        if not self.cell.workload:  # built-in models: FLOPs and the method audit (docs/GPU.md)
+            from workloads import audit, flops
+            out.update(flops.facts(self.cell))
+            out.update(audit.facts(self.cell, out))
         # The spec's method (published | corrected, docs/METHOD.md): always
         # the cell's own, whatever the workload recorded under that name.
         out["method"] = getattr(self.cell, "method", None) or "corrected"

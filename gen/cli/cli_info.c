@@ -6,17 +6,22 @@
 #include "base/version.h"
 #include "cli/cli.h"
 #include "run/envs.h"
+#include "run/calibrate.h"
 #include "run/checkup.h"
 #include "run/sysinfo.h"
 
 struct info_opts {
     bool check;
+    int calibrate;
 };
 
 static const struct opt info_options[] = {
     OPT_FLAG(struct info_opts, check, "check", 0,
              "list what is not set up for benchmarking (other processes on the\nCPUs or GPUs, load, governor, "
              "turbo, persistence mode, clocks,\nthrottling, ...) and what to do about each (docs/GPU.md)"),
+    OPT_INT(struct info_opts, calibrate, "calibrate", 0, "SECONDS", 1, 600,
+            "measure this CPU's float32 GEMM rate (a C microbenchmark, one\nthread per CPU, SECONDS per "
+            "measurement) and store it: the peak\nthat MFU of CPU cells is reported against"),
 };
 
 static int info_cmd(const struct cli_call *call)
@@ -24,6 +29,10 @@ static int info_cmd(const struct cli_call *call)
     const struct info_opts *o = call->opts;
     if (o->check)
         return checkup_run(stdout) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    if (o->calibrate) {
+        int cerr = calibrate_cpu(o->calibrate, stdout);
+        return cerr < 0 ? cli_fail(&cli_info, cerr) : CLI_EXIT_OK;
+    }
     struct kvlist kl = {0};
     int err = sysinfo_collect(&kl);
     if (err < 0) {
@@ -47,7 +56,7 @@ static int version_cmd(const struct cli_call *call)
 
 const struct cli_command cli_info = {
     .name = "info",
-    .synopsis = "[--check]",
+    .synopsis = "[--check] [--calibrate SECONDS]",
     .summary = "this machine: OS, CPU, memory, GPU, driver, CUDA, Python",
     .about = "Prints what a run records about the machine: OS, CPU, memory, GPU, driver,\n"
              "CUDA, and the Python that makes lock-file environments.\n",

@@ -9,6 +9,7 @@
 #include "run/sysinfo.h"
 #include "run/envs.h"
 #include "base/error.h"
+#include "run/calibrate.h"
 #include "run/gpu.h"
 #include "base/version.h"
 
@@ -204,7 +205,8 @@ int sysinfo_collect(struct kvlist *out)
     if ((err = kvlist_add(out, "benchgen.version", BENCHGEN_VERSION)) < 0 ||
         (err = kvlist_add(out, "benchgen.git_commit", BENCHGEN_GIT_COMMIT)) < 0 ||
         (err = kvlist_addf(out, "benchgen.git_dirty", "%d", BENCHGEN_GIT_DIRTY ? 1 : 0)) < 0 ||
-        (err = kvlist_add(out, "python.base", envs_base_python_version())) < 0)
+        (err = kvlist_add(out, "python.base", envs_base_python_version())) < 0 ||
+        (err = calibrate_describe(out)) < 0) /* the CPU peak for MFU, when measured */
         return err;
     for (size_t i = 0; i < COUNT(numeric_env); i++) {
         const char *v = getenv(numeric_env[i]);

@@ -256,15 +256,15 @@ def _sam_encoder(c, cfg, b):
     c.weight(_conv(b, cfg["out_ch"], cfg["out_ch"], g, g, 3))
 
 
-def _attn(c, nq, nk, dim, internal):
-    """segment-anything's mask-decoder Attention: q from nq tokens, k and v
-    from nk tokens, projected to `internal` channels and back."""
-    c.weight(2 * nq * dim * internal)
-    c.weight(2 * nk * dim * internal)
-    c.weight(2 * nk * dim * internal)
-    c.act(2 * nq * nk * internal)
-    c.act(2 * nq * nk * internal)
-    c.weight(2 * nq * internal * dim)
+def _attn(c, b, nq, nk, dim, internal):
+    """segment-anything's mask-decoder Attention, b times: q from nq tokens,
+    k and v from nk tokens, projected to `internal` channels and back."""
+    c.weight(2 * b * nq * dim * internal)
+    c.weight(2 * b * nk * dim * internal)
+    c.weight(2 * b * nk * dim * internal)
+    c.act(2 * b * nq * nk * internal)
+    c.act(2 * b * nq * nk * internal)
+    c.weight(2 * b * nq * internal * dim)
 
 
 def _sam_decoder(c, cfg, b):
@@ -279,12 +279,12 @@ def _sam_decoder(c, cfg, b):
     tokens = 1 + nmask + npts  # IoU token, mask tokens, prompt tokens
     half = E // 2  # attention_downsample_rate = 2 for the cross-attentions
     for layer in range(cfg["dec_depth"]):
-        _attn(c, b * tokens, b * tokens, E, E)  # token self-attention
-        _attn(c, b * tokens, b * img, E, half)  # tokens to image
+        _attn(c, b, tokens, tokens, E, E)  # token self-attention
+        _attn(c, b, tokens, img, E, half)  # tokens to image
         c.weight(2 * b * tokens * E * cfg["dec_mlp"])
         c.weight(2 * b * tokens * cfg["dec_mlp"] * E)
-        _attn(c, b * img, b * tokens, E, half)  # image to tokens
-    _attn(c, b * tokens, b * img, E, half)  # final tokens to image
+        _attn(c, b, img, tokens, E, half)  # image to tokens
+    _attn(c, b, tokens, img, E, half)  # final tokens to image
     # output upscaling: two 2x2 stride-2 transposed convolutions
     c.weight(2 * b * (2 * g) ** 2 * (E // 4) * E)
     c.weight(2 * b * (4 * g) ** 2 * (E // 8) * (E // 4))

@@ -1,0 +1,67 @@
+"""The method audit: the settings that decide what a number means, read from
+the workload's own facts and the environment, and stated in one vocabulary
+for every backend so the report can warn when the backends of one row
+differ (report/hardware.c; docs/GPU.md, "Method audit").
+
+  audit.device        gpu | cpu
+  audit.synchronised  yes when a step waits for the device before the C timer
+                      stops (torch.cuda.synchronize, a result fetched to the
+                      host; a CPU step is synchronous), else no
+  audit.tf32          on | off: float32 matmuls on TF32 tensor cores
+                      (NVIDIA_TF32_OVERRIDE=0 turns it off everywhere)
+  audit.dtype         float32 | bfloat16 parameters | autocast bfloat16 over
+                      float32 parameters (and float16 alike)
+  audit.memory        on demand | preallocated (JAX preallocates 75% of the
+                      GPU unless XLA_PYTHON_CLIENT_PREALLOCATE=false; TF maps
+                      all of it unless memory growth is on)
+  audit.compile_mode  torch.compile's mode, on backends that use it
+"""
+
+import os
+
+
+def _tf32(facts):
+    if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0":
+        return "off"
+    v = facts.get("tf32.matmul")
+    if isinstance(v, bool):
+        return "on" if v else "off"
+    if isinstance(v, str):
+        prec = str(facts.get("jax.default_matmul_precision", "")).lower()
+        if prec in ("highest", "float32", "fp32"):
+            return "off"
+        return "on" if "tf32 on" in v.lower() or v.lower() == "true" else "off"
+    return "unknown"
+
+
+def _dtype(cell, facts):
+    pol = str(facts.get("dtype_policy", cell.precision)).replace("torch.", "")
+    if pol.startswith("autocast") or pol.startswith("mixed_"):
+        low = "float16" if "float16" in pol and "bfloat16" not in pol else "bfloat16"
+        return f"autocast {low} over float32 parameters"
+    if pol in ("bfloat16", "float16"):
+        return f"{pol} parameters"
+    return pol or "float32"
+
+
+def _memory(cell):
+    if cell.backend == "keras3-jax":
+        return "on demand" if os.environ.get("XLA_PYTHON_CLIENT_PREALLOCATE") == "false" else "preallocated"
+    if cell.backend in ("keras3-tensorflow", "keras2-tensorflow"):
+        return "on demand" if os.environ.get("TF_FORCE_GPU_ALLOW_GROWTH") == "true" else "preallocated"
+    return "on demand"  # PyTorch's caching allocator, NumPy
+
+
+def facts(cell, facts):
+    dev = str(facts.get("device", "cpu")).lower()
+    gpu = dev.startswith("cuda") or dev == "gpu"
+    sync = str(facts.get("synchronisation", ""))
+    out = {"audit.device": "gpu" if gpu else "cpu",
+           "audit.synchronised": "yes" if sync or not gpu else "no",
+           "audit.tf32": _tf32(facts),
+           "audit.dtype": _dtype(cell, facts),
+           "audit.memory": _memory(cell)}
+    comp = str(facts.get("compile", ""))
+    if comp.startswith("torch.compile"):
+        out["audit.compile_mode"] = comp
+    return out

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The analytic FLOPs (runners/workloads/flops.py) against PyTorch's own
+# count: every tiny torch-eager cell of the published matrix runs one step
+# under torch.utils.flop_counter.FlopCounterMode; each must agree within 10%
+# (docs/GPU.md explains what differs). Then a real run records flops.* and
+# audit.* facts and the report's hardware table shows GFLOP/step and TFLOP/s.
+# Needs the `torch` and `base` environments.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+PY=$("$BENCHGEN" env list | awk '$1 == "torch" && $2 == "ready" {print $4 "/bin/python"}')
+check "the torch environment is ready" test -x "$PY"
+OMP_NUM_THREADS=1 "$PY" tests/flops/check_flops.py --tolerance 0.10 >"$TMP/xcheck.txt" 2>"$TMP/xcheck.err"
+rc=$?
+grep -E "^(ok |BAD)" "$TMP/xcheck.txt" | sed 's/^/# /'
+check "analytic FLOPs within 10% of FlopCounterMode on every tiny torch-eager cell" test "$rc" -eq 0
+check "twelve cells cross-checked" test "$(grep -cE '^(ok |BAD)' "$TMP/xcheck.txt")" -eq 12
+
+cat >"$TMP/spec.yaml" <<'YAML'
+name: flops
+size: tiny
+steps: 3
+timeout: 300
+backends: [torch-eager, numpy]
+rows:
+  - {model: bert, task: predict, batch: 4}
+  - {model: mlp, task: fit, batch: 64}
+YAML
+"$BENCHGEN" run "$TMP/spec.yaml" --out "$TMP/run" >"$TMP/run.out" 2>&1
+"$BENCHGEN" show "$TMP/run" --json >"$TMP/run.json"
+fact() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[c for c in d["cells"] if c["key"]==sys.argv[2]][0]; print(c["facts"].get(sys.argv[3], "ABSENT"))' "$TMP/run.json" "$1" "$2"; }
+want=$("$PY" -c 'import sys; sys.path.insert(0, "runners"); sys.modules["_benchgen"] = type(sys)("_benchgen")
+from workloads import flops; print(flops.count("bert", "predict", "tiny", 4)[1])')
+check "bert predict records flops.per_step = the analytic count ($want)" \
+  test "$(fact bert/predict/b4/torch-eager flops.per_step)" = "$want"
+check "the NumPy MLP is counted too" test "$(fact mlp/fit/b64/numpy flops.per_step)" != ABSENT
+check "the method audit is recorded" test "$(fact bert/predict/b4/torch-eager audit.synchronised)" = yes
+check "audit: TF32 state" test "$(fact bert/predict/b4/torch-eager audit.tf32)" = off
+"$BENCHGEN" report "$TMP/run" --out "$TMP/report" -q >/dev/null 2>&1
+check "report: the hardware table has GFLOP/step and TFLOP/s" \
+  sh -c "grep -q 'GFLOP/step' '$TMP/report/report.md' && grep -q 'TFLOP/s' '$TMP/report/report.md'"
+finish
