@@ -9,7 +9,8 @@
  * bound of the true peak and MFU on CPU an upper bound: docs/GPU.md says so.
  *
  * The result is kept in $BENCHGEN_CACHE (the environments' cache directory)
- * as calibration-cpu.txt, keyed by the CPU model and the CPU count; every run
+ * as calibration-cpu.txt ($BENCHGEN_CALIBRATION names another file), keyed
+ * by the CPU model and the CPU count; every run
  * created afterwards on the same CPU records it in its run-wide environment
  * as cpu.peak_gflops.float32 (sysinfo.h).
  */
