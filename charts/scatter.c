@@ -89,7 +89,8 @@ int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
     }
     cairo_set_dash(cr, NULL, 0, 0);
     chart_rgb(c, CHART_MUTED);
-    chart_text(c, CHART_FONT_REGULAR, 7, x1 - 4, y0 + 4, 1, 0, 0, 0, "above the line: slower than published");
+    chart_text(c, CHART_FONT_REGULAR, 7, x1 - 4, y0 + 4, 1, 0, 0, 0,
+               s->corner_note ? s->corner_note : "above the line: slower than published");
     for (size_t i = 0; i < s->n; i++) {
         if (!(s->x[i] > 0) || !(s->y[i] > 0) || !isfinite(s->x[i]) || !isfinite(s->y[i]))
             continue;

@@ -19,6 +19,7 @@ struct scatter {
     size_t ngroups;
     const char *const *group_label;
     const unsigned *group_color;
+    const char *corner_note; /* top right; NULL: "above the line: slower than published" */
 };
 
 /* chart_draw_fn over a struct scatter. */

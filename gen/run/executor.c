@@ -77,7 +77,7 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
         int cerr = canary_measure(&cn);
         /* The machine is measured around the worker (contention, GPU telemetry). */
         struct telemetry *tm = NULL;
-        if ((err = telemetry_begin(&tm)) < 0)
+        if ((err = telemetry_begin(&tm, stop)) < 0)
             goto done;
         if ((err = worker_run(&job, r, stop, ticks ? on_tick : NULL, ticks ? &t : NULL)) < 0) {
             telemetry_cancel(tm);

@@ -235,7 +235,7 @@ static double measure_window(int ms, char *top, size_t len)
     return other;
 }
 
-int telemetry_begin(struct telemetry **out)
+int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop)
 {
     *out = NULL;
     struct telemetry *t = calloc(1, sizeof(*t));
@@ -246,7 +246,7 @@ int telemetry_begin(struct telemetry **out)
         int64_t start = util_now_ns(), limit = start + (int64_t)(wait_idle_s * 1e9);
         double other;
         while ((other = measure_window(IDLE_WINDOW_MS, NULL, 0)) > HOSTLOAD_CONTENDED_CORES &&
-               util_now_ns() < limit)
+               util_now_ns() < limit && !(stop && *stop))
             ;
         t->waited_s = (double)(util_now_ns() - start) / 1e9;
         t->wait_other = other;

@@ -30,6 +30,8 @@
 #ifndef BENCHGEN_TELEMETRY_H
 #define BENCHGEN_TELEMETRY_H
 
+#include <signal.h>
+
 #include "store/result.h"
 
 #define TELEMETRY_GPU_HZ 20
@@ -43,8 +45,9 @@ struct telemetry;
 void telemetry_set_wait_idle(double seconds);
 
 /* Starts measuring. Never fails for a missing GPU or /proc file: those are
- * facts. BG_ENOMEM or BG_EIO (the thread cannot start) otherwise. */
-int telemetry_begin(struct telemetry **out);
+ * facts. BG_ENOMEM or BG_EIO (the thread cannot start) otherwise. *stop
+ * (may be NULL) becoming non-zero ends a --wait-idle wait early. */
+int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop);
 
 /* Stops, and adds the series and summary facts to r. The cell's markers
  * (r->phases: "warmup" ends the warm-up, "timed" the timed steps) and facts
