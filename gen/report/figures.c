@@ -12,7 +12,7 @@
 #include "base/escape.h"
 #include "charts/heatmap.h"
 #include "charts/scatter.h"
-#include "report/hardware.h"
+#include "report/roofline.h"
 #include "charts/series.h"
 
 #include <dirent.h>
@@ -669,67 +669,6 @@ static int build_reference(struct rctx *x)
     return err;
 }
 
-/* Roofline-style: each cell's achieved TFLOP/s against the peak of its
- * device and dtype (report/hardware.h), per backend; only for runs whose
- * cells have FLOPs and a known peak. */
-static int build_roofline(struct rctx *x)
-{
-    const struct grid *g = x->g;
-    size_t n = 0;
-    for (size_t i = 0; i < x->rd->ncells; i++) {
-        double t, m;
-        hardware_mfu(x->rd, &x->rd->cells[i], &t, &m, NULL, 0);
-        n += isfinite(m);
-    }
-    if (n == 0)
-        return 0;
-    struct scatterfig *f = figure_arena_new(sizeof(*f));
-    if (!f)
-        return error_set(BG_ENOMEM, "out of memory");
-    struct figure_arena *a = &f->a;
-    double *px = figure_arena_alloc(a, (n + 1) * sizeof(double));
-    double *ay = figure_arena_alloc(a, (n + 1) * sizeof(double));
-    size_t *grp = figure_arena_alloc(a, (n + 1) * sizeof(size_t));
-    const char **labels = figure_arena_alloc(a, (g->ncols + 1) * sizeof(char *));
-    unsigned *colors = figure_arena_alloc(a, (g->ncols + 1) * sizeof(unsigned));
-    if (!px || !ay || !grp || !labels || !colors) {
-        figure_arena_free(f);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
-    for (size_t c = 0; c < g->ncols; c++) {
-        labels[c] = g->cols[c].display;
-        colors[c] = g->cols[c].color;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < x->rd->ncells && k < n; i++) {
-        const struct rd_cell *cell = &x->rd->cells[i];
-        double t, m;
-        hardware_mfu(x->rd, cell, &t, &m, NULL, 0);
-        int col = grid_col_find(g, cell->backend);
-        if (!isfinite(m) || col < 0)
-            continue;
-        px[k] = t / (m / 100.0); /* the peak */
-        ay[k] = t;
-        grp[k++] = (size_t)col;
-    }
-    f->s = (struct scatter){.title = "Achieved vs peak FLOP/s",
-                            .subtitle = "The diagonal is the device's dense peak for the cell's dtype (100% MFU); "
-                                        "the dashed line below it is 50% MFU.",
-                            .corner_note = "below the diagonal: under the peak",
-                            .x_label = "peak TFLOP/s (device, dtype)",
-                            .y_label = "achieved TFLOP/s (model FLOPs / median step)",
-                            .n = k,
-                            .x = px,
-                            .y = ay,
-                            .group = grp,
-                            .ngroups = g->ncols,
-                            .group_label = labels,
-                            .group_color = colors};
-    return add_figure(x, FIG_SUMMARY, FIG_W, 520, scatterfig_draw, f, "roofline", "Achieved vs peak",
-                      "Each cell's achieved TFLOP/s (analytic model FLOPs per step over its median step time) "
-                      "against the dense peak of its device and dtype, coloured by backend (docs/GPU.md).");
-}
-
 int figures_build(struct rctx *x)
 {
     int err;
@@ -737,7 +676,7 @@ int figures_build(struct rctx *x)
         return 0;
     if ((err = build_ms_per_step(x)) < 0 || (err = build_speedup(x)) < 0 ||
         (err = build_keras3_figures(x)) < 0 || (err = build_heatmap(x)) < 0 ||
-        (err = build_reference(x)) < 0 || (err = build_roofline(x)) < 0 || (err = build_cells(x)) < 0)
+        (err = build_reference(x)) < 0 || (err = roofline_figure(x, FIG_W, FIG_PNG_SCALE)) < 0 || (err = build_cells(x)) < 0)
         return err;
     return 0;
 }
