@@ -478,8 +478,9 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
             if (c->match == COMPARE_MATCHED && c->t.verdict != SIGNIFICANCE_NONE &&
                 (side_contended_(&c->a) || side_contended_(&c->b))) {
                 c->t.verdict = SIGNIFICANCE_AMBIGUOUS;
-                c->t.why = "measured under contention: other processes used the CPUs or the cell's GPU "
-                           "(`benchgen show` names them)";
+                snprintf(c->t.why, sizeof(c->t.why), "%s",
+                         "measured under contention: other processes used the CPUs or the cell's GPU "
+                         "(`benchgen show` names them)");
             }
             switch (c->match) {
             case COMPARE_MISMATCH:
