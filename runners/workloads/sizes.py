@@ -6,7 +6,7 @@ One table serves every framework family, so the torch and Keras workloads
 build the same architecture from the same numbers and inputs.py declares
 matching input shapes. Values for the published sizes come from the released
 configs (bert-base-cased, gemma-7b, Mistral-7B-v0.1, SD v1.4, SAM ViT-H); see
-/work/shared/research/models.md for where each number was checked.
+the project notes on building the models offline (shared/research/models.md) for where each number was checked.
 """
 
 SIZES = {
