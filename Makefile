@@ -168,7 +168,7 @@ asan:
 	$(Q)scripts/install-report-deps.sh
 	$(Q)$(MAKE) --no-print-directory BUILD=build/asan CFLAGS='-O1 -g -fno-omit-frame-pointer' \
 	  SAN_FLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined' build/asan/benchgen unit-bins
-	$(Q)ASAN_OPTIONS=handle_segv=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	$(Q)ASAN_OPTIONS=handle_segv=0:detect_leaks=1 LSAN_OPTIONS=print_suppressions=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BENCHGEN_BIN=build/asan/benchgen tests/run.sh build/asan
 
 report:
