@@ -22,23 +22,6 @@
 
 #include <jansson.h>
 
-/* A relative path in SHA256SUMS: no leading '/', no "." or ".." component. */
-static bool safe_rel(const char *p)
-{
-    if (!p[0] || p[0] == '/')
-        return false;
-    for (const char *s = p; *s;) {
-        const char *e = strchr(s, '/');
-        size_t n = e ? (size_t)(e - s) : strlen(s);
-        if ((n == 0 && e && e[1]) || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
-            return false;
-        if (!e)
-            break;
-        s = e + 1;
-    }
-    return true;
-}
-
 static int cmp_kv(const void *a, const void *b)
 {
     return strcmp(((const struct kv *)a)->key, ((const struct kv *)b)->key);
@@ -75,7 +58,7 @@ static int read_sums_(const char *root, struct kvlist *sums, struct verify_log *
             *next++ = '\0';
         lineno++;
         size_t hl = strspn(line, "0123456789abcdef");
-        if (hl != 64 || line[64] != ' ' || line[65] != ' ' || !line[66] || !safe_rel(line + 66)) {
+        if (hl != 64 || line[64] != ' ' || line[65] != ' ' || !line[66] || !verify_path_safe(line + 66)) {
             char where[32];
             snprintf(where, sizeof(where), "SHA256SUMS:%d", lineno);
             verify_problem(v, "MALFORMED", where, "expected '<sha256>  <path>'");

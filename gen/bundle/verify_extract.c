@@ -55,9 +55,7 @@ static void limits_free(struct limits *l)
     memset(l, 0, sizeof(*l));
 }
 
-/* A path from an archive that stays inside the extraction directory: no
- * absolute path, no "." or ".." component, no empty component. */
-static bool safe_path(const char *p)
+bool verify_path_safe(const char *p)
 {
     if (!p[0] || p[0] == '/')
         return false;
@@ -103,7 +101,7 @@ static int read_limits(const char *manifest_path, uint64_t manifest_size, struct
     {
         const char *path = json_string_value(json_object_get(f, "path"));
         json_t *size = json_object_get(f, "size");
-        if (!path || !json_is_integer(size) || json_integer_value(size) < 0 || !safe_path(path))
+        if (!path || !json_is_integer(size) || json_integer_value(size) < 0 || !verify_path_safe(path))
             continue; /* the manifest check names it later */
         uint64_t sz = (uint64_t)json_integer_value(size);
         if (sz > VERIFY_MAX_BYTES || total + sz > VERIFY_MAX_BYTES) {
@@ -264,7 +262,7 @@ int verify_extract(struct verify_extracted *x, const char *path, const char *dir
             stopped = true;
             break;
         }
-        if (!name || !safe_path(name)) {
+        if (!name || !verify_path_safe(name)) {
             verify_problem(v, "UNSAFE", name ? name : "(no name)", "entry path leaves the bundle; not extracted");
             continue;
         }

@@ -65,4 +65,9 @@ int verify_check_gzip(const char *path, uint64_t max_bytes, struct verify_log *v
  * bundle gave no usable manifest. */
 uint64_t verify_gzip_budget(const struct verify_extracted *x);
 
+/* A path from an archive or SHA256SUMS that stays inside the extraction
+ * directory: not empty, not absolute, no "." or ".." component, no empty
+ * component. */
+bool verify_path_safe(const char *p);
+
 #endif /* BENCHGEN_VERIFY_EXTRACT_H */
