@@ -94,6 +94,17 @@ static const struct opt run_options[] = {
             "docs/GPU.md)"),
 };
 
+/* The default run directory: runs/<spec name><tag>-<UTC time>. */
+static char *default_out(const char *name, const char *tag)
+{
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+    return xprintf("runs/%s%s-%s", name, tag, ts);
+}
+
 static char *join_args(int argc, char **argv)
 {
     struct strbuf sb = {0};
@@ -281,16 +292,7 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
         goto done;
     if (o->repeats)
         spec->repeats = o->repeats;
-    if (o->out) {
-        outdir = strdup(o->out);
-    } else {
-        char ts[32];
-        time_t now = time(NULL);
-        struct tm tm;
-        gmtime_r(&now, &tm);
-        strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
-        outdir = util_printf("runs/%s-ab-%s", spec->name, ts);
-    }
+    outdir = o->out ? xstrdup(o->out) : default_out(spec->name, "-ab");
     da = outdir ? util_printf("%s/a", outdir) : NULL;
     db = outdir ? util_printf("%s/b", outdir) : NULL;
     cmdline = join_args(call->argc, call->argv);
@@ -395,16 +397,7 @@ static int run_run(const struct cli_call *call)
     } else {
         if (o->repeats)
             spec->repeats = o->repeats;
-        if (o->out) {
-            outdir = xstrdup(o->out);
-        } else {
-            char ts[32];
-            time_t now = time(NULL);
-            struct tm tm;
-            gmtime_r(&now, &tm);
-            strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
-            outdir = xprintf("runs/%s-%s", spec->name, ts);
-        }
+        outdir = o->out ? xstrdup(o->out) : default_out(spec->name, "");
         cmdline = join_args(call->argc, call->argv);
         /* --out is checked before anything is built or downloaded */
         if ((err = matrix_expand(&plan, spec, o->only)) < 0 ||
