@@ -77,15 +77,14 @@ int resources_parse(const struct spec_ctx *c, const yaml_node_t *map, const char
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
         const char *name = node_scalar(k);
-        const yaml_node_t *dup;
+        int err;
         if (!resources_is_key(name))
             return FAIL(c, k, "%s: unknown key %s (allowed: %s)", what, node_describe(k, buf, false),
                         node_join(list, sizeof(list), resources_keys, 5));
-        if ((dup = node_earlier_key(c, map, p)))
-            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", name, dup->start_mark.line + 1,
-                        dup->start_mark.column + 1);
+        if ((err = node_unique_key(c, map, p)) < 0)
+            return err;
         snprintf(key, sizeof(key), "%s.%s", what, name);
-        int err = resources_set(c, r, name, key, v);
+        err = resources_set(c, r, name, key, v);
         if (err < 0)
             return err;
     }

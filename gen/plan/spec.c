@@ -134,14 +134,12 @@ static int get_warmup(const struct spec_ctx *c, const yaml_node_t *n)
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
         const char *name = node_scalar(k);
-        const yaml_node_t *dup;
         int w = 0, err;
         if (!name || (strcmp(name, "default") != 0 && !catalog_backend_find(name)))
             return FAIL(c, k, "warmup: unknown key %s (allowed: default, %s)", node_describe(k, buf, false),
                         catalog_backend_names());
-        if ((dup = node_earlier_key(c, n, p)))
-            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", name,
-                        dup->start_mark.line + 1, dup->start_mark.column + 1);
+        if ((err = node_unique_key(c, n, p)) < 0)
+            return err;
         snprintf(list, sizeof(list), "warmup.%s", name);
         if ((err = node_get_int(c, list, v, 0, &w)) < 0)
             return err;
@@ -167,15 +165,13 @@ static int get_method(const struct spec_ctx *c, const yaml_node_t *n)
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
         const char *name = node_scalar(k);
-        const yaml_node_t *dup;
         char *m = NULL;
         int err;
         if (!name || (strcmp(name, "default") != 0 && !catalog_backend_find(name)))
             return FAIL(c, k, "method: unknown key %s (allowed: default, %s)", node_describe(k, buf, false),
                         catalog_backend_names());
-        if ((dup = node_earlier_key(c, n, p)))
-            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", name,
-                        dup->start_mark.line + 1, dup->start_mark.column + 1);
+        if ((err = node_unique_key(c, n, p)) < 0)
+            return err;
         snprintf(key, sizeof(key), "method.%s", name);
         if (strcmp(name, "default") == 0)
             err = node_get_enum(c, key, v, methods, &spec->method);
@@ -198,14 +194,12 @@ static int get_envs(const struct spec_ctx *c, const yaml_node_t *n)
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
-        const yaml_node_t *dup;
         char *env = NULL;
         int err;
         if ((err = backend_known(c, "envs", k)) < 0)
             return err;
-        if ((dup = node_earlier_key(c, n, p)))
-            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", node_scalar(k),
-                        dup->start_mark.line + 1, dup->start_mark.column + 1);
+        if ((err = node_unique_key(c, n, p)) < 0)
+            return err;
         snprintf(key, sizeof(key), "envs.%s", node_scalar(k));
         err = node_get_safe_name(c, key, v, &env);
         if (err == 0)
@@ -231,11 +225,9 @@ static int get_resources(const struct spec_ctx *c, const yaml_node_t *n)
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
         yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
         const char *name = node_scalar(k);
-        const yaml_node_t *dup;
         int err;
-        if ((dup = node_earlier_key(c, n, p)))
-            return FAIL(c, k, "duplicate key '%s' (first at line %zu, column %zu)", name ? name : "?",
-                        dup->start_mark.line + 1, dup->start_mark.column + 1);
+        if ((err = node_unique_key(c, n, p)) < 0)
+            return err;
         snprintf(key, sizeof(key), "resources.%s", name ? name : "?");
         if (resources_is_key(name)) {
             err = resources_set(c, &spec->resources, name, key, v);

@@ -278,15 +278,16 @@ int node_require(const struct spec_ctx *c, const yaml_node_t *map, const char *w
     return 0;
 }
 
-/* For maps whose keys are data (warmup, envs): an earlier pair with the same key. */
-const yaml_node_t *node_earlier_key(const struct spec_ctx *c, const yaml_node_t *map,
-                                      const yaml_node_pair_t *pair)
+/* For maps whose keys are data (warmup, envs): fails when an earlier pair has the same key. */
+int node_unique_key(const struct spec_ctx *c, const yaml_node_t *map, const yaml_node_pair_t *pair)
 {
-    const char *name = node_scalar(yaml_document_get_node(c->doc, pair->key));
-    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < pair; p++) {
+    yaml_node_t *key = yaml_document_get_node(c->doc, pair->key);
+    const char *name = node_scalar(key);
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; name && p < pair; p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-        if (node_scalar(k) && name && strcmp(node_scalar(k), name) == 0)
-            return k;
+        if (node_scalar(k) && strcmp(node_scalar(k), name) == 0)
+            return FAIL(c, key, "duplicate key '%s' (first at line %zu, column %zu)", name,
+                        k->start_mark.line + 1, k->start_mark.column + 1);
     }
-    return NULL;
+    return 0;
 }

@@ -78,8 +78,8 @@ int node_map_collect(const struct spec_ctx *c, const yaml_node_t *map, const cha
 int node_require(const struct spec_ctx *c, const yaml_node_t *map, const char *what, const char *const *names,
                  const struct node_field *fields, const int *required, size_t nrequired);
 
-/* For maps whose keys are data (warmup, envs): an earlier pair with the same key. */
-const yaml_node_t *node_earlier_key(const struct spec_ctx *c, const yaml_node_t *map,
-                                    const yaml_node_pair_t *pair);
+/* For maps whose keys are data (warmup, envs): 0, or a spec error naming the
+ * earlier pair when one has the same key. */
+int node_unique_key(const struct spec_ctx *c, const yaml_node_t *map, const yaml_node_pair_t *pair);
 
 #endif /* BENCHGEN_SPEC_NODE_H */
