@@ -60,12 +60,16 @@ if [ "$UNIT_ONLY" -eq 1 ]; then
 fi
 
 echo "== integration tests"
+times=()
 for s in tests/integration/test_*.sh; do
   [ -x "$s" ] || continue
   echo "-- $s"
+  t0=$SECONDS
   out=$("$s" 2>&1)
   rc=$?
   echo "$out"
+  echo "   ($((SECONDS - t0)) s)"
+  times+=("$((SECONDS - t0)) $s")
   p=$(echo "$out" | grep -c '^ok - ')
   f=$(echo "$out" | grep -c '^not ok - ')
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
@@ -74,6 +78,8 @@ for s in tests/integration/test_*.sh; do
   [ "$f" -eq 0 ] || failures+=("$s")
 done
 
+echo "== slowest integration tests (seconds)"
+printf '%s\n' "${times[@]}" | sort -rn | head -8 | sed 's/^/   /'
 [ ${#failures[@]} -eq 0 ] || echo "failed: ${failures[*]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
