@@ -4,6 +4,9 @@
 #include "base/error.h"
 #include "cli/cli.h"
 #include "run/envs.h"
+#include "run/envs_add.h"
+#include "run/envs_list.h"
+#include "run/envs_sync.h"
 
 struct env_opts {
     int unused;

@@ -13,6 +13,7 @@
 #include "run/collect.h"
 #include "run/envs.h"
 #include "run/envs_derive.h"
+#include "run/envs_sync.h"
 #include "run/executor.h"
 #include "run/scheduler.h"
 #include "run/telemetry.h"

@@ -20,6 +20,12 @@
  * module. benchgen links no libpython: every worker exec()s its
  * environment's own interpreter.
  *
+ * The files: this one resolves names; envs_cache.h says where they live; envs_sync.h builds,
+ * envs_list.h lists, envs_add.h registers, envs_derive.h derives `--with`
+ * locks; envs_python.h finds and probes interpreters, envs_names.h lists
+ * the names, envs_packages.h reads what a venv holds, envs_uv.h and
+ * envs_proc.h run the installers.
+ *
  * Ownership: struct env_info strings are owned by it; env_info_free().
  */
 #ifndef BENCHGEN_ENVS_H
@@ -27,6 +33,17 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+
+#include "run/envs_cache.h" /* envs_cache_dir(), for every user of environments */
+
+#ifndef BENCHGEN_PYTHON
+#define BENCHGEN_PYTHON "python3" /* the Makefile passes the real one */
+#endif
+
+/* In a venv directory: written once its installer finished (present means
+ * ready), and why its last sync failed. */
+#define ENVS_READY_MARKER ".benchgen-ready"
+#define ENVS_FAILED_MARKER ".benchgen-failed"
 
 struct env_info {
     char *name;
@@ -40,25 +57,10 @@ struct env_info {
     const char *state; /* "ready", "missing", "incomplete", "external", "broken" */
 };
 
-/* Cache root, created on demand. Borrowed. */
-const char *envs_cache_dir(void);
-
 /* Resolves NAME: an external registration wins, else data/envs/NAME.txt.
  * BG_ENOTFOUND when neither exists. A missing venv is not an error: state
  * says "missing" and the run records its cells as skipped. */
 int envs_resolve(const char *name, struct env_info *out);
-
-/* Creates or repairs the named environments (all of data/envs when n == 0),
- * showing pip's progress. */
-int envs_sync(const char *const *names, size_t n);
-
-
-/* Prints name, hash, path, state and resolved package versions. */
-int envs_list(FILE *out);
-
-/* Registers PYTHON (an interpreter or venv; with a prefix, the interpreter
- * as the prefixed command finds it) as environment NAME. */
-int envs_add(const char *name, const char *python, const char *const *prefix, size_t nprefix);
 
 /* The version of the interpreter benchgen was built with ("3.11.7"), which
  * makes lock-file venvs without a `# python:` line. Borrowed, static; ""

@@ -15,6 +15,9 @@
 #include <cmocka.h>
 
 #include "run/envs.h"
+#include "run/envs_add.h"
+#include "run/envs_list.h"
+#include "run/envs_sync.h"
 #include "base/error.h"
 #include "base/util.h"
 

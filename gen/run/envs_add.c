@@ -1,0 +1,92 @@
+/*
+ * envs_add.c - `env add`: registering an existing interpreter or venv, run
+ * after an optional command prefix (see envs_add.h).
+ */
+#include "run/envs_add.h"
+#include "run/envs.h"
+#include "run/envs_python.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int envs_add(const char *name, const char *python, const char *const *cmd_prefix, size_t nprefix)
+{
+    char *exe = NULL, *prefix = NULL, *reg_dir = NULL, *reg = NULL;
+    const char **argv_prefix = NULL;
+    struct strbuf text = {0};
+    char ver[32];
+    int err = 0;
+    if (!util_is_safe_name(name))
+        return error_set(BG_EUSAGE, "invalid environment name '%s' (letters, digits, '.', '_', '+', '-')",
+                         name ? name : "");
+    if (!python || !*python)
+        return error_set(BG_EUSAGE, "env add %s: which Python? give an interpreter or a venv directory",
+                         name);
+    for (size_t i = 0; i < nprefix; i++)
+        if (!cmd_prefix[i][0] || strchr(cmd_prefix[i], '\n'))
+            return error_set(BG_EUSAGE, "env add %s: prefix argument %zu is empty or holds a newline", name,
+                             i + 1);
+    if (nprefix) {
+        /* The interpreter lives where the prefix's command finds it (a container). */
+        exe = strdup(python);
+    } else if (!(exe = envs_python_which(python))) {
+        err = error_set(BG_ENOTFOUND, "env add %s: %s not found", name, python);
+        goto done;
+    }
+    if (!exe) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if (!nprefix && util_is_dir(exe)) { /* a venv (or any prefix) directory */
+        char *in_dir = util_printf("%s/bin/python", exe);
+        if (!in_dir || access(in_dir, X_OK) != 0) {
+            err = error_set(BG_ENOTFOUND, "env add %s: %s is a directory without bin/python, not a venv",
+                            name, exe);
+            free(in_dir);
+            goto done;
+        }
+        free(exe);
+        exe = in_dir;
+    }
+    if (!nprefix && access(exe, X_OK) != 0) {
+        err = error_set(BG_ENOTFOUND, "env add %s: cannot execute %s: %s", name, exe, strerror(errno));
+        goto done;
+    }
+    if (!(argv_prefix = calloc(nprefix + 1, sizeof(*argv_prefix)))) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nprefix; i++)
+        argv_prefix[i] = cmd_prefix[i];
+    if ((err = envs_python_probe(exe, argv_prefix, true, ver, &prefix)) < 0) {
+        error_prefix(err, "env add %s", name);
+        goto done;
+    }
+    reg_dir = util_printf("%s/external", envs_cache_dir());
+    reg = reg_dir ? util_printf("%s/%s", reg_dir, name) : NULL;
+    strbuf_printf(&text, "%s\n%s\n%s\n", exe, prefix, ver);
+    for (size_t i = 0; i < nprefix; i++)
+        strbuf_printf(&text, "%s\n", cmd_prefix[i]);
+    if (!reg_dir || !reg || !text.buf) {
+        err = error_set(BG_ENOMEM, "out of memory");
+        goto done;
+    }
+    if ((err = util_mkdir_p(reg_dir, 0755)) < 0 ||
+        (err = util_write_file_atomic(reg, text.buf, text.len)) < 0)
+        goto done;
+    printf("env %s: registered %s (Python %s, prefix %s%s%s)\n", name, exe, ver, prefix,
+           nprefix ? ", run as: " : "", nprefix ? cmd_prefix[0] : "");
+done:
+    free(exe);
+    free(prefix);
+    free(reg_dir);
+    free(reg);
+    free(argv_prefix);
+    strbuf_free(&text);
+    return err;
+}

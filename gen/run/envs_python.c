@@ -1,0 +1,214 @@
+/*
+ * envs_python.c - finding and probing the interpreters environments are made
+ * with and run (see envs_python.h).
+ *
+ * benchgen links no libpython: it asks an interpreter for its version and
+ * prefix by running it as a subprocess, fork/exec'd with an argument
+ * vector, never through a shell, so paths with spaces or quotes pass through
+ * untouched.
+ */
+#include "run/envs_python.h"
+#include "run/envs_cache.h"
+#include "run/envs_proc.h"
+#include "runners/worker.h"
+#include "base/error.h"
+#include "base/util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Printed by the interpreter under test: its version, then its prefix. */
+static const char probe_code[] = "import sys; print(sys.version.split()[0]); print(sys.prefix)";
+/* The same, then whether the worker's module imports (argv[1]: its directory). */
+static const char probe_module_code[] =
+    "import sys; print(sys.version.split()[0]); print(sys.prefix); sys.stdout.flush(); "
+    "sys.path.insert(0, sys.argv[1]); import _benchgen; print('_benchgen', _benchgen.__file__)";
+
+int envs_python_version_number(const char *ver)
+{
+    int major = 0, minor = 0;
+    if (sscanf(ver, "%d.%d", &major, &minor) != 2)
+        return 0;
+    return major * 100 + minor;
+}
+
+int envs_python_probe(const char *python, const char *const *cmd_prefix, bool check_module, char ver[32],
+                      char **prefix)
+{
+    size_t np = 0;
+    while (cmd_prefix && cmd_prefix[np])
+        np++;
+    char **argv = calloc(np + 8, sizeof(*argv));
+    struct strbuf out = {0};
+    int status = 0, err = 0;
+    *prefix = NULL;
+    ver[0] = '\0';
+    if (!argv)
+        return error_set(BG_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < np; i++)
+        argv[k++] = (char *)cmd_prefix[i];
+    argv[k++] = (char *)python;
+    argv[k++] = "-I";
+    argv[k++] = "-c";
+    argv[k++] = (char *)(check_module ? probe_module_code : probe_code);
+    if (check_module)
+        argv[k++] = (char *)worker_ext_dir();
+    if ((err = envs_proc_run(argv, &out, &status)) < 0)
+        goto done;
+    char *save = NULL;
+    char *l1 = out.buf ? strtok_r(out.buf, "\r\n", &save) : NULL;
+    char *l2 = l1 ? strtok_r(NULL, "\r\n", &save) : NULL;
+    char *l3 = l2 ? strtok_r(NULL, "\r\n", &save) : NULL;
+    if (!l1 || !l2 || strlen(l1) >= 32 || !isdigit((unsigned char)l1[0])) {
+        char how[96];
+        envs_proc_status(status, how, sizeof(how));
+        err = error_set(BG_EPYTHON, "%s%s could not report its Python version and prefix (%s): is it a Python "
+                        "interpreter?", np ? "the prefixed " : "", python, how);
+        goto done;
+    }
+    snprintf(ver, 32, "%s", l1);
+    if (check_module && envs_python_version_number(ver) < 309) {
+        err = error_set(BG_EPYTHON, "%s is Python %s; workers need Python 3.9 or later", python, ver);
+        goto done;
+    }
+    if (check_module && (!l3 || strncmp(l3, "_benchgen ", 10) != 0 || !WIFEXITED(status) ||
+                         WEXITSTATUS(status) != 0)) {
+        err = error_set(BG_EPYTHON, "%s (Python %s) cannot import benchgen's worker module from %s%s (see the "
+                        "traceback above); run `make` first%s", python, ver, worker_ext_dir(),
+                        "/_benchgen.abi3.so", np ? ", and make that directory visible inside the prefix's "
+                        "container at the same path" : "");
+        goto done;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char how[96];
+        envs_proc_status(status, how, sizeof(how));
+        err = error_set(BG_EPYTHON, "%s could not report its version (%s)", python, how);
+        goto done;
+    }
+    if (!(*prefix = strdup(l2)))
+        err = error_set(BG_ENOMEM, "out of memory");
+done:
+    free(argv);
+    strbuf_free(&out);
+    return err;
+}
+
+static int probe_python(const char *python, char ver[32], char **prefix)
+{
+    return envs_python_probe(python, NULL, false, ver, prefix);
+}
+
+const char *envs_python_version(const char *python)
+{
+    static struct {
+        char exe[PATH_MAX];
+        char ver[32];
+    } cache[8];
+    static size_t n;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(cache[i].exe, python) == 0)
+            return cache[i].ver;
+    char ver[32] = "", *prefix = NULL;
+    if (probe_python(python, ver, &prefix) < 0)
+        ver[0] = '\0';
+    free(prefix);
+    size_t slot = n < 8 ? n++ : 7;
+    snprintf(cache[slot].exe, sizeof(cache[slot].exe), "%s", python);
+    snprintf(cache[slot].ver, sizeof(cache[slot].ver), "%s", ver);
+    return cache[slot].ver;
+}
+
+char *envs_python_which(const char *cmd)
+{
+    if (strchr(cmd, '/')) {
+        if (cmd[0] == '/')
+            return strdup(cmd);
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof(cwd)))
+            return NULL;
+        return util_printf("%s/%s", cwd, cmd[0] == '.' && cmd[1] == '/' ? cmd + 2 : cmd);
+    }
+    const char *path = getenv("PATH");
+    if (!path)
+        return NULL;
+    char *copy = strdup(path), *save = NULL, *found = NULL;
+    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
+         dir = strtok_r(NULL, ":", &save)) {
+        char *cand = util_printf("%s/%s", dir, cmd);
+        if (cand && cand[0] == '/' && access(cand, X_OK) == 0 && !util_is_dir(cand))
+            found = cand;
+        else
+            free(cand);
+    }
+    free(copy);
+    return found;
+}
+
+void envs_python_requested(const char *lock, char want[16])
+{
+    char *text = NULL;
+    want[0] = '\0';
+    if (util_read_file(lock, &text, NULL) < 0)
+        return;
+    for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        char v[16];
+        if (sscanf(line, "# python: %15[0-9.]", v) == 1 && envs_python_version_number(v)) {
+            snprintf(want, 16, "%s", v);
+            break;
+        }
+    }
+    free(text);
+}
+
+char *envs_python_find(const char *want)
+{
+    struct strbuf out = {0};
+    char *found = NULL;
+    int status = 0;
+    char *argv[] = {"pyenv", "prefix", (char *)want, NULL};
+    if (envs_proc_run(argv, &out, &status) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.buf) {
+        out.buf[strcspn(out.buf, "\r\n")] = '\0';
+        found = util_printf("%s/bin/python3", out.buf);
+        if (found && access(found, X_OK) != 0) {
+            free(found);
+            found = NULL;
+        }
+    }
+    strbuf_free(&out);
+    const char *root = getenv("PYENV_ROOT");
+    char *versions = root && *root ? util_printf("%s/versions", root) : util_printf("%s/.pyenv/versions", envs_user_home());
+    DIR *d = !found && versions ? opendir(versions) : NULL;
+    struct dirent *e;
+    char best[256] = "";
+    size_t wl = strlen(want);
+    while (d && (e = readdir(d))) {
+        /* "3.12" matches 3.12 and 3.12.x, never 3.120 */
+        if (strncmp(e->d_name, want, wl) != 0 || (e->d_name[wl] && e->d_name[wl] != '.'))
+            continue;
+        if (strverscmp(e->d_name, best) > 0)
+            snprintf(best, sizeof(best), "%s", e->d_name);
+    }
+    if (d)
+        closedir(d);
+    if (!found && best[0]) {
+        found = util_printf("%s/%s/bin/python3", versions, best);
+        if (found && access(found, X_OK) != 0) {
+            free(found);
+            found = NULL;
+        }
+    }
+    free(versions);
+    if (!found) {
+        char name[32];
+        snprintf(name, sizeof(name), "python%s", want);
+        found = envs_python_which(name);
+    }
+    return found;
+}
