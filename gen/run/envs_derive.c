@@ -74,7 +74,9 @@ int envs_derive(const char *base, const char *const *pins, size_t npins, char **
     if ((err = util_read_file(info.lock_path, &text, NULL)) < 0)
         goto done;
     strbuf_printf(&nm, "%s", base);
-    strbuf_printf(&lock, "# derived by `benchgen run --with` from %s\n", info.lock_path);
+    /* The parent by name, never by path: the lock's bytes name its venv, and every
+     * checkout sharing the cache must make the same bytes (and so the same venv). */
+    strbuf_printf(&lock, "# derived by `benchgen run --with` from environment %s\n", base);
     for (size_t i = 0; i < npins; i++) {
         char ver[128];
         if ((err = check_pin(pins[i], pkgs[i], ver)) < 0)

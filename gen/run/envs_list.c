@@ -76,6 +76,7 @@ int envs_list(FILE *out)
     strlist_sort(&names, false);
     fprintf(out, "# cache %s; environments use Python %s (%s)\n", envs_cache_dir(),
             envs_base_python_version(), BENCHGEN_PYTHON);
+    fprintf(out, "# " ENVS_LIST_COLUMNS "\n");
     if (names.n == 0) {
         char *dir = envs_names_lock_dir();
         fprintf(out, "no environments: add %s/NAME.txt or run `benchgen env add NAME PYTHON`\n",

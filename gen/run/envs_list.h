@@ -6,7 +6,13 @@
 
 #include <stdio.h>
 
-/* Prints name, hash, path, state and resolved package versions. */
+/* The columns of an environment's line, printed as a "# " comment after the
+ * cache line; README.md and docs/ENVIRONMENTS.md quote it (test_cli.sh). */
+#define ENVS_LIST_COLUMNS "NAME  STATE  HASH  PATH"
+
+/* Prints, for every environment, "NAME  STATE  HASH  PATH" (HASH "-" for a
+ * registered interpreter), then its installed "name==version" lines or a
+ * hint saying what to do. */
 int envs_list(FILE *out);
 
 #endif /* BENCHGEN_ENVS_LIST_H */

@@ -20,6 +20,21 @@ check "the pinned version is what ran" \
 check "the pins are recorded with the run" test "$(jget "$J" 'd["run"]["environment"]["run.with"]')" = numpy==2.2.6
 check "derived env listed with its hash" grep -q "base+numpy-2.2.6" <<<"$("$BENCHGEN" env list)"
 
+# The derived lock's bytes name its venv, and the cache is shared by every
+# checkout: they must not depend on where this checkout is (the parent lock's
+# absolute path in its comment made each checkout build its own venv, and
+# two checkouts' runs raced over one derived lock).
+D=$("$BENCHGEN" info 2>/dev/null | sed -n 's/.*cached in \(.*\)$/\1/p')/derived/base+numpy-2.2.6.txt
+check "the derived lock exists" test -f "$D"
+check "it names its parent by name" grep -qx '# derived by `benchgen run --with` from environment base' "$D"
+check "it holds no path of this checkout" bash -c '! grep -qF "$1" "$2"' _ "$PWD" "$D"
+cp "$D" "$TMP/derived-here.txt"
+mkdir -p "$TMP/other"
+cp -r data "$TMP/other/"
+BENCHGEN_HOME=$TMP/other "$BENCHGEN" run tests/specs/pipeline.yaml --only model=mlp --with numpy==2.2.6 --dry-run \
+  >/dev/null 2>&1
+check "another checkout writes the same bytes (one venv for both)" cmp -s "$D" "$TMP/derived-here.txt"
+
 "$BENCHGEN" run tests/specs/pipeline.yaml --only model=mlp --with numpy --dry-run >/dev/null 2>"$TMP/bad.err"
 check "a pin without ==VERSION is a usage error (exit 2)" test $? -eq 2
 check "the message says what is expected" grep -q "PKG==VERSION" "$TMP/bad.err"
