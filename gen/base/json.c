@@ -118,3 +118,11 @@ int json_write(const json_t *root, FILE *out)
         return error_set(BG_EIO, "cannot write JSON");
     return 0;
 }
+
+json_t *json_kvmap(const struct kvlist *kl, int *err)
+{
+    json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
+    for (size_t i = 0; !*err && i < kl->n; i++)
+        json_put(o, kl->items[i].key, json_str(kl->items[i].value), err);
+    return o;
+}

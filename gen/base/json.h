@@ -37,6 +37,11 @@ void json_put(json_t *o, const char *key, json_t *v, int *err);
 /* Appends v to the array a, with json_put()'s contract. */
 void json_push(json_t *a, json_t *v, int *err);
 
+/* {key: value} of a kvlist (a repeated key keeps its last value), with
+ * json_put()'s *err contract: the caller's json_put() records a NULL. */
+struct kvlist;
+json_t *json_kvmap(const struct kvlist *kl, int *err);
+
 /* The document as text, with a final newline; malloc'd. NULL and BG_ENOMEM
  * in error_last() when out of memory. */
 char *json_text(const json_t *root);

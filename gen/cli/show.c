@@ -9,6 +9,7 @@
  */
 #include "cli/show.h"
 #include "base/json.h"
+#include "stats/stats_json.h"
 #include "plan/catalog.h"
 #include "plan/status.h"
 #include "base/error.h"
@@ -26,15 +27,6 @@
 
 /* ---- JSON helpers ------------------------------------------------------- */
 
-/* {key: value} of a kvlist; a repeated key keeps its last value. */
-static json_t *jmap_(const struct kvlist *kl, int *err)
-{
-    json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
-    for (size_t i = 0; !*err && i < kl->n; i++)
-        json_put(o, kl->items[i].key, json_str(kl->items[i].value), err);
-    return o;
-}
-
 /* Markers as integers: ns since the worker started. */
 static json_t *jmarkers_(const struct kvlist *kl, int *err)
 {
@@ -44,25 +36,6 @@ static json_t *jmarkers_(const struct kvlist *kl, int *err)
         long long ns = strtoll(kl->items[i].value, &end, 10);
         json_put(o, kl->items[i].key, *end ? json_str(kl->items[i].value) : json_integer(ns), err);
     }
-    return o;
-}
-
-static json_t *jstats_(const struct stats *st, int *err)
-{
-    if (st->n == 0)
-        return json_null();
-    json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
-    json_put(o, "mean_ms", json_num(st->mean), err);
-    json_put(o, "median_ms", json_num(st->median), err);
-    json_put(o, "p5_ms", json_num(st->p5), err);
-    json_put(o, "p95_ms", json_num(st->p95), err);
-    json_put(o, "stdev_ms", json_num(st->stdev), err);
-    json_put(o, "min_ms", json_num(st->min), err);
-    json_put(o, "max_ms", json_num(st->max), err);
-    json_put(o, "cv", json_num(st->cv), err);
-    json_put(o, "ci95_ms", json_pack("[oo]", json_num(st->ci_lo), json_num(st->ci_hi)), err);
-    json_put(o, "outliers", json_integer((json_int_t)st->outliers), err);
-    json_put(o, "first_is_outlier", json_boolean(st->first_is_outlier), err);
     return o;
 }
 
@@ -101,10 +74,10 @@ static json_t *jcell_(const struct rd_cell *c, int *err)
     json_put(o, "samples",
          json_pack("{sIsI}", "timed", (json_int_t)c->ntimed, "warmup", (json_int_t)c->nwarmup), err);
     json_put(o, "compile_ms", c->nwarmup ? json_num((double)c->warmup_ns[0] / 1e6) : json_null(), err);
-    json_put(o, "stats", jstats_(&c->st, err), err);
-    json_put(o, "facts", jmap_(&c->facts, err), err);
+    json_put(o, "stats", stats_json(&c->st, err), err);
+    json_put(o, "facts", json_kvmap(&c->facts, err), err);
     json_put(o, "markers", jmarkers_(&c->markers, err), err);
-    json_put(o, "environment", jmap_(&c->environment, err), err);
+    json_put(o, "environment", json_kvmap(&c->environment, err), err);
     return o;
 }
 
@@ -126,7 +99,7 @@ static json_t *jrun_(const struct rundata *rd, int *err)
     json_put(o, "benchgen_version", json_str(rd->benchgen_version), err);
     json_put(o, "git_commit", json_str(rd->git_commit), err);
     json_put(o, "git_dirty", json_boolean(rd->git_dirty), err);
-    json_put(o, "environment", jmap_(&rd->env, err), err);
+    json_put(o, "environment", json_kvmap(&rd->env, err), err);
     return o;
 }
 
