@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const report_files[] = {"report.html", "report.md", "report.pdf", "report.xlsx", NULL};
+static const char *const report_files[] = {"report.html", "report.md",   "report.pdf",
+                                            "report.xlsx", "report.json", "summary.csv", NULL};
 
 /* "run: NAME\ncreated: TIME\n" of the mark's text, into name/created (malloc'd). */
 static void parse_mark(const char *text, char **name, char **created)

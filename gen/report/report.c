@@ -19,6 +19,7 @@
 #include "report/rctx.h"
 #include "report/answer.h"
 #include "report/report_doc.h"
+#include "report/report_json.h"
 #include "store/rundata.h"
 #include "base/util.h"
 #include "report/workbook.h"
@@ -236,6 +237,8 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
     if ((err = figures_build(&x)) < 0 || (err = report_doc_build(&doc, &x)) < 0)
         goto done;
     doc.chart_files = chart_files; /* the HTML links only the chart files written */
+    if ((err = report_json_write(&x, out_dir)) < 0) /* beside every format: small and quick */
+        goto done;
 
     int par = o->jobs > 0 ? o->jobs : default_jobs();
     struct job jobs[32 + 3];

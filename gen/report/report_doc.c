@@ -140,6 +140,7 @@ int report_doc_build(struct doc *d, const struct rctx *x)
              "to the row's best (darker is slower). NA: no number, with the reason.");
     table(d, x, TABLE_SUMMARY, 7.5);
     table(d, x, TABLE_DETAIL, 7);
+    table(d, x, TABLE_THROUGHPUT, 7.5);
     figures(d, x, FIG_SUMMARY, 0);
     doc_end(d);
 

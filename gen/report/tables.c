@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "charts/heatmap.h"
 #include "report/answer.h"
+#include "report/throughput.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -270,6 +271,55 @@ static int build_reference(const struct rctx *x, struct table *t)
         }
     }
     return t->caption ? 0 : error_set(BG_ENOMEM, "out of memory");
+}
+
+static int build_throughput(const struct rctx *x, struct table *t)
+{
+    const struct grid *g = x->g;
+    int k3 = g->nkeras3 > 0, err;
+    if ((err = table_init(t, 3 + g->ncols + (size_t)k3)) < 0 ||
+        (err = table_head(t, 0, "Model (task)", 0)) < 0 || (err = table_head(t, 1, "Batch", 1)) < 0 ||
+        (err = table_head(t, 2, "Unit", 0)) < 0)
+        return err;
+    for (size_t c = 0; c < g->ncols; c++)
+        if ((err = table_head(t, 3 + c, g->cols[c].display, 1)) < 0)
+            return err;
+    if (k3 && (err = table_head(t, 3 + g->ncols, "Keras 3 (best)", 1)) < 0)
+        return err;
+    t->caption = util_printf("Throughput at the mean ms/step, higher is better: samples/s for fit and predict, "
+                             "tokens/s for generate (batch x %d new tokens, an upper bound where the method "
+                             "stops at EOS), images/s for StableDiffusion (predict: %d denoising steps an image).",
+                             THROUGHPUT_NEW_TOKENS, THROUGHPUT_SD_STEPS);
+    for (size_t row = 0; row < g->nrows && !err; row++) {
+        const struct grid_row *gr = &g->rows[row];
+        long r = table_row(t);
+        if (r < 0 || (err = row_heads(t, g, r, row)) < 0)
+            return r < 0 ? (int)r : err;
+        struct throughput tp;
+        for (size_t c = 0; c <= g->ncols && !err; c++) {
+            if (c == g->ncols && !k3)
+                break;
+            int col = c < g->ncols ? (int)c : gr->k3_col;
+            const struct grid_cell *gc = col >= 0 ? grid_at(g, row, (size_t)col) : NULL;
+            throughput_of(&tp, gr->model, gr->task, gr->batch, gc ? gc->cell : NULL);
+            if (c == 0)
+                err = table_set(t, r, 2, 0, NAN, "%s", tp.unit);
+            double rate = gc && gc->ok ? throughput_rate(&tp, gc->st.mean) : NAN;
+            char txt[64];
+            throughput_fmt(rate, txt, sizeof(txt));
+            /* bold as in the summary: the fastest, or a tie with it inside the noise band */
+            const struct grid_cell *bc = gr->best_col >= 0 ? grid_at(g, row, (size_t)gr->best_col) : NULL;
+            int best = col >= 0 && (col == gr->best_col || (x->answer && bc && gc->ok &&
+                                                            gc->st.mean < bc->st.mean * (1 + ANSWER_NOISE)));
+            if (err)
+                break;
+            if (isfinite(rate))
+                err = table_set(t, r, 3 + c, best ? TC_BOLD : 0, rate, "%s", txt);
+            else
+                err = table_set(t, r, 3 + c, TC_NA, NAN, "%s", c < g->ncols ? gc->na : "NA (no Keras 3 result)");
+        }
+    }
+    return err ? err : t->caption ? 0 : error_set(BG_ENOMEM, "out of memory");
 }
 
 static int build_statistics(const struct rctx *x, struct table *t)
@@ -667,6 +717,7 @@ int tables_build(const struct rctx *x, enum table_kind kind, struct table *t)
     case TABLE_SUMMARY: err = build_summary(x, t); break;
     case TABLE_DETAIL: err = build_detail(x, t); break;
     case TABLE_SPEEDUP: err = build_speedup(x, t); break;
+    case TABLE_THROUGHPUT: err = build_throughput(x, t); break;
     case TABLE_REFERENCE: err = build_reference(x, t); break;
     case TABLE_STATISTICS: err = build_statistics(x, t); break;
     case TABLE_FACTS: err = build_facts(x, t); break;

@@ -53,7 +53,8 @@ enum table_kind {
     TABLE_META,       /* the run: field, value */
     TABLE_WINS,       /* per backend: rows won, tied for first, measured (needs x->answer) */
     TABLE_GEOMEAN,    /* per backend: geometric-mean speed-up over the baseline, 95% interval (x->answer) */
-    TABLE_CONFIG      /* per row: what was measured (variant, shapes, precision, parameters, steps) */
+    TABLE_CONFIG,     /* per row: what was measured (variant, shapes, precision, parameters, steps) */
+    TABLE_THROUGHPUT  /* rows x (unit, backends, Keras 3 (best)): work per second at the mean (throughput.h) */
 };
 
 /* 0, or BG_ENOMEM. A kind that does not apply (no reference) gives an empty table. */

@@ -1,7 +1,7 @@
 /*
  * workbook.c - report.xlsx with libxlsxwriter (see workbook.h).
  *
- * Sheets: Summary (the published table), Speedup, Statistics, Samples,
+ * Sheets: Answer, Summary (the published table), Throughput, Speedup, Statistics, Samples,
  * Environment, Method, Published (with --reference), and a hidden ChartData
  * sheet: Excel plots a text cell as zero, so the native charts read numbers
  * (blanks for NA) from there while the visible sheets say "NA (error)".
@@ -244,6 +244,46 @@ done:
     return err ? err : w->err;
 }
 
+/* ---- Throughput --------------------------------------------------------------- */
+
+/* Work per second (throughput.h) in the summary's layout, with its unit per
+ * row: numbers, higher is better, the row's fastest bold. */
+static int sheet_throughput(struct workbook *w, lxw_worksheet *ws)
+{
+    struct table t = {0};
+    int err = tables_build(w->x, TABLE_THROUGHPUT, &t);
+    if (err < 0)
+        return err;
+    workbook_put_str(w, ws, 0, 0, "Throughput (higher is better)", w->title);
+    /* the long caption wraps over the table's width, inside the print area */
+    worksheet_merge_range(ws, 1, 0, 1, (lxw_col_t)(t.ncols - 1), "", w->wrap);
+    workbook_put_str(w, ws, 1, 0, t.caption, w->wrap);
+    worksheet_set_row(ws, 1, 32, NULL);
+    lxw_row_t hr = 3;
+    for (size_t c = 0; c < t.ncols; c++)
+        workbook_put_str(w, ws, hr, (lxw_col_t)c, t.head[c], w->head);
+    for (size_t r = 0; r < t.nrows; r++) {
+        lxw_row_t row = hr + 1 + (lxw_row_t)r;
+        workbook_put_str(w, ws, row, 0, table_at(&t, r, 0)->text, w->text);
+        workbook_put_num(w, ws, row, 1, table_at(&t, r, 1)->num, w->int0);
+        workbook_put_str(w, ws, row, 2, table_at(&t, r, 2)->text, w->text);
+        for (size_t c = 3; c < t.ncols; c++) {
+            const struct tcell *cell = table_at(&t, r, c);
+            if (isfinite(cell->num))
+                workbook_put_num(w, ws, row, (lxw_col_t)c, cell->num, (cell->flags & TC_BOLD) ? w->best : w->num);
+            else
+                workbook_put_str(w, ws, row, (lxw_col_t)c, cell->text, w->na);
+        }
+    }
+    lxw_row_t end = hr + 1 + (lxw_row_t)t.nrows;
+    workbook_fit_table(w, ws, hr, 0, &t, 9, 40);
+    worksheet_freeze_panes(ws, hr + 1, 3);
+    worksheet_autofilter(ws, hr, 0, end - 1, (lxw_col_t)(t.ncols - 1));
+    workbook_print_setup(w, ws, hr, end - 1, (lxw_col_t)(t.ncols - 1));
+    table_free(&t);
+    return w->err;
+}
+
 /* ---- Statistics ------------------------------------------------------------- */
 
 static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
@@ -384,7 +424,17 @@ static int sheet_samples(struct workbook *w, lxw_worksheet *ws)
     worksheet_freeze_panes(ws, 1, 0);
     if (r > 1)
         worksheet_autofilter(ws, 0, 0, r - 1, (lxw_col_t)(nh - 1));
-    workbook_print_setup(w, ws, 0, r - 1, (lxw_col_t)(nh - 1));
+    /* every step is data to analyse, not to read on paper (72 cells made 215
+     * pages): the printout holds the header and this note, the Statistics
+     * sheet prints their summary */
+    char note[200];
+    snprintf(note, sizeof(note),
+             "%lu rows, one per step: data for analysis, not printed (the print area is this row; the "
+             "Statistics sheet prints their summary).",
+             (unsigned long)(r - 1));
+    workbook_put_str(w, ws, 0, (lxw_col_t)nh, note, w->subtitle);
+    worksheet_set_column(ws, (lxw_col_t)nh, (lxw_col_t)nh, 110, NULL);
+    workbook_print_setup(w, ws, 0, 0, (lxw_col_t)nh);
     return w->err;
 }
 
@@ -421,7 +471,15 @@ static int sheet_environment(struct workbook *w, lxw_worksheet *ws)
     worksheet_freeze_panes(ws, 1, 0);
     if (r > 1)
         worksheet_autofilter(ws, 0, 0, r - 1, 3);
-    workbook_print_setup(w, ws, 0, r - 1, 3);
+    /* the run-wide rows print; the per-cell rows are data (every package of
+     * every cell), summarised per backend in the report's Environment section */
+    lxw_row_t run_last = rd->env.n ? (lxw_row_t)rd->env.n : 0;
+    char note[200];
+    snprintf(note, sizeof(note), "Printed: the run-wide rows. The %lu per-cell rows below them are data, not printed.",
+             (unsigned long)(r - 1 - run_last));
+    workbook_put_str(w, ws, 0, 4, note, w->wrap);
+    worksheet_set_column(ws, 4, 4, 40, NULL);
+    workbook_print_setup(w, ws, 0, run_last, 4);
     return w->err;
 }
 
@@ -542,7 +600,8 @@ int workbook_write(const struct rctx *x, const struct doc *d, const char *path)
         return err;
     w.x = x;
     lxw_worksheet *answer = d ? workbook_sheet(&w, "Answer") : NULL;
-    lxw_worksheet *summary = workbook_sheet(&w, "Summary"), *speedup = workbook_sheet(&w, "Speedup"),
+    lxw_worksheet *summary = workbook_sheet(&w, "Summary"), *throughput = workbook_sheet(&w, "Throughput"),
+                  *speedup = workbook_sheet(&w, "Speedup"),
                   *stats = workbook_sheet(&w, "Statistics"), *samples = workbook_sheet(&w, "Samples"),
                   *env = workbook_sheet(&w, "Environment"), *method = workbook_sheet(&w, "Method");
     lxw_worksheet *published = x->ref ? workbook_sheet(&w, "Published") : NULL;
@@ -554,6 +613,8 @@ int workbook_write(const struct rctx *x, const struct doc *d, const char *path)
         err = sheet_answer(&w, answer, d);
     if (err == 0)
         err = sheet_summary(&w, summary, data);
+    if (err == 0)
+        err = sheet_throughput(&w, throughput);
     if (err == 0)
         err = sheet_speedup(&w, speedup, data);
     if (err == 0)

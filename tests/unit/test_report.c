@@ -841,7 +841,7 @@ static void test_workbook_numbers(void **state)
     static const char *const sheets[] = {"xl/worksheets/sheet1.xml", "xl/worksheets/sheet2.xml",
                                          "xl/worksheets/sheet3.xml", "xl/worksheets/sheet4.xml",
                                          "xl/worksheets/sheet5.xml", "xl/worksheets/sheet6.xml",
-                                         "xl/worksheets/sheet7.xml"};
+                                         "xl/worksheets/sheet7.xml", "xl/worksheets/sheet8.xml"};
     for (size_t i = 0; i < sizeof(sheets) / sizeof(sheets[0]); i++) {
         char *xml = zip_entry(path, sheets[i]);
         assert_non_null(xml);
@@ -853,9 +853,9 @@ static void test_workbook_numbers(void **state)
         free(xml);
     }
     char *wb = zip_entry(path, "xl/workbook.xml");
-    static const char *const names[] = {"Answer",  "Summary",     "Speedup", "Statistics",
-                                        "Samples", "Environment", "Method"};
-    for (size_t i = 0; i < 7; i++) {
+    static const char *const names[] = {"Answer",  "Summary", "Throughput",  "Speedup",
+                                        "Statistics", "Samples", "Environment", "Method"};
+    for (size_t i = 0; i < 8; i++) {
         char want[64];
         snprintf(want, sizeof(want), "name=\"%s\"", names[i]);
         assert_non_null(strstr(wb, want));
@@ -876,7 +876,8 @@ static void test_workbook_numbers(void **state)
     assert_non_null(strstr(s1, "<pageSetUpPr fitToPage=\"1\"/>"));
     free(s1);
     assert_non_null(strstr(wb, "_xlnm.Print_Titles\" localSheetId=\"1\">Summary!$4:$4"));
-    assert_non_null(strstr(wb, "_xlnm.Print_Area\" localSheetId=\"2\">Speedup!"));
+    assert_non_null(strstr(wb, "_xlnm.Print_Area\" localSheetId=\"3\">Speedup!"));
+    assert_non_null(strstr(wb, "_xlnm.Print_Area\" localSheetId=\"5\">Samples!$A$1:$G$1<")); /* data: not printed */
     free(wb);
 
     /* the horizontal bar charts read like the cairo ones: categories top-down
