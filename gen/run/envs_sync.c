@@ -8,6 +8,7 @@
 #include "run/envs_packages.h"
 #include "run/envs_proc.h"
 #include "run/envs_python.h"
+#include "run/envs_size.h"
 #include "run/envs_uv.h"
 #include "base/error.h"
 #include "base/util.h"
@@ -118,6 +119,7 @@ static int sync_one(const struct env_info *e, bool *base_checked)
     /* uv when it can be had (hard links from its cache: nothing unchanged is
      * downloaded or copied twice), else python -m venv and pip */
     char *uv = envs_uv_find(e->builder, envs_cache_dir());
+    envs_size_announce(e, uv != NULL);
     printf("env %s: creating %s (Python %s, lock %s, with %s)\n", e->name, e->dir, e->pyver, e->lock_path,
            uv ? "uv" : "pip");
     char *venv_pip[] = {e->builder, "-I", "-m", "venv", e->dir, NULL};
