@@ -216,6 +216,43 @@ unsigned chart_palette(size_t i)
     return pal[i % (sizeof(pal) / sizeof(pal[0]))];
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double sorted_quantile(const double *v, size_t n, double q)
+{
+    double pos = q * (double)(n - 1);
+    size_t i = (size_t)pos;
+    return i + 1 < n ? v[i] + (v[i + 1] - v[i]) * (pos - (double)i) : v[n - 1];
+}
+
+int chart_fences(const double *v, size_t n, double *lo, double *hi)
+{
+    double *s = malloc((n ? n : 1) * sizeof(*s));
+    if (!s)
+        return error_set(BG_ENOMEM, "out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]))
+            s[k++] = v[i];
+    *lo = -INFINITY;
+    *hi = INFINITY;
+    if (k) {
+        qsort(s, k, sizeof(*s), cmp_double);
+        double q1 = sorted_quantile(s, k, 0.25), q3 = sorted_quantile(s, k, 0.75);
+        double iqr = q3 - q1, floor = 0.02 * fabs(sorted_quantile(s, k, 0.5));
+        if (iqr < floor)
+            iqr = floor;
+        *lo = q1 - 3 * iqr;
+        *hi = q3 + 3 * iqr;
+    }
+    free(s);
+    return 0;
+}
+
 unsigned chart_mix(unsigned a, unsigned b, double t)
 {
     if (t < 0)

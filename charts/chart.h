@@ -120,6 +120,12 @@ double chart_axis_pos(const struct chart_axis *a, double v, double p0, double p1
 /* Tick label ("1,500", "0.25", "+40%"); percent adds a sign and %. */
 void chart_axis_label(const struct chart_axis *a, double v, int percent, char *buf, size_t n);
 
+/* Fences outside which a value is an outlier that a chart marks instead of
+ * letting it set the scale: Q1 - 3 IQR and Q3 + 3 IQR of v (n > 0), the IQR
+ * taken as at least 2% of the median so a perfectly flat series keeps a
+ * visible band. v is not modified. 0, or BG_ENOMEM. */
+int chart_fences(const double *v, size_t n, double *lo, double *hi);
+
 /* ---- numbers ------------------------------------------------------------ */
 /* Fixed decimals with thousands separators, locale-independent:
  * 1306.848 -> "1,306.85". NaN/Inf -> "NA". */

@@ -9,6 +9,7 @@
 
 #define PAD 6.0
 #define MAX_BINS 40
+#define OUT_W 52.0 /* room beside the bins for the steps beyond the fences */
 
 static void vline(struct chart *c, double x, double y0, double y1, unsigned rgb, const double *dash,
                   int ndash, double width)
@@ -20,6 +21,38 @@ static void vline(struct chart *c, double x, double y0, double y1, unsigned rgb,
     cairo_line_to(c->cr, x, y1);
     cairo_stroke(c->cr);
     cairo_set_dash(c->cr, NULL, 0, 0);
+}
+
+static int inside(const struct chart_axis *ax, double v) { return isfinite(v) && v >= ax->lo && v <= ax->hi; }
+
+/* The steps beyond the fences: a broken edge and "N at X ms" beside the bins. */
+static void outliers(struct chart *c, double x0, double x1, double y0,
+                     double y1, size_t nlow, double lowest, size_t nhigh, double highest)
+{
+    for (int side = 0; side < 2; side++) {
+        size_t k = side ? nhigh : nlow;
+        if (!k)
+            continue;
+        double v = side ? highest : lowest, ex = side ? x1 + 4 : x0 - 4;
+        char num[64], lab[96];
+        chart_format_number(v, v >= 100 ? 0 : 2, num, sizeof(num));
+        snprintf(lab, sizeof(lab), "%zu %s", k, side ? "above" : "below");
+        chart_rgb(c, CHART_MUTED);
+        cairo_set_line_width(c->cr, 0.6);
+        for (int j = 0; j < 2; j++) { /* the axis break */
+            cairo_move_to(c->cr, ex - 3 + 2.5 * j - 1.5, y1 + 3);
+            cairo_line_to(c->cr, ex - 3 + 2.5 * j + 1.5, y1 - 3);
+        }
+        cairo_stroke(c->cr);
+        double tx = side ? x1 + OUT_W / 2 + 2 : x0 - OUT_W / 2 - 2;
+        chart_rgba(c, CHART_MUTED, 0.85);
+        cairo_rectangle(c->cr, tx - 1.5, y1 - (y1 - y0) * 0.25, 3, (y1 - y0) * 0.25);
+        cairo_fill(c->cr);
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 6.5, tx, y1 - (y1 - y0) * 0.25 - 1, 0.5, 1, 0, 0, lab);
+        snprintf(lab, sizeof(lab), "%s%s", side ? "max " : "min ", num);
+        chart_text(c, CHART_FONT_REGULAR, 7, tx, y1 + 2, 0.5, 0, 0, 0, lab);
+    }
 }
 
 int distribution_draw(struct chart *c, struct chart_rect r, const void *data)
@@ -48,13 +81,35 @@ int distribution_draw(struct chart *c, struct chart_rect r, const void *data)
         chart_text(c, CHART_FONT_ITALIC, 7, (x0 + x1) / 2, (y0 + y1) / 2, 0.5, 0.5, 0, 0, "no timed steps");
         return 0;
     }
-    double lo = d->ms[0], hi = d->ms[0];
-    for (size_t i = 1; i < d->n; i++) {
+    /* the bins span the steps inside the outlier fences: one far step must
+     * not squeeze the others into a single bar; it is counted on the edge */
+    double flo, fhi, lo = INFINITY, hi = -INFINITY;
+    int err = chart_fences(d->ms, d->n, &flo, &fhi);
+    if (err < 0)
+        return err;
+    for (size_t i = 0; i < d->n; i++) {
+        if (d->ms[i] < flo || d->ms[i] > fhi)
+            continue;
         if (d->ms[i] < lo)
             lo = d->ms[i];
         if (d->ms[i] > hi)
             hi = d->ms[i];
     }
+    size_t nlow = 0, nhigh = 0;
+    double lowest = lo, highest = hi;
+    for (size_t i = 0; i < d->n; i++) {
+        if (d->ms[i] < flo) {
+            nlow++;
+            lowest = d->ms[i] < lowest ? d->ms[i] : lowest;
+        } else if (d->ms[i] > fhi) {
+            nhigh++;
+            highest = d->ms[i] > highest ? d->ms[i] : highest;
+        }
+    }
+    if (nhigh)
+        x1 -= OUT_W;
+    if (nlow)
+        x0 += OUT_W;
     struct chart_axis ax;
     chart_axis_linear(&ax, lo, hi, (int)((x1 - x0) / 60) + 2);
     /* Rice rule, capped: enough bins to show shape, few enough for 100 steps */
@@ -66,6 +121,8 @@ int distribution_draw(struct chart *c, struct chart_rect r, const void *data)
     size_t counts[MAX_BINS] = {0}, maxc = 0;
     double bw = (ax.hi - ax.lo) / (double)nbins;
     for (size_t i = 0; i < d->n; i++) {
+        if (d->ms[i] < flo || d->ms[i] > fhi)
+            continue;
         long b = (long)((d->ms[i] - ax.lo) / bw);
         if (b < 0)
             b = 0;
@@ -75,7 +132,7 @@ int distribution_draw(struct chart *c, struct chart_rect r, const void *data)
             maxc = counts[b];
     }
     /* CI band behind the bars */
-    if (isfinite(d->ci_lo) && isfinite(d->ci_hi)) {
+    if (inside(&ax, d->ci_lo) && inside(&ax, d->ci_hi)) {
         double p0 = chart_axis_pos(&ax, d->ci_lo, x0, x1), p1 = chart_axis_pos(&ax, d->ci_hi, x0, x1);
         chart_rgba(c, CHART_INK, 0.10);
         cairo_rectangle(cr, p0, y0, p1 - p0 < 0.8 ? 0.8 : p1 - p0, y1 - y0);
@@ -91,14 +148,16 @@ int distribution_draw(struct chart *c, struct chart_rect r, const void *data)
         cairo_rectangle(cr, bx0 + 0.4, y1 - bh, bx1 - bx0 - 0.8, bh);
         cairo_fill(cr);
     }
+    if (nlow || nhigh)
+        outliers(c, x0, x1, y0, y1, nlow, lowest, nhigh, highest);
     static const double dashed[] = {3, 2}, dotted[] = {1, 2};
-    if (isfinite(d->p5))
+    if (inside(&ax, d->p5))
         vline(c, chart_axis_pos(&ax, d->p5, x0, x1), y0, y1, CHART_MUTED, dotted, 2, 0.9);
-    if (isfinite(d->p95))
+    if (inside(&ax, d->p95))
         vline(c, chart_axis_pos(&ax, d->p95, x0, x1), y0, y1, CHART_MUTED, dotted, 2, 0.9);
-    if (isfinite(d->median))
+    if (inside(&ax, d->median))
         vline(c, chart_axis_pos(&ax, d->median, x0, x1), y0, y1, CHART_INK, dashed, 2, 0.9);
-    if (isfinite(d->mean))
+    if (inside(&ax, d->mean))
         vline(c, chart_axis_pos(&ax, d->mean, x0, x1), y0, y1, CHART_INK, NULL, 0, 1.3);
     /* baseline and ticks */
     chart_rgb(c, CHART_MUTED);

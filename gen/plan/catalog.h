@@ -33,6 +33,9 @@ struct catalog_backend {
     /* NULL-terminated "NAME=VALUE" pairs set in the worker before Python starts. */
     const char *const *env_vars;
     int default_warmup;  /* -1: use the spec's warmup */
+    /* 1: the first call traces and compiles the step (torch.compile,
+     * tf.function/XLA, jax.jit); 0: eager, the first call only warms caches */
+    int compiles;
 };
 
 /* NULL when unknown. */

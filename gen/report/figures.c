@@ -14,6 +14,7 @@
 #include "charts/scatter.h"
 #include "report/roofline.h"
 #include "charts/series.h"
+#include "plan/catalog.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -515,6 +516,13 @@ static double *ns_to_ms(struct figure_arena *a, const int64_t *ns, size_t n)
     return ms;
 }
 
+/* What a backend's first call is: only a compiling backend compiles. */
+static const char *first_label(const char *backend)
+{
+    const struct catalog_backend *b = catalog_backend_find(backend);
+    return b && b->compiles ? "first call (compile)" : "first call";
+}
+
 static int build_cells(struct rctx *x)
 {
     const struct grid *g = x->g;
@@ -525,21 +533,23 @@ static int build_cells(struct rctx *x)
         struct figure_arena *a = &f->a;
         f->title = g->rows[r].title;
         f->subtitle =
-            "Left: distribution of the timed steps (mean, median, p5/p95, shaded 95% CI of the mean). "
-            "Right: every step in order, warm-up (orange) first; its first call includes compilation.";
+            "Left: the timed steps (mean, median, p5/p95, shaded 95% CI of the mean). "
+            "Right: every step in order, warm-up first (grey band); steps off the scale are marked on its edge.";
         f->n = g->ncols;
         f->items = figure_arena_alloc(a, g->ncols * sizeof(*f->items));
         double h = HEAD_H + 8;
-        for (size_t c = 0; f->items && c < g->ncols; c++) {
+        struct series **panels = figure_arena_alloc(a, (g->ncols + 1) * sizeof(*panels));
+        size_t npanels = 0;
+        for (size_t c = 0; f->items && panels && c < g->ncols; c++) {
             const struct grid_cell *gc = grid_at(g, r, c);
             struct cells_item *it = &f->items[c];
             it->label = g->cols[c].display;
             it->ok = gc->ok;
             if (!gc->ok) {
-                const char *detail = gc->cell && gc->cell->detail ? gc->cell->detail : "";
-                char first_line[160];
-                snprintf(first_line, sizeof(first_line), "%.*s", (int)strcspn(detail, "\n"), detail);
-                it->na = figure_arena_printf(a, "%s%s%s", gc->na, first_line[0] ? ": " : "", first_line);
+                const char *line;
+                size_t len = grid_detail_line(gc->cell ? gc->cell->detail : NULL, &line);
+                it->na = figure_arena_printf(a, "%s%s%.*s", gc->na, len ? ": " : "", (int)(len > 200 ? 200 : len),
+                                             line);
                 h += CELL_NA_H;
                 continue;
             }
@@ -580,12 +590,20 @@ static int build_cells(struct rctx *x)
                                     .timed = it->d.ms,
                                     .ntimed = cell->ntimed,
                                     .mean = st->mean,
-                                    .color = g->cols[c].color};
+                                    .color = g->cols[c].color,
+                                    .first_label = first_label(cell->backend)};
+            panels[npanels++] = &it->s;
             h += CELL_OK_H;
+        }
+        /* one axis kind for every panel of the figure */
+        int err = panels ? series_pick_scale(panels, npanels) : error_set(BG_ENOMEM, "out of memory");
+        if (err < 0) {
+            figure_arena_free(f);
+            return err;
         }
         char *name = util_printf("cells-%s", g->rows[r].slug);
         char *title = util_printf("Step times: %s", g->rows[r].title);
-        int err = name && title
+        err = name && title
                       ? add_figure(x, FIG_CELLS, FIG_W, h, cellsfig_draw, f, name, title,
                                    "Each backend's step-time distribution and step-time series for this row, "
                                    "showing warm-up and compile time.")

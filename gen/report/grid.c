@@ -261,3 +261,28 @@ void grid_warnings(const struct stats *st, char *buf, size_t n)
         snprintf(buf + off, off < n ? n - off : 0, "%sfirst timed step is an outlier (warm-up too short?)",
                  off ? "; " : "");
 }
+
+size_t grid_detail_line(const char *detail, const char **line)
+{
+    const char *d = detail ? detail : "";
+    *line = d;
+    if (strncmp(d, "Traceback", 9) != 0)
+        return strcspn(d, "\n");
+    /* the exception line is the first line at the margin after the last
+     * frame ("  File ..."); frames and source lines are indented; frames
+     * after an exception line belong to a chained exception, or to what
+     * torch prints after it ("from user code:"), which ends without one */
+    const char *cand = NULL, *prev = NULL;
+    for (const char *p = d; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, "  File ", 7) == 0 && cand) {
+            prev = cand; /* a later frame: a chained exception, or torch's "from user code:" */
+            cand = NULL;
+        } else if (strncmp(p, "  File ", 7) == 0)
+            cand = NULL;
+        else if (!cand && p != d && *p && *p != ' ' && *p != '\t' && *p != '\n')
+            cand = p;
+    }
+    if (cand || prev)
+        *line = cand ? cand : prev;
+    return strcspn(*line, "\n");
+}

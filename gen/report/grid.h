@@ -90,4 +90,10 @@ int grid_default_baseline(const struct grid *g);
  * noisy (CV over STATS_NOISY_CV) and a first timed step that is an outlier. */
 void grid_warnings(const struct stats *st, char *buf, size_t n);
 
+/* The line of a failed cell's detail that says what went wrong: for a
+ * Python traceback its exception line ("ValueError: bad shape"), the last
+ * line at the left margin, never "Traceback (most recent call last):";
+ * otherwise the first line. *line points into detail; returns its length. */
+size_t grid_detail_line(const char *detail, const char **line);
+
 #endif /* BENCHGEN_GRID_H */

@@ -486,15 +486,8 @@ static int build_failures(const struct rctx *x, struct table *t)
         const struct rd_cell *c = &x->rd->cells[i];
         if (c->status && strcmp(c->status, "ok") == 0)
             continue;
-        const char *d = c->detail ? c->detail : "";
-        /* the last line of a traceback says what went wrong */
-        const char *line = d;
-        for (const char *p = d; *p; p++)
-            if (*p == '\n' && p[1])
-                line = p + 1;
-        if (!c->detail || strncmp(d, "Traceback", 9) != 0)
-            line = d;
-        size_t len = strcspn(line, "\n");
+        const char *line;
+        size_t len = grid_detail_line(c->detail, &line);
         if (len > 300)
             len = 300;
         long r = table_row(t);

@@ -1,0 +1,135 @@
+/*
+ * test_charts.c - what the charts promise a reader, asserted on the chart
+ * data and the numbers they are drawn from (issue 11): the per-row step
+ * charts (one axis kind per figure, the first call never flattening the
+ * steady state, "(compile)" only on compiling backends, one outlier never
+ * collapsing the histogram, a failed cell's exception line), and the
+ * colours (one distinct colour per backend, none of them the better/worse
+ * pair, text contrast computed from the colours used).
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "charts/chart.h"
+#include "charts/series.h"
+#include "plan/catalog.h"
+#include "report/grid.h"
+
+/* 100 timed steps around 200 ms (+/-2%), a deterministic wobble */
+static void steady(double *v, size_t n, double mean)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i] = mean * (1.0 + 0.02 * sin((double)i * 1.7));
+}
+
+static void test_series_compile_point(void **state)
+{
+    (void)state;
+    double timed[100], warm[2] = {8116.0, 330.0};
+    steady(timed, 100, 200);
+    struct series s = {.warmup = warm, .nwarmup = 2, .timed = timed, .ntimed = 100, .mean = 200};
+    struct series *p[] = {&s};
+    assert_int_equal(series_pick_scale(p, 1), 0);
+    assert_int_equal(s.log, 0);
+    struct chart_axis ay;
+    assert_int_equal(series_axis(&s, &ay), 0);
+    assert_false(ay.log);
+    /* the axis spans the steady state, not the 40x first call: the timed
+     * steps fill at least half of it */
+    assert_true(ay.hi < 300);
+    assert_true((204.0 - 196.0) / (ay.hi - ay.lo) > 0.25);
+    assert_true(ay.lo <= 196.0 && ay.hi >= 204.0);
+}
+
+static void test_series_one_axis_kind(void **state)
+{
+    (void)state;
+    /* a panel whose steady state really spans 20x (a bimodal step) needs a
+     * log axis; then every panel of the figure gets one */
+    double a[100], b[100], w[1] = {5000.0};
+    steady(a, 100, 200);
+    for (size_t i = 0; i < 100; i++)
+        b[i] = i % 2 ? 10.0 : 200.0;
+    struct series s1 = {.warmup = w, .nwarmup = 1, .timed = a, .ntimed = 100, .mean = NAN};
+    struct series s2 = {.warmup = w, .nwarmup = 1, .timed = b, .ntimed = 100, .mean = NAN};
+    struct series *p[] = {&s1, &s2};
+    assert_int_equal(series_pick_scale(p, 2), 0);
+    assert_int_equal(s1.log, 1);
+    assert_int_equal(s2.log, 1);
+    /* without it, both are linear */
+    p[1] = &s1;
+    assert_int_equal(series_pick_scale(p, 2), 0);
+    assert_int_equal(s1.log, 0);
+}
+
+static void test_histogram_outlier(void **state)
+{
+    (void)state;
+    /* 99 steps near 222 ms and one at 578 (a first timed step that still
+     * compiled): the fences leave 578 out, so it cannot set the bins */
+    double v[100], lo, hi;
+    steady(v, 100, 222);
+    v[0] = 578;
+    assert_int_equal(chart_fences(v, 100, &lo, &hi), 0);
+    assert_true(hi < 578);
+    assert_true(hi > 222 * 1.02 && lo < 222 * 0.98);
+    /* a perfectly flat series keeps a band */
+    for (size_t i = 0; i < 100; i++)
+        v[i] = 10;
+    assert_int_equal(chart_fences(v, 100, &lo, &hi), 0);
+    assert_true(lo < 10 && hi > 10);
+}
+
+static void test_first_call_label(void **state)
+{
+    (void)state;
+    static const char *const eager[] = {"torch-eager", "keras3-torch", "numpy"};
+    static const char *const compiled[] = {"torch-compiled", "keras2-tensorflow", "keras3-tensorflow", "keras3-jax"};
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(catalog_backend_find(eager[i])->compiles, 0);
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(catalog_backend_find(compiled[i])->compiles, 1);
+}
+
+static void test_detail_line(void **state)
+{
+    (void)state;
+    const char *line;
+    size_t n = grid_detail_line("Traceback (most recent call last):\n  File \"<workload>\", line 3\n"
+                                "ValueError: bad shape\n",
+                                &line);
+    assert_int_equal(n, strlen("ValueError: bad shape"));
+    assert_memory_equal(line, "ValueError: bad shape", n);
+    /* torch's hints after the exception are not it */
+    n = grid_detail_line("Traceback (most recent call last):\n  File \"x\", line 1, in step\n    f()\n"
+                         "torch._dynamo.exc.Unsupported: setattr\n\nfrom user code:\n  File \"y\"\n",
+                         &line);
+    assert_memory_equal(line, "torch._dynamo.exc.Unsupported: setattr", n);
+    /* a chained exception: the last one */
+    n = grid_detail_line("Traceback (most recent call last):\n  File \"a\"\nKeyError: 'k'\n\nDuring handling of "
+                         "the above exception, another exception occurred:\n\nTraceback (most recent call "
+                         "last):\n  File \"b\"\nRuntimeError: out of memory",
+                         &line);
+    assert_memory_equal(line, "RuntimeError: out of memory", n);
+    n = grid_detail_line("no result within timeout_s=600\nmore", &line);
+    assert_memory_equal(line, "no result within timeout_s=600", n);
+    assert_int_equal(n, strlen("no result within timeout_s=600"));
+    n = grid_detail_line(NULL, &line);
+    assert_int_equal(n, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_series_compile_point), cmocka_unit_test(test_series_one_axis_kind),
+        cmocka_unit_test(test_histogram_outlier),    cmocka_unit_test(test_first_call_label),
+        cmocka_unit_test(test_detail_line),
+    };
+    return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
+}
