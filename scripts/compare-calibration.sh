@@ -4,7 +4,7 @@
 # is (docs/COMPARE.md, "Calibration", has the figures and how they were made).
 #
 #   scripts/compare-calibration.sh [--dir DIR] [--aa N] [--aa-frameworks N]
-#       [--power N] [--power-other N] [--repeats R] [--backends LIST] [--analyse-only]
+#       [--power N] [--power-other N] [--power-long N] [--repeats R] [--backends LIST] [--analyse-only]
 #       [--record FILE] [--short]
 #
 # Parts, each a series of `benchgen run SPEC --ab` invocations into DIR:
@@ -14,6 +14,8 @@
 #                     the backends in --backends (default: both)
 #   power-S-K         data/calibration/power.yaml with B doing an extra share
 #                     S of its work (0.25, 0.10, and -0.20: a 1.25x speed-up)
+#   power-long0.25-K  data/calibration/power-long.yaml (the same workload with
+#                     100 steps a process instead of 20) with B doing 25% more
 #   drift-quiet, drift-hog   two separate runs of aa-numpy.yaml, the second
 #                     while four CPU hogs run (started and stopped by PID)
 # then `benchgen compare` with the recipe's defaults on each, tallied:
@@ -33,7 +35,7 @@ set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 BENCHGEN=${BENCHGEN:-$here/benchgen}
 dir=${TMPDIR:-/tmp}/benchgen-calibration
-aa=10 aaf=0 power=10 power_other= repeats=6 backends=torch-eager,keras3-jax analyse_only=0 record= short=0
+aa=10 aaf=0 power=10 power_other= power_long=0 repeats=6 backends=torch-eager,keras3-jax analyse_only=0 record= short=0
 while [ $# -gt 0 ]; do
     case $1 in
     --dir) dir=$2; shift ;;
@@ -41,12 +43,13 @@ while [ $# -gt 0 ]; do
     --aa-frameworks) aaf=$2; shift ;;
     --power) power=$2; shift ;;
     --power-other) power_other=$2; shift ;;
+    --power-long) power_long=$2; shift ;;
     --repeats) repeats=$2; shift ;;
     --backends) backends=$2; shift ;;
     --analyse-only) analyse_only=1 ;;
     --record) record=$2; shift ;;
     --short) short=1 aa=1 aaf=0 power=1 ;;
-    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare-calibration.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -88,6 +91,9 @@ for s in $shares; do
         OPENBLAS_NUM_THREADS=1 ab "power$s-$k" "$cal/power.yaml" --b-env BENCHGEN_EXTRA_SHARE=$s
     done
 done
+for k in $(seq 1 "$power_long"); do
+    OPENBLAS_NUM_THREADS=1 ab "power-long0.25-$k" "$cal/power-long.yaml" --b-env BENCHGEN_EXTRA_SHARE=0.25
+done
 # The drift pair: two separate runs, the second under four CPU hogs.
 drift() { # NAME
     local name=$1
@@ -108,4 +114,4 @@ if [ ! -f "$dir/drift-hog.done" ] && [ $analyse_only = 0 ]; then
 fi
 
 exec python3 "$here/scripts/compare_calibration.py" --benchgen "$BENCHGEN" --dir "$dir" --aa "$aa" \
-    --aa-frameworks "$aaf" --power "$power" --power-other "${power_other:-$power}" --shares "$shares" ${record:+--record "$record"}
+    --aa-frameworks "$aaf" --power "$power" --power-other "${power_other:-$power}" --power-long "$power_long" --shares "$shares" ${record:+--record "$record"}
