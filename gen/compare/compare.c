@@ -474,13 +474,23 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
             struct compare_cell *c = &p->cells[i];
             c->t = tests[i];
             /* A number measured beside other busy processes (run/telemetry.h)
-             * says nothing either way. */
+             * says nothing either way, when the other side was measured at
+             * another time. The two arms of one interleaved run (paired
+             * test) are the exception: the load hit the k-th A and B
+             * processes alike, and what it adds is in the measured noise
+             * and band; the reason says it was there. */
             if (c->match == COMPARE_MATCHED && c->t.verdict != SIGNIFICANCE_NONE &&
                 (side_contended_(&c->a) || side_contended_(&c->b))) {
-                c->t.verdict = SIGNIFICANCE_AMBIGUOUS;
-                snprintf(c->t.why, sizeof(c->t.why), "%s",
-                         "measured under contention: other processes used the CPUs or the cell's GPU "
-                         "(`benchgen show` names them)");
+                if (c->t.paired) {
+                    size_t len = strlen(c->t.why);
+                    snprintf(c->t.why + len, sizeof(c->t.why) - len, "%s",
+                             "; under contention on both arms of one interleaved run");
+                } else {
+                    c->t.verdict = SIGNIFICANCE_AMBIGUOUS;
+                    snprintf(c->t.why, sizeof(c->t.why), "%s",
+                             "measured under contention: other processes used the CPUs or the cell's GPU "
+                             "(`benchgen show` names them)");
+                }
             }
             switch (c->match) {
             case COMPARE_MISMATCH:

@@ -7,6 +7,9 @@
 #   - the A/A comparison exits 0 with no faster/slower verdict;
 #   - the 25% cells are slower, or ambiguous only with the measured noise
 #     flagged (a loaded machine), never faster or same, and B/A > 1;
+#   - contention (run/telemetry.h) leaves the verdicts of the two arms of one
+#     interleaved run standing, with a note, and makes a cell of two separate
+#     runs ambiguous;
 #   - the hog run's drift canary moved and its verdicts are confounded by
 #     machine drift, said at the top of the text;
 #   - text, JSON, HTML and the workbook show processes per side, the
@@ -37,6 +40,27 @@ check "power 25%: B/A above 1 in every cell" test "$(jget "$TMP/p.json" \
   'all(c["ratio"] > 1 for c in d["comparisons"][0]["cells"])')" = True
 check "power 25%: slower, or ambiguous with the noise flagged; never faster or same" test "$(jget "$TMP/p.json" \
   'all(c["verdict"]=="slower" or (c["verdict"]=="ambiguous" and c["too_noisy"]) for c in d["comparisons"][0]["cells"])')" = True
+
+# Contention (run/telemetry.h): a veto for runs made at different times, not
+# for the two arms of one interleaved run, where it hit A and B alike. The
+# copies get contention=yes on every cell, whatever this machine's load was.
+contend() { # SRC DST: a copy of a run (or of both arms) with every cell contended
+  cp -r "$1" "$2" && for db in $(find "$2" -name run.db); do
+    python3 -c 'import sqlite3, sys
+con = sqlite3.connect(sys.argv[1])
+con.execute("INSERT OR REPLACE INTO facts(cell_id, name, value) SELECT id, '"'contention'"', '"'yes'"' FROM cells")
+con.commit()' "$db"; done
+}
+contend "$D/power0.25-1" "$TMP/p-contended"
+"$BENCHGEN" compare --json "$TMP/p-contended" >"$TMP/pc.json"
+check "contention on both arms of one --ab run: the verdicts stand" test "$(jget "$TMP/pc.json" \
+  '[c["verdict"] for c in d["comparisons"][0]["cells"]]')" = "$(jget "$TMP/p.json" '[c["verdict"] for c in d["comparisons"][0]["cells"]]')"
+check "... and each reason says the cells were contended" test "$(jget "$TMP/pc.json" \
+  'all(c["why"].endswith("under contention on both arms of one interleaved run") for c in d["comparisons"][0]["cells"])')" = True
+contend "$D/drift-quiet" "$TMP/q-contended"
+"$BENCHGEN" compare --json "$TMP/q-contended" "$D/drift-quiet" >"$TMP/qc.json"
+check "contention in one of two separate runs: every tested cell ambiguous, saying why" test "$(jget "$TMP/qc.json" \
+  'all(c["verdict"] == "ambiguous" and c["why"].startswith("measured under contention") for c in d["comparisons"][0]["cells"] if c["verdict"] != "none")')" = True
 
 "$BENCHGEN" compare "$D/drift-quiet" "$D/drift-hog" >"$TMP/drift.txt"
 "$BENCHGEN" compare --json "$D/drift-quiet" "$D/drift-hog" >"$TMP/drift.json"
