@@ -14,8 +14,8 @@
 #                     the backends in --backends (default: both)
 #   power-S-K         data/calibration/power.yaml with B doing an extra share
 #                     S of its work (0.25, 0.10, and -0.20: a 1.25x speed-up)
-#   power-long0.25-K  data/calibration/power-long.yaml (the same workload with
-#                     100 steps a process instead of 20) with B doing 25% more
+#   power-longS-K     the same with data/calibration/power-long.yaml (100
+#                     steps a process instead of 20: processes of ~5 s, not ~1 s)
 #   drift-quiet, drift-hog   two separate runs of aa-numpy.yaml, the second
 #                     while four CPU hogs run (started and stopped by PID)
 # then `benchgen compare` with the recipe's defaults on each, tallied:
@@ -91,8 +91,13 @@ for s in $shares; do
         OPENBLAS_NUM_THREADS=1 ab "power$s-$k" "$cal/power.yaml" --b-env BENCHGEN_EXTRA_SHARE=$s
     done
 done
-for k in $(seq 1 "$power_long"); do
-    OPENBLAS_NUM_THREADS=1 ab "power-long0.25-$k" "$cal/power-long.yaml" --b-env BENCHGEN_EXTRA_SHARE=0.25
+for s in $shares; do
+    n=$power_long
+    [ "$s" != 0.25 ] && n=${power_other:-$power_long}
+    [ "$power_long" = 0 ] && n=0
+    for k in $(seq 1 "$n"); do
+        OPENBLAS_NUM_THREADS=1 ab "power-long$s-$k" "$cal/power-long.yaml" --b-env BENCHGEN_EXTRA_SHARE=$s
+    done
 done
 # The drift pair: two separate runs, the second under four CPU hogs.
 drift() { # NAME
@@ -114,4 +119,5 @@ if [ ! -f "$dir/drift-hog.done" ] && [ $analyse_only = 0 ]; then
 fi
 
 exec python3 "$here/scripts/compare_calibration.py" --benchgen "$BENCHGEN" --dir "$dir" --aa "$aa" \
-    --aa-frameworks "$aaf" --power "$power" --power-other "${power_other:-$power}" --power-long "$power_long" --shares "$shares" ${record:+--record "$record"}
+    --aa-frameworks "$aaf" --power "$power" --power-other "${power_other:-$power}" --power-long "$power_long" \
+    --power-long-other "${power_other:-$power_long}" --shares "$shares" ${record:+--record "$record"}

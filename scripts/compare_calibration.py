@@ -15,8 +15,11 @@ Exit status: 0 every criterion met, 1 some criterion failed, 2 usage.
 """
 import argparse
 import json
+import math
 import os
 import re
+import sqlite3
+import statistics
 import subprocess
 import sys
 
@@ -46,6 +49,45 @@ def median(xs):
     return xs[len(xs) // 2] if xs else float("nan")
 
 
+def samples(db):
+    """{cell key without #rN: {repeat: [timed step ns]}} of the ok cells of one run.db (read-only)."""
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    out = {}
+    try:
+        for cid, key, rep in con.execute("SELECT id, key, repeat FROM cells WHERE status = 'ok'"):
+            xs = [r[0] for r in con.execute("SELECT ns FROM samples WHERE cell_id = ? AND phase = 'timed' "
+                                             "ORDER BY idx", (cid,))]
+            if xs:
+                out.setdefault(key.split("#")[0], {})[rep or 1] = xs
+    finally:
+        con.close()
+    return out
+
+
+def noise_sources(d, names):
+    """Where the noise of paired A/B runs comes from: the median over cells of
+    the paired between-process CV (sd of the log B/A of the k-th processes /
+    sqrt 2) with each process's mean and with its median step, and the median
+    over processes of how far the two halves of one process's steps differ
+    (|log mean(first half) / mean(second half)|)."""
+    cv_mean, cv_median, halves = [], [], []
+    for name in names:
+        a, b = samples(os.path.join(d, name, "a", "run.db")), samples(os.path.join(d, name, "b", "run.db"))
+        for cell in sorted(set(a) & set(b)):
+            reps = sorted(set(a[cell]) & set(b[cell]))
+            if len(reps) < 2:
+                continue
+            for stat, out in ((statistics.fmean, cv_mean), (statistics.median, cv_median)):
+                diff = [math.log(stat(b[cell][r]) / stat(a[cell][r])) for r in reps]
+                out.append(statistics.stdev(diff) / math.sqrt(2))
+            for side in (a, b):
+                for xs in side[cell].values():
+                    h = len(xs) // 2
+                    if h:
+                        halves.append(abs(math.log(statistics.fmean(xs[:h]) / statistics.fmean(xs[h:]))))
+    return median(cv_mean), median(cv_median), median(halves)
+
+
 def loads_of(log, names):
     """1-minute load averages logged at the start and end of these runs."""
     want = set(names)
@@ -71,6 +113,7 @@ def main():
     ap.add_argument("--power", type=int, default=10)
     ap.add_argument("--power-other", type=int, default=10)
     ap.add_argument("--power-long", type=int, default=0)
+    ap.add_argument("--power-long-other", type=int, default=0)
     ap.add_argument("--shares", default="0.25 0.10 -0.20")
     ap.add_argument("--record")
     o = ap.parse_args()
@@ -144,8 +187,8 @@ def main():
 
     # Power: a controlled extra share of work in B.
     parts = [("power" + s, s, o.power if s == "0.25" else o.power_other, "") for s in o.shares.split()]
-    if o.power_long:
-        parts.append(("power-long0.25", "0.25", o.power_long, ", 100-step processes"))
+    parts += [("power-long" + s, s, o.power_long if s == "0.25" else o.power_long_other, ", 100-step processes")
+              for s in o.shares.split() if o.power_long]
     for prefix, s, n, what in parts:
         if not n:
             continue
@@ -167,6 +210,7 @@ def main():
                 held += sig and c["verdict"] != want
                 cvs.append(c["noise_cv"])
                 ratios.append(c["ratio"])
+        cv_mean, cv_median, halves = noise_sources(d, names)
         if s == "0.25":
             crit = bool(names) and all_found >= 0.9 * len(names)
             verdict = ">= 90%% of comparisons: %s" % ("met" if crit else "NOT met")
@@ -181,11 +225,12 @@ def main():
         lines.append("| power, B does %+d%% work%s | %d of %d comparisons asked for finished, %d cell verdicts | "
                      "%d of %d cells %s (%.0f%%), %d of %d comparisons with every cell %s, %d in the wrong direction; "
                      "%d significant (q < alpha), %d of them held back by the noise band; median B/A %.3f, "
-                     "median CV %.1f%%; %s | %s |"
+                     "median CV %.1f%% (%.1f%% with per-process medians), halves of a process differ by %.1f%%; "
+                     "%s | %s |"
                      % (round(float(s) * 100), what, len(names), n, cells_total, cells_found, cells_total, want,
                         100.0 * cells_found / cells_total if cells_total else 0, all_found, len(names), want, wrong,
-                        significant,
-                        held, median(ratios), 100 * median(cvs), load_text(loads_of(log, names)), verdict))
+                        significant, held, median(ratios), 100 * median(cvs), 100 * cv_median, 100 * halves,
+                        load_text(loads_of(log, names)), verdict))
 
     # Drift: two separate runs, the second under CPU hogs.
     if os.path.exists(os.path.join(d, "drift-hog.done")) and os.path.exists(os.path.join(d, "drift-quiet.done")):
