@@ -38,4 +38,18 @@ check "it ran ten commands" test "$n" -eq 10
 check "the report is in reports/first" test -f "$W/reports/first/report.html"
 check "the comparison is in reports/first-vs-second" test -f "$W/reports/first-vs-second/compare.html"
 check "the bundle verified" grep -q '^verified' "$TMP/out.9"
+
+# The docs the first hour found stale (issue 14, "Docs are stale in places"),
+# against what the code does: every marker a built-in workload sets is in
+# docs/RUN-FORMAT.md; docs/ENVIRONMENTS.md documents derived environments
+# with the option that makes them; docs/UPGRADE-STUDY.md says names are
+# PEP 503-normalised (test_with.sh checks that they are).
+for m in $(grep -ho '_benchgen\.mark("[a-z_]*")' runners/workloads/*.py | sed 's/.*("\(.*\)")/\1/' | sort -u); do
+  check "docs/RUN-FORMAT.md documents the '$m' marker the workloads set" grep -q "\`$m\`" docs/RUN-FORMAT.md
+done
+check "docs/ENVIRONMENTS.md has a section on derived environments and --with" \
+  grep -q '^## Derived environments: `run --with PKG==VERSION`' docs/ENVIRONMENTS.md
+check "benchgen run --help has --with" bash -c '"$1" run --help | grep -q -- "--with PKG==V"' _ "$BENCHGEN"
+check "docs/UPGRADE-STUDY.md says names are PEP 503-normalised" grep -q "PEP 503 name" docs/UPGRADE-STUDY.md
+check "... and nowhere that they are not" bash -c '! grep -Eqi "not (PEP 503|normalis)" docs/UPGRADE-STUDY.md'
 finish

@@ -35,6 +35,31 @@ BENCHGEN_HOME=$TMP/other "$BENCHGEN" run tests/specs/pipeline.yaml --only model=
   >/dev/null 2>&1
 check "another checkout writes the same bytes (one venv for both)" cmp -s "$D" "$TMP/derived-here.txt"
 
+# A mistake must never cost a download (issue 14: the upgrade recipe built a
+# 3 GB environment before finding --out taken): --out and the spec are
+# checked before anything is derived or built. Own cache, so "nothing" is
+# checkable.
+mkdir -p "$TMP/taken" && echo x >"$TMP/taken/notes.txt"
+BENCHGEN_CACHE=$TMP/ocache "$BENCHGEN" run tests/specs/pipeline.yaml --only model=mlp --with numpy==2.1.3 \
+  --out "$TMP/taken" >"$TMP/taken.out" 2>&1
+check "--with and a taken --out: exit 2" test $? -eq 2
+check "... saying so" grep -q "taken exists and is not empty; choose another --out" "$TMP/taken.out"
+check "... before deriving or building anything" test -z "$(find "$TMP/ocache/derived" "$TMP/ocache/envs" -mindepth 1 2>/dev/null)"
+check "... and the directory is untouched" test "$(ls -A "$TMP/taken")" = notes.txt
+BENCHGEN_CACHE=$TMP/ocache "$BENCHGEN" run tests/specs/bad-syntax.yaml --with numpy==2.1.3 --out "$TMP/new" \
+  >"$TMP/badspec.out" 2>&1
+check "--with and a bad spec: exit 2" test $? -eq 2
+check "... with file:line:col" grep -q "bad-syntax.yaml:[0-9]*:[0-9]*: " "$TMP/badspec.out"
+check "... before deriving or building anything" test -z "$(find "$TMP/ocache/derived" "$TMP/ocache/envs" -mindepth 1 2>/dev/null)"
+
+# Package names are compared PEP 503-normalised (docs/UPGRADE-STUDY.md): NumPy
+# replaces the lock's numpy line rather than adding a second one.
+BENCHGEN_CACHE=$TMP/ncache "$BENCHGEN" run tests/specs/pipeline.yaml --only model=mlp --with NumPy==2.2.6 \
+  --dry-run >"$TMP/norm.out" 2>&1
+check "--with NumPy==2.2.6 makes base+numpy-2.2.6" grep -q "env=base+numpy-2.2.6 " "$TMP/norm.out"
+check "... whose lock pins numpy once, as given" \
+  test "$(grep -iv '^#' "$TMP/ncache/derived/base+numpy-2.2.6.txt" | grep -ic '^numpy')" = 1
+
 "$BENCHGEN" run tests/specs/pipeline.yaml --only model=mlp --with numpy --dry-run >/dev/null 2>"$TMP/bad.err"
 check "a pin without ==VERSION is a usage error (exit 2)" test $? -eq 2
 check "the message says what is expected" grep -q "PKG==VERSION" "$TMP/bad.err"
