@@ -203,15 +203,21 @@ unsigned chart_text_on(unsigned bg)
 
 unsigned chart_palette(size_t i)
 {
+    /* Paul Tol's "muted" scheme, built to stay apart under the common colour
+     * vision deficiencies, without its blue and its orange-ish members: blue
+     * against orange means better against worse (CHART_BETTER, CHART_WORSE),
+     * so no backend may look like either. Catalog order: PyTorch eager and
+     * compiled are a wine/rose pair, the Keras 3 backends teal/green/purple. */
     static const unsigned pal[] = {
-        0x0072B2, /* blue */
-        0xE69F00, /* orange */
-        0x009E73, /* green */
-        0xCC79A7, /* purple-pink */
-        0x56B4E9, /* sky */
-        0xD55E00, /* vermillion */
-        0xF0C419, /* yellow, darkened for white paper */
-        0x4E79A7, 0xF28E2B, 0x59A14F, 0xB07AA1, 0x9C755F, 0x76B7B2, 0xEDC948,
+        0x882255, /* wine: PyTorch (eager) */
+        0xCC6677, /* rose: PyTorch (compiled) */
+        0x999933, /* olive: Keras 2 (TensorFlow) */
+        0x44AA99, /* teal: Keras 3 (TensorFlow) */
+        0x117733, /* green: Keras 3 (JAX) */
+        0xAA4499, /* purple: Keras 3 (PyTorch) */
+        0xDDCC77, /* sand: NumPy */
+        0x332288, /* indigo, then grey: backends outside the catalog */
+        0x777777,
     };
     return pal[i % (sizeof(pal) / sizeof(pal[0]))];
 }

@@ -91,7 +91,8 @@ void chart_text_size(struct chart *c, enum chart_font f, double size, double max
 
 void chart_rgb(struct chart *c, unsigned rgb);
 void chart_rgba(struct chart *c, unsigned rgb, double alpha);
-/* A colour-blind-safe qualitative palette (Okabe-Ito, then Tableau), cycling. */
+/* A colour-blind-safe qualitative palette (Paul Tol's muted, less its blue
+ * and orange-ish members), one colour per catalog backend, cycling. */
 unsigned chart_palette(size_t i);
 /* Linear blend of two colours, t in [0,1]. */
 unsigned chart_mix(unsigned a, unsigned b, double t);

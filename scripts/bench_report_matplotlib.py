@@ -38,7 +38,7 @@ BACKENDS = [("torch-eager", "PyTorch (eager)"), ("torch-compiled", "PyTorch (com
             ("numpy", "NumPy (CPU reference)")]
 MODELS = {"bert": "BERT", "gemma": "Gemma", "mistral": "Mistral", "sd": "StableDiffusion",
           "sam": "SegmentAnything", "mlp": "MLP (NumPy)"}
-PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0C419"]
+PALETTE = ["#882255", "#CC6677", "#999933", "#44AA99", "#117733", "#AA4499", "#DDCC77"]
 
 
 def stats(ns):
@@ -232,12 +232,12 @@ def charts(rows, cols, at, out, baseline):
             wu = np.asarray(c["warmup"]) / 1e6
             allv = np.concatenate([wu, ms])
             a2.plot(np.arange(len(wu), len(allv)) + 1, ms, color=color(b), lw=0.9)
-            a2.plot(np.arange(len(wu)) + 1, wu, "o", color="#D55E00", ms=3)
+            a2.plot(np.arange(len(wu)) + 1, wu, "o", color="#666666", ms=3)
             if len(wu) and allv.max() / allv.min() > 8:
                 a2.set_yscale("log")
             if len(wu):
-                a2.axvspan(0.5, len(wu) + 0.5, color="#D55E00", alpha=0.08)
-                a2.text(1, wu[0], " first call (compile): {:,.0f} ms".format(wu[0]), fontsize=6, color="#D55E00")
+                a2.axvspan(0.5, len(wu) + 0.5, color="#666666", alpha=0.08)
+                a2.text(1, wu[0], " first call (compile): {:,.0f} ms".format(wu[0]), fontsize=6, color="#666666")
             a2.axhline(st["mean"], color="#222222", ls="--", lw=0.8)
             a2.tick_params(labelsize=6)
         fig.tight_layout()

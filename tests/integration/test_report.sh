@@ -155,7 +155,7 @@ if need chromium; then
     "file://$(cd "$A" && pwd)/report.html" >/dev/null 2>"$TMP/shot.err"
   check "Chromium takes a screenshot" test -s "$TMP/shot.png"
   # the ms/step chart's bars are drawn in the backends' palette colours: count them
-  python3 "$(dirname "$0")/png_palette.py" "$TMP/shot.png" 300 "blue=0,114,178" "orange=230,159,0" "green=0,158,115" >"$TMP/shot.out" 2>&1
+  python3 "$(dirname "$0")/png_palette.py" "$TMP/shot.png" 300 "wine=136,34,85" "rose=204,102,119" "teal=68,170,153" >"$TMP/shot.out" 2>&1
   rc=$?
   sed 's/^/# /' "$TMP/shot.out"
   check "the screenshot shows the charts (bars in the backend colours)" test "$rc" -eq 0

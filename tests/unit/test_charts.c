@@ -124,12 +124,95 @@ static void test_detail_line(void **state)
     assert_int_equal(n, 0);
 }
 
+/* CIELAB (D65) of an sRGB colour */
+static void lab(unsigned rgb, double out[3])
+{
+    double c[3], xyz[3];
+    for (int i = 0; i < 3; i++) {
+        double v = (double)(rgb >> (16 - 8 * i) & 0xFF) / 255.0;
+        c[i] = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+    }
+    xyz[0] = (0.4124 * c[0] + 0.3576 * c[1] + 0.1805 * c[2]) / 0.95047;
+    xyz[1] = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    xyz[2] = (0.0193 * c[0] + 0.1192 * c[1] + 0.9505 * c[2]) / 1.08883;
+    for (int i = 0; i < 3; i++)
+        xyz[i] = xyz[i] > 0.008856 ? cbrt(xyz[i]) : 7.787 * xyz[i] + 16.0 / 116.0;
+    out[0] = 116 * xyz[1] - 16;
+    out[1] = 500 * (xyz[0] - xyz[1]);
+    out[2] = 200 * (xyz[1] - xyz[2]);
+}
+
+static double delta_e(unsigned a, unsigned b)
+{
+    double p[3], q[3];
+    lab(a, p);
+    lab(b, q);
+    return sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+}
+
+/* hue angle in degrees, 0-360 */
+static double hue(unsigned rgb)
+{
+    double p[3];
+    lab(rgb, p);
+    double h = atan2(p[2], p[1]) * 180 / M_PI;
+    return h < 0 ? h + 360 : h;
+}
+
+static double hue_gap(double a, double b)
+{
+    double d = fabs(a - b);
+    return d > 180 ? 360 - d : d;
+}
+
+/* Each catalog backend has its own colour, clearly apart from every other
+ * backend's and from the better/worse pair (blue, orange); none is an
+ * orange or a blue. Computed from the colours the charts use. */
+static void test_backend_colours(void **state)
+{
+    (void)state;
+    size_t n = 0;
+    while (catalog_backend_at(n))
+        n++;
+    assert_true(n >= 7);
+    double hb = hue(CHART_BETTER), hw = hue(CHART_WORSE);
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = chart_palette(i);
+        print_message("%-18s #%06X  dE to better %.0f, to worse %.0f\n", catalog_backend_at(i)->name, c,
+                      delta_e(c, CHART_BETTER), delta_e(c, CHART_WORSE));
+        assert_true(delta_e(c, CHART_BETTER) >= 30);
+        assert_true(delta_e(c, CHART_WORSE) >= 30);
+        assert_true(hue_gap(hue(c), hb) >= 25 || delta_e(c, CHART_BETTER) >= 45);
+        assert_true(hue_gap(hue(c), hw) >= 25);
+        assert_true(delta_e(c, GRID_KERAS3_BEST_COLOR) >= 20);
+        for (size_t j = 0; j < i; j++)
+            assert_true(delta_e(c, chart_palette(j)) >= 20);
+    }
+    /* PyTorch (compiled) and Keras 3 (PyTorch), both orange before */
+    assert_true(delta_e(chart_palette(1), chart_palette(5)) >= 20);
+}
+
+/* Text drawn on the charts reaches 4.5:1 on white: every colour used for
+ * text (labels, notes, NA, warnings, warm-up labels, verdict words). */
+static void test_text_contrast(void **state)
+{
+    (void)state;
+    static const unsigned text[] = {CHART_INK,  CHART_MUTED, CHART_NA,     CHART_WARN,
+                                    CHART_BETTER, CHART_WORSE, CHART_UNSURE, SERIES_WARMUP_COLOR};
+    for (size_t i = 0; i < sizeof(text) / sizeof(text[0]); i++)
+        assert_true(chart_contrast(text[i], 0xFFFFFF) >= 4.5);
+    /* a label on a backend's bar is black or white, whichever reads */
+    for (size_t i = 0; i < 9; i++)
+        assert_true(chart_contrast(chart_text_on(chart_palette(i)), chart_palette(i)) >= 4.5);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_series_compile_point), cmocka_unit_test(test_series_one_axis_kind),
         cmocka_unit_test(test_histogram_outlier),    cmocka_unit_test(test_first_call_label),
-        cmocka_unit_test(test_detail_line),
+        cmocka_unit_test(test_detail_line),          cmocka_unit_test(test_backend_colours),
+        cmocka_unit_test(test_text_contrast),
     };
     return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
 }
