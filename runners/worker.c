@@ -228,7 +228,7 @@ struct watch {
     struct channel_reader cr;
     struct logcap log;
     int report_fd, log_fd;      /* -1 once at EOF */
-    const char *killed_for;     /* NULL, "timeout", "oom", "interrupted", "error" */
+    enum status killed_for;     /* STATUS_NONE, or why the parent killed it: timeout, oom, interrupted, error */
     int wstatus, reaped;
     int64_t reaped_at;
 };
@@ -275,57 +275,57 @@ static void judge(struct result *r, const struct cell *c, const struct watch *w,
     int ws = w->wstatus;
     bool exited0 = w->reaped && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
     const char *final = cr->final ? cr->final_type : "";
-    const char *status;
+    enum status status;
     char *detail = NULL;
-    if (w->killed_for && strcmp(w->killed_for, "error") == 0) {
-        status = "error";
+    if (w->killed_for == STATUS_ERROR) {
+        status = STATUS_ERROR;
         detail = util_printf("worker killed: %s", cr->problem);
-    } else if (w->killed_for && strcmp(w->killed_for, "timeout") == 0) {
-        status = "timeout";
+    } else if (w->killed_for == STATUS_TIMEOUT) {
+        status = STATUS_TIMEOUT;
         detail = util_printf("killed after the cell's timeout of %g s", c->timeout);
-    } else if ((w->killed_for && strcmp(w->killed_for, "oom") == 0) || oom_killed) {
-        status = "oom";
+    } else if (w->killed_for == STATUS_OOM || oom_killed) {
+        status = STATUS_OOM;
         detail = util_printf("killed: memory %.0f MiB reached the limit of %.0f MiB", r->peak_rss / 1048576.0,
                              c->memory_limit / 1048576.0);
     } else if (w->killed_for) {
-        status = "interrupted";
+        status = STATUS_INTERRUPTED;
         detail = strdup("stopped by the user (SIGINT/SIGTERM)");
     } else if (!w->reaped) {
-        status = "error";
+        status = STATUS_ERROR;
         detail = strdup("the worker could not be reaped");
     } else if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL) {
         /* Nobody here sent it: on Linux that is the kernel's OOM killer. */
-        status = "oom";
+        status = STATUS_OOM;
         detail = strdup("killed by SIGKILL without a report (most likely the kernel's OOM killer)");
     } else if (WIFSIGNALED(ws)) {
-        status = "crash";
+        status = STATUS_CRASH;
         detail = util_printf("worker died of signal %d (SIG%s)%s%s", WTERMSIG(ws), signal_text(WTERMSIG(ws)),
                              strcmp(final, "done") == 0 ? " after reporting done" : "",
                              r->detail ? "" : "; see the cell log");
     } else if (cr->problem[0]) {
-        status = "error";
+        status = STATUS_ERROR;
         detail = strdup(cr->problem);
     } else if (strcmp(final, "error") == 0) {
-        status = strcmp(cr->final_kind, "oom") == 0 ? "oom" : "error";
+        status = status_parse(cr->final_kind) == STATUS_OOM ? STATUS_OOM : STATUS_ERROR;
     } else if (!exited0) {
-        status = "error";
+        status = STATUS_ERROR;
         detail = util_printf("worker exited with status %d %s; see the cell log", WEXITSTATUS(ws),
                              cr->final ? "after its final report" : "without reporting a result");
     } else if (strcmp(final, "unsupported") == 0) {
-        status = "unsupported";
+        status = STATUS_UNSUPPORTED;
     } else if (strcmp(final, "done") != 0) {
-        status = "error";
+        status = STATUS_ERROR;
         detail = strdup("worker exited with status 0 without reporting a result; see the cell log");
     } else if (r->nwarmup != (size_t)c->warmup || r->ntimed != (size_t)c->steps) {
-        status = "error";
+        status = STATUS_ERROR;
         detail = util_printf("worker reported %zu warm-up and %zu timed samples, expected %d and %d",
                              r->nwarmup, r->ntimed, c->warmup, c->steps);
     } else {
-        status = "ok";
+        status = STATUS_OK;
     }
-    snprintf(r->status, sizeof(r->status), "%s", status);
+    r->status = status;
     /* A worker that did not end `ok` may have forged anything it reported. */
-    if (strcmp(status, "ok") != 0 && strcmp(final, "done") == 0) {
+    if (status != STATUS_OK && strcmp(final, "done") == 0) {
         r->nwarmup = r->ntimed = 0;
         free(r->detail);
         r->detail = NULL;
@@ -379,11 +379,11 @@ static void watch_cell(struct watch *w, pid_t pid, struct contain *ct, const str
         }
         if (!w->killed_for) {
             if (w->cr.problem[0])
-                w->killed_for = "error";
+                w->killed_for = STATUS_ERROR;
             else if (stop && *stop)
-                w->killed_for = "interrupted";
+                w->killed_for = STATUS_INTERRUPTED;
             else if (now >= deadline)
-                w->killed_for = "timeout";
+                w->killed_for = STATUS_TIMEOUT;
         }
         if (now >= next_watch) {
             int64_t peak = 0, mem = contain_memory(ct, &peak);
@@ -392,7 +392,7 @@ static void watch_cell(struct watch *w, pid_t pid, struct contain *ct, const str
             if (mem > out->peak_rss)
                 out->peak_rss = mem;
             if (!w->killed_for && !contain_limits_memory(ct) && c->memory_limit && mem > (int64_t)c->memory_limit)
-                w->killed_for = "oom";
+                w->killed_for = STATUS_OOM;
             next_watch = now + WATCH_INTERVAL_MS * 1000000LL;
             if (tick && !w->killed_for)
                 tick(tick_arg, out, now - t0);

@@ -34,7 +34,7 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
         }
         const struct rd_cell *rep = NULL; /* the first ok cell of this environment */
         for (size_t i = 0; i < rd->ncells && !rep; i++)
-            if (!strcmp(rd->cells[i].env, name) && rd->cells[i].status && !strcmp(rd->cells[i].status, "ok"))
+            if (!strcmp(rd->cells[i].env, name) && rd->cells[i].status == STATUS_OK)
                 rep = &rd->cells[i];
         json_t *o = json_object();
         if (!o) {
@@ -133,7 +133,7 @@ json_t *bundle_manifest_run(const struct rundata *rd, int *err)
     json_put(o, "spec_sha256", json_str(rd->spec_sha256), err);
     json_put(o, "cells", json_integer((json_int_t)rd->ncells), err);
     for (size_t i = 0; i < rd->ncells && !*err; i++) {
-        const char *s = rd->cells[i].status ? rd->cells[i].status : "pending";
+        const char *s = rd->cells[i].status ? status_name(rd->cells[i].status) : "pending";
         json_t *n = json_object_get(statuses, s);
         json_put(statuses, s, json_integer(n ? json_integer_value(n) + 1 : 1), err);
     }

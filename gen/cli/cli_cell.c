@@ -33,8 +33,8 @@ static int cell_cmd(const struct cli_call *call)
     struct cellrun_options co = {0};
     co.tag = o->attempt;
     co.max_attempts = o->max_attempts;
-    char status[16];
-    int err = cellrun(call->args[0], (int)id, &co, status);
+    enum status status;
+    int err = cellrun(call->args[0], (int)id, &co, &status);
     return err < 0 ? cli_fail(&cli_cell, err) : CLI_EXIT_OK;
 }
 

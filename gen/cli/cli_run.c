@@ -148,11 +148,10 @@ static int select_resumable(struct store *st, struct matrix *plan, const bool re
     unsigned char *keep = xcalloc(plan->ncells, 1);
     int err = 0;
     for (size_t i = 0; i < plan->ncells && !err; i++) {
-        char name[16];
-        if ((err = store_cell_status(st, plan->cells[i].id, name)) < 0)
+        enum status s;
+        if ((err = store_cell_status(st, plan->cells[i].id, &s)) < 0)
             break;
-        int s = status_parse(name);
-        keep[i] = (unsigned char)(s == STATUS_NONE || s == STATUS_INTERRUPTED || (s > 0 && retry[s]));
+        keep[i] = (unsigned char)(s == STATUS_NONE || s == STATUS_INTERRUPTED || retry[s]);
     }
     if (!err)
         matrix_filter(plan, keep);

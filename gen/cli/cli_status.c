@@ -44,8 +44,8 @@ static int collect_cmd(const struct cli_call *call)
                   ? slurmrun_collect(st, &plan, &verdicts, &files, &cells, &still)
                   : collect_run(st, &plan, &files, &cells);
     for (size_t i = 0; !err && i < plan.ncells; i++) {
-        char status[16];
-        if ((err = store_cell_status(st, plan.cells[i].id, status)) == 0)
+        enum status status;
+        if ((err = store_cell_status(st, plan.cells[i].id, &status)) == 0)
             open_cells += !slurmrun_status_final(status);
     }
     if (!err && open_cells == 0)

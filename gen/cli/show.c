@@ -42,7 +42,7 @@ static json_t *jmarkers_(const struct kvlist *kl, int *err)
 static json_t *jcell_(const struct rd_cell *c, int *err)
 {
     json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
-    bool done = c->status != NULL; /* result fields mean nothing before a final status */
+    bool done = c->status != STATUS_NONE; /* result fields mean nothing before a final status */
     json_put(o, "id", json_integer(c->id), err);
     json_put(o, "key", json_str(c->key), err);
     json_put(o, "model", json_str(c->model), err);
@@ -59,7 +59,7 @@ static json_t *jcell_(const struct rd_cell *c, int *err)
     json_put(o, "seed", json_integer((json_int_t)c->seed), err);
     json_put(o, "timeout_s", json_num(c->timeout_s), err);
     json_put(o, "memory_limit_bytes", json_integer(c->memory_limit), err);
-    json_put(o, "status", json_str(c->status), err);
+    json_put(o, "status", json_str(c->status ? status_name(c->status) : NULL), err);
     json_put(o, "detail", json_str(c->detail), err);
     json_put(o, "input_sha256", json_str(c->input_sha256), err);
     json_put(o, "input_bytes", done ? json_integer(c->input_bytes) : json_null(), err);
@@ -156,13 +156,13 @@ static void show_header_(const struct rundata *rd, FILE *out, struct strlist *k)
 
     size_t pending = 0, other = 0, known = 0;
     for (size_t i = 0; i < rd->ncells; i++)
-        pending += rd->cells[i].status == NULL;
+        pending += rd->cells[i].status == STATUS_NONE;
     fprintf(out, "cells     %zu:", rd->ncells);
     const char *sep = " ";
     for (int s = STATUS_NONE + 1; s < STATUS_COUNT; s++) {
         size_t n = 0;
         for (size_t i = 0; i < rd->ncells; i++)
-            n += rd->cells[i].status && status_parse(rd->cells[i].status) == s;
+            n += (int)rd->cells[i].status == s;
         if (n) {
             fprintf(out, "%s%zu %s", sep, n, status_name((enum status)s));
             sep = ", ";
@@ -280,7 +280,7 @@ static int show_text_(const struct rundata *rd, FILE *out)
             snprintf(cv, sizeof(cv), "-");
         fmt_ms_(compile, sizeof(compile), c->nwarmup ? (double)c->warmup_ns[0] / 1e6 : NAN);
         fprintf(out, "%-*s  %-11s  %-12.*s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, tx_(&k, c->key),
-                tx_(&k, c->status), SHOW_HASH_CHARS, c->input_sha256 ? tx_(&k, c->input_sha256) : "-", wsamples, samples, mean,
+                tx_(&k, status_name(c->status)), SHOW_HASH_CHARS, c->input_sha256 ? tx_(&k, c->input_sha256) : "-", wsamples, samples, mean,
                 median, p5, p95, cv, compile);
     }
     show_workers_(rd, out, &k);

@@ -28,7 +28,6 @@ static char *identity_(const struct rd_cell *c)
 static void side_init_(struct compare_side *s)
 {
     memset(s, 0, sizeof(*s));
-    s->status = "missing";
     s->mean_ms = s->ci_lo_ms = s->ci_hi_ms = NAN;
 }
 
@@ -60,16 +59,15 @@ static int side_fill_(struct compare_side *s, const struct rundata *rd, char *co
         if (!strcmp(ids[i], id))
             s->reps[k++] = &rd->cells[i];
     qsort(s->reps, s->nreps, sizeof(*s->reps), cmp_rep_);
-    s->status = "ok";
+    s->status = STATUS_OK;
     for (size_t r = 0; r < s->nreps; r++) {
-        const char *st = s->reps[r]->status ? s->reps[r]->status : "pending";
-        if (strcmp(st, "ok") != 0) {
-            s->status = st;
+        if (s->reps[r]->status != STATUS_OK) {
+            s->status = s->reps[r]->status;
             break;
         }
     }
     for (size_t r = 0; r < s->nreps; r++)
-        if (s->reps[r]->status && !strcmp(s->reps[r]->status, "ok"))
+        if (s->reps[r]->status == STATUS_OK)
             total += s->reps[r]->ntimed;
     if (total == 0)
         return 0;
@@ -80,7 +78,7 @@ static int side_fill_(struct compare_side *s, const struct rundata *rd, char *co
     }
     size_t at = 0;
     for (size_t r = 0; r < s->nreps; r++) {
-        if (!s->reps[r]->status || strcmp(s->reps[r]->status, "ok") != 0)
+        if (s->reps[r]->status != STATUS_OK)
             continue;
         memcpy(pool + at, s->reps[r]->timed_ns, s->reps[r]->ntimed * sizeof(*pool));
         at += s->reps[r]->ntimed;
@@ -99,11 +97,18 @@ static int side_fill_(struct compare_side *s, const struct rundata *rd, char *co
     return err;
 }
 
+const char *compare_side_status(const struct compare_side *s)
+{
+    if (s->nreps == 0)
+        return "missing";
+    return s->status == STATUS_NONE ? "pending" : status_name(s->status);
+}
+
 /* The repeat whose environment stands for the side: the first ok one. */
 const struct rd_cell *compare_side_rep(const struct compare_side *s)
 {
     for (size_t r = 0; r < s->nreps; r++)
-        if (s->reps[r]->status && !strcmp(s->reps[r]->status, "ok"))
+        if (s->reps[r]->status == STATUS_OK)
             return s->reps[r];
     return s->nreps ? s->reps[0] : NULL;
 }
@@ -185,7 +190,7 @@ static int groups_(const struct compare_side *s, struct significance_group **g, 
     size_t at = 0;
     for (size_t r = 0; r < s->nreps; r++) {
         const struct rd_cell *c = s->reps[r];
-        if (!c->status || strcmp(c->status, "ok") != 0 || c->ntimed == 0)
+        if (c->status != STATUS_OK || c->ntimed == 0)
             continue;
         for (size_t i = 0; i < c->ntimed; i++)
             (*buf)[at + i] = (double)c->timed_ns[i] / 1e6;
@@ -451,7 +456,7 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
                 compare_env_mark_intended(c->changes, c->nchanges, p->intended, p->nintended);
                 if ((err = confounding_(p, c)) < 0)
                     break;
-                if (c->match == COMPARE_MATCHED && !strcmp(a.status, "ok") && !strcmp(b.status, "ok"))
+                if (c->match == COMPARE_MATCHED && a.status == STATUS_OK && b.status == STATUS_OK)
                     err = test_cell_(c, &r->opt, p->ab);
             }
             if (!c->mismatch && !(c->mismatch = strdup("")))

@@ -32,6 +32,7 @@
 #include <stdio.h>
 
 #include "compare/compare_env.h"
+#include "plan/status.h"
 #include "store/rundata.h"
 #include "stats/significance.h"
 
@@ -57,8 +58,9 @@ enum compare_match {
 struct compare_side {
     const struct rd_cell **reps; /* borrowed from the run, in repeat order */
     size_t nreps;
-    const char *status;        /* "ok" when every repeat is ok, else the first other
-                                * status; "pending" for a cell with none; borrowed */
+    enum status status;        /* STATUS_OK when every repeat is ok, else the first
+                                * other status (STATUS_NONE: pending); STATUS_NONE
+                                * on a side with no repeat */
     size_t n;                  /* timed samples of all repeats */
     double mean_ms;            /* pooled mean; NAN without samples */
     double ci_lo_ms, ci_hi_ms; /* 95% bootstrap CI of the pooled mean (stats.h) */
@@ -147,6 +149,10 @@ void compare_result_free(struct compare_result *r);
 /* The verdict column of the text output, for the other formats to say the
  * same: "slower", "none (ok / error)", "mismatch", "only in baseline". */
 void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c);
+
+/* A side's status as text: its status name, "pending" for a repeat with no
+ * final status, "missing" for a side with no repeat. Static storage. */
+const char *compare_side_status(const struct compare_side *s);
 
 /* The repeat whose environment stands for a side (the first ok one, else
  * the first), and that side's input hash ("" when none). Borrowed. */

@@ -52,7 +52,7 @@ static json_t *jside_(const struct compare_side *s, int *err)
         *err = error_set(BG_ENOMEM, "out of memory");
         return NULL;
     }
-    set_(o, "status", jstr_(s->status), err);
+    set_(o, "status", jstr_(compare_side_status(s)), err);
     set_(o, "repeats", json_integer((json_int_t)s->nreps), err);
     set_(o, "n", json_integer((json_int_t)s->n), err);
     set_(o, "mean_ms", jreal_(s->mean_ms), err);

@@ -56,7 +56,7 @@ int compare_plan(const char *run_dir, double effect, const struct compare_option
         double sum = 0.0;
         for (size_t i = 0; i < rd->ncells; i++) {
             const struct rd_cell *c = &rd->cells[i];
-            if (strcmp(cid[i], ids.v[k]) || !c->status || strcmp(c->status, "ok") || c->st.n == 0 ||
+            if (strcmp(cid[i], ids.v[k]) || c->status != STATUS_OK || c->st.n == 0 ||
                 !(c->st.mean > 0.0))
                 continue;
             logs[n++] = log(c->st.mean);

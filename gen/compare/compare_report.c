@@ -231,13 +231,13 @@ static int build_trends(struct crep *x)
                 break;
             for (size_t j = 0; j < nk; j++) {
                 const struct compare_side *s = &tr->points[j];
-                int ok = s->nreps && !strcmp(s->status, "ok") && isfinite(s->mean_ms);
+                int ok = s->nreps && s->status == STATUS_OK && isfinite(s->mean_ms);
                 v[j] = ok ? s->mean_ms : NAN;
                 lo[j] = ok ? s->ci_lo_ms : NAN;
                 hi[j] = ok ? s->ci_hi_ms : NAN;
                 na[j] = !s->nreps                 ? "NA (absent)"
-                        : strcmp(s->status, "ok") ? figure_arena_printf(a, "NA (%s)", s->status)
-                                                  : "NA (no samples)";
+                        : s->status != STATUS_OK ? figure_arena_printf(a, "NA (%s)", compare_side_status(s))
+                                                 : "NA (no samples)";
             }
             ser[i] = (struct trend_series){.label = tr->id, .v = v, .lo = lo, .hi = hi, .na = na};
         }

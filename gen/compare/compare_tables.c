@@ -32,7 +32,7 @@ static void side_detail(const struct compare_side *s, char *buf, size_t n)
     buf[0] = '\0';
     for (size_t k = 0; k < s->nreps; k++) {
         const struct rd_cell *c = s->reps[k];
-        if (c->status && strcmp(c->status, "ok") != 0 && c->detail && c->detail[0]) {
+        if (c->status && c->status != STATUS_OK && c->detail && c->detail[0]) {
             snprintf(buf, n, "%.*s", (int)strcspn(c->detail, "\n"), c->detail);
             return;
         }

@@ -56,10 +56,10 @@ static void fmt_side_status_(char *buf, size_t n, const struct compare_side *s)
 {
     if (s->nreps == 0)
         snprintf(buf, n, "-");
-    else if (!strcmp(s->status, "ok"))
+    else if (s->status == STATUS_OK)
         compare_fmt_ms(buf, n, s->mean_ms);
     else
-        snprintf(buf, n, "%s", s->status);
+        snprintf(buf, n, "%s", compare_side_status(s));
 }
 
 void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c)
@@ -78,7 +78,7 @@ void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c)
         break;
     }
     if (c->t.verdict == SIGNIFICANCE_NONE)
-        snprintf(buf, n, "none (%s / %s)", c->a.status, c->b.status);
+        snprintf(buf, n, "none (%s / %s)", compare_side_status(&c->a), compare_side_status(&c->b));
     else
         snprintf(buf, n, "%s", significance_verdict_name(c->t.verdict));
 }

@@ -90,7 +90,7 @@ static void side_cells(struct cwb *c, lxw_worksheet *ws, lxw_row_t r, lxw_col_t 
 {
     char text[64];
     double v = crep_side_text(s, baseline, text, sizeof(text));
-    workbook_put_str(&c->w, ws, r, col, s->nreps ? s->status : "absent", NULL);
+    workbook_put_str(&c->w, ws, r, col, s->nreps ? compare_side_status(s) : "absent", NULL);
     workbook_put_num(&c->w, ws, r, col + 1, (double)s->n, c->w.int0);
     put_num_or_na(c, ws, r, col + 2, v, c->ms, text);
 }

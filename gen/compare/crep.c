@@ -19,10 +19,10 @@ const char *crep_untested_reason(const struct compare_cell *c, char *buf, size_t
         snprintf(buf, n, "only in baseline");
     else if (c->match == COMPARE_ONLY_RUN)
         snprintf(buf, n, "only in this run");
-    else if (strcmp(c->a.status, "ok") != 0)
-        snprintf(buf, n, "%s in the baseline", c->a.status);
-    else if (strcmp(c->b.status, "ok") != 0)
-        snprintf(buf, n, "%s in this run", c->b.status);
+    else if (c->a.status != STATUS_OK)
+        snprintf(buf, n, "%s in the baseline", compare_side_status(&c->a));
+    else if (c->b.status != STATUS_OK)
+        snprintf(buf, n, "%s in this run", compare_side_status(&c->b));
     else
         snprintf(buf, n, "no samples");
     return buf;
@@ -33,8 +33,8 @@ double crep_side_text(const struct compare_side *s, int baseline, char *buf, siz
 {
     if (s->nreps == 0)
         snprintf(buf, n, "NA (not in %s)", baseline ? "the baseline" : "this run");
-    else if (strcmp(s->status, "ok") != 0)
-        snprintf(buf, n, "NA (%s)", s->status);
+    else if (s->status != STATUS_OK)
+        snprintf(buf, n, "NA (%s)", compare_side_status(s));
     else if (!isfinite(s->mean_ms))
         snprintf(buf, n, "NA (no samples)");
     else {

@@ -32,7 +32,7 @@ static int groups_of(const struct rctx *x, size_t r, size_t c, struct significan
     *n = 0;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *cell = &x->rd->cells[i];
-        if (!cell->status || strcmp(cell->status, "ok") || !cell->ntimed || cell->batch != row->batch ||
+        if (cell->status != STATUS_OK || !cell->ntimed || cell->batch != row->batch ||
             strcmp(cell->model, row->model) || strcmp(cell->task, row->task) || strcmp(cell->backend, backend))
             continue;
         struct significance_group *ng = realloc(*out, (*n + 1) * sizeof(*ng));

@@ -557,7 +557,7 @@ static int build_cells(struct rctx *x)
             const struct rd_cell *cell = gc->cell;
             for (size_t i = 0; i < x->rd->ncells; i++) {
                 const struct rd_cell *rc = &x->rd->cells[i];
-                if (rc->status && !strcmp(rc->status, "ok") && rc->ntimed &&
+                if (rc->status == STATUS_OK && rc->ntimed &&
                     !strcmp(rc->backend, cell->backend) && !strcmp(rc->model, cell->model) &&
                     !strcmp(rc->task, cell->task) && rc->batch == cell->batch) {
                     cell = rc;

@@ -105,7 +105,7 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
         if (!gc->cell)
             gc->cell = c;
         gc->nrepeats++;
-        if (c->status && strcmp(c->status, "ok") == 0 && c->ntimed > 0) {
+        if (c->status == STATUS_OK && c->ntimed > 0) {
             gc->nok++;
             total += c->ntimed;
             if (!first_ok)
@@ -115,18 +115,17 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
     if (!gc->cell) {
         gc->status = "missing";
     } else if (gc->nok == 0) {
-        gc->status = gc->cell->status ? gc->cell->status : "not run";
+        enum status why = gc->cell->status;
         /* with several repeats, say why the first non-ok one failed */
-        for (size_t i = 0; i < rd->ncells && gc->cell->status && strcmp(gc->cell->status, "ok") == 0; i++) {
+        for (size_t i = 0; i < rd->ncells && gc->cell->status == STATUS_OK; i++) {
             const struct rd_cell *c = &rd->cells[i];
             if (c->batch == row->batch && !strcmp(c->model, row->model) && !strcmp(c->task, row->task) &&
-                !strcmp(c->backend, col->backend) && c->status && strcmp(c->status, "ok")) {
-                gc->status = c->status;
+                !strcmp(c->backend, col->backend) && c->status && c->status != STATUS_OK) {
+                why = c->status;
                 break;
             }
         }
-        if (strcmp(gc->status, "ok") == 0)
-            gc->status = "no samples";
+        gc->status = why == STATUS_OK ? "no samples" : why == STATUS_NONE ? "not run" : status_name(why);
     } else {
         gc->status = "ok";
         gc->ok = 1;
@@ -148,7 +147,7 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
         for (size_t i = 0; i < rd->ncells; i++) {
             const struct rd_cell *c = &rd->cells[i];
             if (c->batch == row->batch && !strcmp(c->model, row->model) && !strcmp(c->task, row->task) &&
-                !strcmp(c->backend, col->backend) && c->status && !strcmp(c->status, "ok")) {
+                !strcmp(c->backend, col->backend) && c->status == STATUS_OK) {
                 memcpy(pool + k, c->timed_ns, c->ntimed * sizeof(*pool));
                 k += c->ntimed;
             }

@@ -29,7 +29,7 @@ static double fact_num(const struct rd_cell *c, const char *name)
     return v && end != v ? d : NAN;
 }
 
-static bool cell_ok(const struct rd_cell *c) { return c->status && !strcmp(c->status, "ok") && c->st.n > 0; }
+static bool cell_ok(const struct rd_cell *c) { return c->status == STATUS_OK && c->st.n > 0; }
 
 void hardware_cell_warnings(const struct rd_cell *c, char *buf, size_t n)
 {

@@ -47,7 +47,7 @@ size_t rctx_nfailures(const struct rctx *x)
 {
     size_t n = 0;
     for (size_t i = 0; i < x->rd->ncells; i++)
-        if (!x->rd->cells[i].status || strcmp(x->rd->cells[i].status, "ok") != 0)
+        if (x->rd->cells[i].status != STATUS_OK)
             n++;
     return n;
 }

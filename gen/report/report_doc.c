@@ -40,7 +40,7 @@ static void warnings(struct doc *d, const struct rctx *x)
         char w[1024];
         grid_warnings(&c->st, w, sizeof(w));
         hardware_cell_warnings(c, w, sizeof(w));
-        if (!w[0] || !c->status || strcmp(c->status, "ok"))
+        if (!w[0] || c->status != STATUS_OK)
             continue;
         if (n++ == 0)
             doc_heading(d, "Warnings");
@@ -112,7 +112,7 @@ static void failures(struct doc *d, const struct rctx *x)
     table(d, x, TABLE_FAILURES, 7.5);
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
-        if ((c->status && strcmp(c->status, "ok") == 0) || !c->detail || !strchr(c->detail, '\n'))
+        if (c->status == STATUS_OK || !c->detail || !strchr(c->detail, '\n'))
             continue;
         doc_details(d, c->key, c->detail);
     }

@@ -343,7 +343,7 @@ static int build_statistics(const struct rctx *x, struct table *t)
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *cell = &x->rd->cells[i];
         const struct stats *st = &cell->st;
-        int ok = cell->status && strcmp(cell->status, "ok") == 0 && st->n > 0;
+        int ok = cell->status == STATUS_OK && st->n > 0;
         long r = table_row(t);
         if (r < 0)
             return (int)r;
@@ -360,7 +360,7 @@ static int build_statistics(const struct rctx *x, struct table *t)
         double compile = cell->nwarmup ? (double)cell->warmup_ns[0] / 1e6 : NAN, wsum = 0;
         for (size_t k = 0; k < cell->nwarmup; k++)
             wsum += (double)cell->warmup_ns[k] / 1e6;
-        const char *status = cell->status ? cell->status : "not run";
+        const char *status = cell->status ? status_name(cell->status) : "not run";
         if ((err = table_set(t, r, 0, 0, NAN, "%s", row >= 0 ? x->g->rows[row].label : cell->model)) < 0 ||
             (err = table_set(t, r, 1, 0, cell->batch, "%d", cell->batch)) < 0 ||
             (err = table_set(t, r, 2, 0, NAN, "%s", rctx_backend_display(cell->backend))) < 0 ||
@@ -484,7 +484,7 @@ static int build_failures(const struct rctx *x, struct table *t)
         return err;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
-        if (c->status && strcmp(c->status, "ok") == 0)
+        if (c->status == STATUS_OK)
             continue;
         const char *line;
         size_t len = grid_detail_line(c->detail, &line);
@@ -492,7 +492,7 @@ static int build_failures(const struct rctx *x, struct table *t)
             len = 300;
         long r = table_row(t);
         if (r < 0 || (err = table_set(t, r, 0, TC_MONO, NAN, "%s", c->key)) < 0 ||
-            (err = table_set(t, r, 1, TC_NA, NAN, "%s", c->status ? c->status : "not run")) < 0 ||
+            (err = table_set(t, r, 1, TC_NA, NAN, "%s", c->status ? status_name(c->status) : "not run")) < 0 ||
             (err = table_set(t, r, 2, 0, NAN, "%.*s", (int)len, line)) < 0)
             return r < 0 ? (int)r : err;
     }
@@ -505,7 +505,7 @@ static int build_meta(const struct rctx *x, struct table *t)
     int err;
     size_t ok = 0;
     for (size_t i = 0; i < rd->ncells; i++)
-        ok += rd->cells[i].status && strcmp(rd->cells[i].status, "ok") == 0;
+        ok += rd->cells[i].status == STATUS_OK;
     char cells[128], baseline[160], ref[600];
     snprintf(cells, sizeof(cells), "%zu (%zu ok, %zu NA), %zu rows x %zu backends", rd->ncells, ok,
              rd->ncells - ok, x->g->nrows, x->g->ncols);

@@ -324,14 +324,14 @@ static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
         const struct rd_cell *c = &rd->cells[i];
         const struct stats *st = &c->st;
         lxw_row_t r = (lxw_row_t)(i + 1);
-        int ok = c->status && strcmp(c->status, "ok") == 0 && st->n > 0;
+        int ok = c->status == STATUS_OK && st->n > 0;
         workbook_put_str(w, ws, r, 0, c->key, w->mono);
         workbook_put_str(w, ws, r, 1, c->model, NULL);
         workbook_put_str(w, ws, r, 2, c->task, NULL);
         workbook_put_num(w, ws, r, 3, c->batch, w->int0);
         workbook_put_str(w, ws, r, 4, c->backend, NULL);
         workbook_put_num(w, ws, r, 5, c->repeat, w->int0);
-        workbook_put_str(w, ws, r, 6, c->status ? c->status : "not run", ok ? NULL : w->na);
+        workbook_put_str(w, ws, r, 6, c->status ? status_name(c->status) : "not run", ok ? NULL : w->na);
         workbook_put_num(w, ws, r, 7, (double)st->n, w->int0);
         double v[] = {st->mean, st->median, st->p5, st->p95, st->stdev, st->ci_lo, st->ci_hi};
         for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)

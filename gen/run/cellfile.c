@@ -291,7 +291,7 @@ int cellfile_write_attempt(const char *run_dir, const struct cell *c, const char
         "{s:s, s:i, s:s, s:s, s:b, s:s, s:o, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:i, s:i, s:o, s:o, s:o, s:o, s:o, "
         "s:o}",
         "format", CELLFILE_ATTEMPT_FORMAT, "id", c->id, "key", c->key, "tag", tag, "verdict", verdict, "status",
-        r->status, "detail", jstr_or_null(r->detail), "input_sha256", r->input_sha256, "input_bytes",
+        status_name(r->status), "detail", jstr_or_null(r->detail), "input_sha256", r->input_sha256, "input_bytes",
         (json_int_t)r->input_bytes, "started", (json_int_t)r->started, "finished", (json_int_t)r->finished,
         "finished_ns", (json_int_t)now.tv_sec * 1000000000 + now.tv_nsec, "wall_s", r->wall_s, "peak_rss",
         (json_int_t)r->peak_rss, "exit_code", r->exit_code, "term_signal", r->term_signal, "warmup_ns",
@@ -349,7 +349,12 @@ int cellfile_read_attempt(const char *run_dir, const struct cell *c, const char 
         err = error_set(BG_EIO, "%s: holds cell '%s', not '%s'", path, key, c->key);
         goto done;
     }
-    snprintf(r->status, sizeof(r->status), "%s", status);
+    int s = status_parse(status);
+    if (s <= STATUS_NONE) {
+        err = error_set(BG_EIO, "%s: unknown status '%s'", path, status);
+        goto done;
+    }
+    r->status = (enum status)s;
     r->detail = dup_or_null(jtext(doc, "detail"));
     snprintf(r->input_sha256, sizeof(r->input_sha256), "%s", jtext(doc, "input_sha256") ? jtext(doc, "input_sha256") : "");
     r->input_bytes = jint(doc, "input_bytes");
@@ -403,9 +408,10 @@ int cellfile_list_attempts(const char *run_dir, int id, struct cellfile_attempts
         char *path = attempt_path(run_dir, id, e->d_name);
         json_t *doc = path ? load_json(path) : NULL;
         const char *tag = doc ? jtext(doc, "tag") : NULL, *status = doc ? jtext(doc, "status") : NULL;
-        if (!tag || !status || jint(doc, "id") != id) {
+        int s = status ? status_parse(status) : -1;
+        if (!tag || s <= STATUS_NONE || jint(doc, "id") != id) {
             fprintf(stderr, "benchgen: warning: skipping %s: %s\n", path ? path : e->d_name,
-                    doc ? "not an attempt of this cell" : error_last());
+                    !doc ? error_last() : status && s <= STATUS_NONE ? "unknown status" : "not an attempt of this cell");
         } else {
             if (out->n == cap) {
                 cap = cap ? cap * 2 : 4;
@@ -420,7 +426,7 @@ int cellfile_list_attempts(const char *run_dir, int id, struct cellfile_attempts
                 memset(a, 0, sizeof(*a));
                 a->name = strdup(e->d_name);
                 a->tag = strdup(tag);
-                snprintf(a->status, sizeof(a->status), "%s", status);
+                a->status = (enum status)s;
                 a->verdict = json_is_true(json_object_get(doc, "verdict"));
                 a->finished_ns = jint(doc, "finished_ns");
                 out->n++;

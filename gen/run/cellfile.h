@@ -59,7 +59,7 @@ int cellfile_write_attempt(const char *run_dir, const struct cell *c, const char
 struct cellfile_attempt {
     char *name;   /* file name, "s12_3.0.json" */
     char *tag;    /* "s12_3.0" */
-    char status[16];
+    enum status status;
     int verdict;  /* written by the submitting side */
     int64_t finished_ns;
 };

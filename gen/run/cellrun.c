@@ -44,15 +44,15 @@ static void judge_signal(struct result *r, int sig)
 {
     if (!sig)
         return;
-    bool killed = !strcmp(r->status, "interrupted") || (!strcmp(r->status, "crash") && r->term_signal == sig);
+    bool killed = r->status == STATUS_INTERRUPTED || (r->status == STATUS_CRASH && r->term_signal == sig);
     if (!killed)
         return;
     char *why;
     if (sig == SIGUSR1) {
-        snprintf(r->status, sizeof(r->status), "timeout");
+        r->status = STATUS_TIMEOUT;
         why = strdup("killed at the Slurm job's time limit (--time): the task got SIGUSR1 from sbatch --signal");
     } else {
-        snprintf(r->status, sizeof(r->status), "interrupted");
+        r->status = STATUS_INTERRUPTED;
         why = util_printf("stopped by SIG%s%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
                           getenv("SLURM_JOB_ID") ? " (Slurm preemption, requeue or scancel)" : "");
     }
@@ -62,7 +62,7 @@ static void judge_signal(struct result *r, int sig)
     }
 }
 
-int cellrun(const char *run_dir, int id, const struct cellrun_options *o, char status[16])
+int cellrun(const char *run_dir, int id, const struct cellrun_options *o, enum status *status)
 {
     struct matrix plan = {0};
     struct result r = {0};
@@ -70,7 +70,7 @@ int cellrun(const char *run_dir, int id, const struct cellrun_options *o, char s
     const struct cell *c = NULL;
     int restart = 0, max = o && o->max_attempts > 0 ? o->max_attempts : CELLRUN_MAX_ATTEMPTS;
     int err = cellfile_read_plan(run_dir, &plan);
-    status[0] = '\0';
+    *status = STATUS_NONE;
     if (err < 0)
         goto done;
     for (size_t i = 0; i < plan.ncells && !c; i++)
@@ -91,7 +91,7 @@ int cellrun(const char *run_dir, int id, const struct cellrun_options *o, char s
         executor_set_threads(atoi(cpus), false);
 
     if (restart + 1 > max) {
-        snprintf(r.status, sizeof(r.status), "interrupted");
+        r.status = STATUS_INTERRUPTED;
         r.detail = util_printf("not run again: Slurm started this task %d times (--max-attempts %d); "
                                "`benchgen run --resume %s` tries it afresh",
                                restart + 1, max, run_dir);
@@ -111,7 +111,7 @@ int cellrun(const char *run_dir, int id, const struct cellrun_options *o, char s
     if (!err)
         err = cellfile_write_attempt(run_dir, c, tag, 0, &r);
     if (!err)
-        snprintf(status, 16, "%s", r.status);
+        *status = r.status;
 done:
     result_free(&r);
     matrix_free(&plan);

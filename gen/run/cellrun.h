@@ -17,6 +17,8 @@
 #ifndef BENCHGEN_CELLRUN_H
 #define BENCHGEN_CELLRUN_H
 
+#include "plan/status.h"
+
 struct cellrun_options {
     const char *tag;  /* the attempt's tag; NULL: from Slurm's variables or l<ns>.<pid> */
     int max_attempts; /* 0 = CELLRUN_MAX_ATTEMPTS */
@@ -26,6 +28,6 @@ struct cellrun_options {
 
 /* 0 when a result file was written (whatever the cell's status, copied to
  * status), negative when none could be. */
-int cellrun(const char *run_dir, int id, const struct cellrun_options *o, char status[16]);
+int cellrun(const char *run_dir, int id, const struct cellrun_options *o, enum status *status);
 
 #endif /* BENCHGEN_CELLRUN_H */

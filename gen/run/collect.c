@@ -12,31 +12,26 @@
 #include <string.h>
 
 int collect_read(const char *run_dir, const struct cell *c, struct result *r, struct strlist *files,
-                 struct strlist *tags, struct strlist *statuses, char latest[16])
+                 struct strlist *tags, struct strlist *statuses)
 {
     struct cellfile_attempts a = {0};
-    latest[0] = '\0';
     int err = cellfile_list_attempts(run_dir, c->id, &a);
     for (size_t i = 0; !err && i < a.n; i++)
         if ((err = strlist_add(files, a.v[i].name)) == 0 && (err = strlist_add(tags, a.v[i].tag)) == 0)
-            err = strlist_add(statuses, a.v[i].status);
-    if (!err && a.n) {
-        snprintf(latest, 16, "%s", a.v[a.n - 1].status);
+            err = strlist_add(statuses, status_name(a.v[i].status));
+    if (!err && a.n)
         err = cellfile_read_attempt(run_dir, c, a.v[a.n - 1].name, r);
-    }
     cellfile_attempts_free(&a);
     return err;
 }
 
-int collect_cell(struct store *st, const struct cell *c, int *merged, char latest[16])
+int collect_cell(struct store *st, const struct cell *c, int *merged)
 {
     struct result r = {0};
     struct strlist files = {0}, tags = {0}, statuses = {0};
-    char newest[16], *log = NULL;
+    char *log = NULL;
     *merged = 0;
-    int err = collect_read(store_dir(st), c, &r, &files, &tags, &statuses, newest);
-    if (latest)
-        snprintf(latest, 16, "%s", newest);
+    int err = collect_read(store_dir(st), c, &r, &files, &tags, &statuses);
     if (!err && files.n) {
         if (!(log = executor_log_path(store_dir(st), c)))
             err = error_set(BG_ENOMEM, "out of memory");
@@ -60,7 +55,7 @@ int collect_run(struct store *st, const struct matrix *plan, int *files, int *ce
     *files = *cells = 0;
     for (size_t i = 0; !err && i < plan->ncells; i++) {
         int merged = 0;
-        err = collect_cell(st, &plan->cells[i], &merged, NULL);
+        err = collect_cell(st, &plan->cells[i], &merged);
         *files += merged;
         *cells += merged > 0;
     }

@@ -17,15 +17,15 @@
 #include "store/store.h"
 
 /* Cell c's attempt files as the scheduler merges them: the newest attempt's
- * result in full into *r, and every file with its attempt tag and status.
- * 0 with nothing filled (latest "") when the cell has no attempt file. */
+ * result in full into *r, and every file with its attempt tag and status
+ * name. 0 with nothing filled (r->status STATUS_NONE) when the cell has no
+ * attempt file. */
 int collect_read(const char *run_dir, const struct cell *c, struct result *r, struct strlist *files,
-                 struct strlist *tags, struct strlist *statuses, char latest[16]);
+                 struct strlist *tags, struct strlist *statuses);
 
 /* Merges cell c's attempt files not merged yet; *merged counts them (0 when
- * there was nothing new). latest (may be NULL) gets the newest attempt's
- * status, "" when the cell has no attempt file. */
-int collect_cell(struct store *st, const struct cell *c, int *merged, char latest[16]);
+ * there was nothing new). */
+int collect_cell(struct store *st, const struct cell *c, int *merged);
 
 /* collect_cell() for every cell of plan; *files counts the files merged,
  * *cells the cells they changed. */

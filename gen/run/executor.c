@@ -58,7 +58,7 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
     struct env_info env = {0};
     int err = 0;
     if (envs_resolve(c->env, &env) < 0 || (strcmp(env.state, "ready") && strcmp(env.state, "external"))) {
-        snprintf(r->status, sizeof(r->status), "skipped");
+        r->status = STATUS_SKIPPED;
         r->detail = env.state ? util_printf("environment %s is %s: run `benchgen env sync %s`", c->env, env.state,
                                             c->env)
                               : strdup(error_last());

@@ -276,7 +276,7 @@ static int slot_finish(struct executor *ex, struct slot *s, int wstatus, struct 
         result_free(&ev->result);
         memset(&ev->result, 0, sizeof(ev->result));
         bool sig = WIFSIGNALED(wstatus);
-        snprintf(ev->result.status, sizeof(ev->result.status), "%s", sig ? "crash" : "error");
+        ev->result.status = sig ? STATUS_CRASH : STATUS_ERROR;
         ev->result.detail = util_printf("`benchgen cell` %s %d without writing a result (%s)",
                                         sig ? "died of signal" : "exited with status",
                                         sig ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus), error_last());
@@ -287,7 +287,7 @@ static int slot_finish(struct executor *ex, struct slot *s, int wstatus, struct 
         err = executor_note_place(&ev->result);
     }
     if (!err && ((err = strlist_add(&ev->files, name)) < 0 || (err = strlist_add(&ev->tags, s->tag)) < 0 ||
-                 (err = strlist_add(&ev->statuses, ev->result.status)) < 0))
+                 (err = strlist_add(&ev->statuses, status_name(ev->result.status))) < 0))
         err = error_code();
     free(name);
     s->pid = 0;

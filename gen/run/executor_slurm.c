@@ -310,8 +310,9 @@ done:
  * task without a final result. q is the queue (NULL: not asked this round). */
 static int judge(struct executor *ex, struct slurm *s, struct scell *sc, const struct slurm_tasks *q)
 {
-    char tag[96], st[16];
-    int err = slurmrun_newest(s->run_dir, sc->cell->id, tag, st);
+    char tag[96];
+    enum status st;
+    int err = slurmrun_newest(s->run_dir, sc->cell->id, tag, &st);
     if (err < 0 || slurmrun_status_final(st)) {
         sc->done = err == 0;
         return err;
@@ -340,7 +341,7 @@ static int judge(struct executor *ex, struct slurm *s, struct scell *sc, const s
         return 0;
     /* Ended without a final result of its own. A task that ended COMPLETED
      * or FAILED after recording `interrupted` (a stray SIGTERM) keeps it. */
-    if (!t || !*st || strcmp(slurm_state_status(t->state), "error") != 0)
+    if (!t || !st || slurm_state_status(t->state) != STATUS_ERROR)
         err = slurmrun_verdict(s->run_dir, sc->cell, sc->job, t, tag, st);
     sc->done = err == 0;
     return err;
@@ -348,9 +349,8 @@ static int judge(struct executor *ex, struct slurm *s, struct scell *sc, const s
 
 static int fill_event(struct slurm *s, struct scell *sc, struct exec_event *ev)
 {
-    char latest[16];
     ev->cell = sc->cell;
-    int err = collect_read(s->run_dir, sc->cell, &ev->result, &ev->files, &ev->tags, &ev->statuses, latest);
+    int err = collect_read(s->run_dir, sc->cell, &ev->result, &ev->files, &ev->tags, &ev->statuses);
     if (!err && !(ev->log_path = executor_log_path(s->run_dir, sc->cell)))
         err = error_set(BG_ENOMEM, "out of memory");
     if (err < 0)

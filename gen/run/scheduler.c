@@ -98,7 +98,7 @@ static void tick(void *arg, const struct result *r, int64_t elapsed_ns)
 static void print_done(const struct progress *p, const struct result *r)
 {
     char line[256] = "";
-    if (status_parse(r->status) == STATUS_OK && r->ntimed > 0) {
+    if (r->status == STATUS_OK && r->ntimed > 0) {
         struct stats st;
         if (stats_compute(r->timed_ns, r->ntimed, &st) == 0)
             snprintf(line, sizeof(line), "  mean %.3f ms/step, median %.3f, CV %.1f%%", st.mean, st.median,
@@ -111,7 +111,7 @@ static void print_done(const struct progress *p, const struct result *r)
     }
     if (p->tty)
         fprintf(stderr, "\r\033[K");
-    fprintf(stderr, "[%d/%d] %-40s %-11s %6.1f s%s\n", p->done + 1, p->total, p->cell->key, r->status,
+    fprintf(stderr, "[%d/%d] %-40s %-11s %6.1f s%s\n", p->done + 1, p->total, p->cell->key, status_name(r->status),
             r->wall_s, line);
 }
 
@@ -164,10 +164,10 @@ static void on_tick(void *arg, const struct cell *c, const struct result *r, int
     tick(p, r, elapsed_ns);
 }
 
-static void count(struct sched_summary *sum, const char *status)
+static void count(struct sched_summary *sum, enum status status)
 {
     sum->total++;
-    switch (status_parse(status)) {
+    switch (status) {
     case STATUS_OK: sum->ok++; break;
     case STATUS_UNSUPPORTED: sum->unsupported++; break;
     case STATUS_SKIPPED: sum->skipped++; break;

@@ -282,24 +282,27 @@ int slurm_cancel(const char *job)
     return err;
 }
 
-static const char *const final_states[][2] = {
-    {"COMPLETED", "error"},       {"FAILED", "error"},      {"SPECIAL_EXIT", "error"},
-    {"TIMEOUT", "timeout"},       {"DEADLINE", "timeout"},  {"OUT_OF_MEMORY", "oom"},
-    {"NODE_FAIL", "interrupted"}, {"CANCELLED", "interrupted"}, {"PREEMPTED", "interrupted"},
-    {"BOOT_FAIL", "interrupted"},
+static const struct {
+    const char *state;
+    enum status status;
+} final_states[] = {
+    {"COMPLETED", STATUS_ERROR},       {"FAILED", STATUS_ERROR},         {"SPECIAL_EXIT", STATUS_ERROR},
+    {"TIMEOUT", STATUS_TIMEOUT},       {"DEADLINE", STATUS_TIMEOUT},     {"OUT_OF_MEMORY", STATUS_OOM},
+    {"NODE_FAIL", STATUS_INTERRUPTED}, {"CANCELLED", STATUS_INTERRUPTED}, {"PREEMPTED", STATUS_INTERRUPTED},
+    {"BOOT_FAIL", STATUS_INTERRUPTED},
 };
 
 bool slurm_state_final(const char *state)
 {
-    return slurm_state_status(state) != NULL;
+    return slurm_state_status(state) != STATUS_NONE;
 }
 
-const char *slurm_state_status(const char *state)
+enum status slurm_state_status(const char *state)
 {
     for (size_t i = 0; i < sizeof(final_states) / sizeof(final_states[0]); i++)
-        if (strncmp(state, final_states[i][0], strlen(final_states[i][0])) == 0)
-            return final_states[i][1];
-    return NULL;
+        if (strncmp(state, final_states[i].state, strlen(final_states[i].state)) == 0)
+            return final_states[i].status;
+    return STATUS_NONE;
 }
 
 char *slurm_ranges(const int *ids, size_t n)

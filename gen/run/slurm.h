@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "base/util.h"
+#include "plan/status.h"
 
 /* One array task as squeue shows it. */
 struct slurm_task {
@@ -66,8 +67,8 @@ bool slurm_state_final(const char *state);
 
 /* The benchgen status a final Slurm state means when the task wrote no
  * final result: timeout, oom, interrupted (preempted, cancelled, node
- * failure) or error. */
-const char *slurm_state_status(const char *state);
+ * failure) or error; STATUS_NONE for a state that is not final. */
+enum status slurm_state_status(const char *state);
 
 /* "1-5,7,9-12" for sorted ids; malloc'd. */
 char *slurm_ranges(const int *ids, size_t n);

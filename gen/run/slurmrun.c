@@ -13,13 +13,13 @@
 #include <string.h>
 #include <time.h>
 
-bool slurmrun_status_final(const char *status)
+bool slurmrun_status_final(enum status status)
 {
-    return *status && strcmp(status, "interrupted") != 0;
+    return status != STATUS_NONE && status != STATUS_INTERRUPTED;
 }
 
 int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job, const struct slurm_task *t,
-                     const char *newest_tag, const char *newest_status)
+                     const char *newest_tag, enum status newest_status)
 {
     struct result r = {0};
     char prefix[64], tag[96];
@@ -31,13 +31,12 @@ int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job,
     char *line = slurm_show(job, c->id);
     char *reason = line ? slurm_field(line, "Reason") : NULL, *code = line ? slurm_field(line, "ExitCode") : NULL;
     if (t) {
-        snprintf(r.status, sizeof(r.status), "%s", slurm_state_status(t->state));
+        r.status = slurm_state_status(t->state);
         r.detail = util_printf("Slurm ended task %s_%d as %s (reason %s, exit code %s) on %s%s%s", job, c->id,
                                t->state, reason ? reason : t->reason, code ? code : "?",
-                               *t->node ? t->node : "no node", *newest_status ? "; the task recorded: " : "",
-                               *newest_status ? newest_status : "");
+                               *t->node ? t->node : "no node", newest_status ? "; the task recorded: " : "", status_name(newest_status));
     } else {
-        snprintf(r.status, sizeof(r.status), "interrupted");
+        r.status = STATUS_INTERRUPTED;
         r.detail = util_printf("Slurm no longer knows task %s_%d and it left no final result; "
                                "`benchgen run --resume` runs it again",
                                job, c->id);
@@ -58,14 +57,15 @@ int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job,
     return err;
 }
 
-int slurmrun_newest(const char *run_dir, int id, char tag[96], char status[16])
+int slurmrun_newest(const char *run_dir, int id, char tag[96], enum status *status)
 {
     struct cellfile_attempts a = {0};
-    tag[0] = status[0] = '\0';
+    tag[0] = '\0';
+    *status = STATUS_NONE;
     int err = cellfile_list_attempts(run_dir, id, &a);
     if (!err && a.n) {
         snprintf(tag, 96, "%s", a.v[a.n - 1].tag);
-        snprintf(status, 16, "%s", a.v[a.n - 1].status);
+        *status = a.v[a.n - 1].status;
     }
     cellfile_attempts_free(&a);
     return err;
@@ -148,8 +148,9 @@ int slurmrun_collect(struct store *st, const struct matrix *plan, int *verdicts,
     for (size_t i = 0; !err && i < plan->ncells; i++) {
         if (!v.jobs[i][0])
             continue;
-        char tag[96], status[16];
-        if ((err = slurmrun_newest(store_dir(st), plan->cells[i].id, tag, status)) < 0 ||
+        char tag[96];
+        enum status status;
+        if ((err = slurmrun_newest(store_dir(st), plan->cells[i].id, tag, &status)) < 0 ||
             slurmrun_status_final(status))
             continue;
         const struct slurm_task *t = view_task(&v, plan, i);
@@ -159,9 +160,9 @@ int slurmrun_collect(struct store *st, const struct matrix *plan, int *verdicts,
         }
         /* Forgotten by Slurm: only a cell that never wrote anything in its
          * last job is judged; an `interrupted` one stays as it is. */
-        if (!t && *status)
+        if (!t && status)
             continue;
-        if (t && *status && !strcmp(slurm_state_status(t->state), "error"))
+        if (t && status && slurm_state_status(t->state) == STATUS_ERROR)
             continue;
         if ((err = slurmrun_verdict(store_dir(st), &plan->cells[i], v.jobs[i], t, tag, status)) == 0)
             (*verdicts)++;
@@ -193,15 +194,16 @@ int slurmrun_print_status(struct store *st, const struct matrix *plan, FILE *out
     size_t nfinal = 0, nuncollected = 0, nrunning = 0, nqueued = 0, ninterrupted = 0, npending = 0;
     for (size_t i = 0; !err && i < plan->ncells; i++) {
         const struct cell *c = &plan->cells[i];
-        char db[16], tag[96], file[16], state[160];
-        if ((err = store_cell_status(st, c->id, db)) < 0 || (err = slurmrun_newest(store_dir(st), c->id, tag, file)) < 0)
+        char tag[96], state[160];
+        enum status db, file;
+        if ((err = store_cell_status(st, c->id, &db)) < 0 || (err = slurmrun_newest(store_dir(st), c->id, tag, &file)) < 0)
             break;
         const struct slurm_task *t = view_task(&v, plan, i);
         if (slurmrun_status_final(db)) {
-            snprintf(state, sizeof(state), "%s", db);
+            snprintf(state, sizeof(state), "%s", status_name(db));
             nfinal++;
         } else if (slurmrun_status_final(file)) {
-            snprintf(state, sizeof(state), "%s (not collected: benchgen collect)", file);
+            snprintf(state, sizeof(state), "%s (not collected: benchgen collect)", status_name(file));
             nuncollected++;
         } else if (t && !strcmp(t->state, "RUNNING")) {
             snprintf(state, sizeof(state), "running on %s (job %s_%d)", t->node, t->job, t->task);
@@ -209,7 +211,7 @@ int slurmrun_print_status(struct store *st, const struct matrix *plan, FILE *out
         } else if (t && !slurm_state_final(t->state)) {
             snprintf(state, sizeof(state), "queued (%s, %s; job %s_%d)", t->state, t->reason, t->job, t->task);
             nqueued++;
-        } else if (!strcmp(db, "interrupted") || !strcmp(file, "interrupted")) {
+        } else if (db == STATUS_INTERRUPTED || file == STATUS_INTERRUPTED) {
             snprintf(state, sizeof(state), "interrupted%s%s (`benchgen run --resume` runs it again)",
                      t ? ", Slurm: " : "", t ? t->state : "");
             ninterrupted++;

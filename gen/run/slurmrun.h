@@ -21,11 +21,11 @@
 #include "run/slurm.h"
 #include "store/store.h"
 
-/* The newest attempt file of cell id: its tag and status ("" when none). */
-int slurmrun_newest(const char *run_dir, int id, char tag[96], char status[16]);
+/* The newest attempt file of cell id: its tag and status ("" and STATUS_NONE when none). */
+int slurmrun_newest(const char *run_dir, int id, char tag[96], enum status *status);
 
-/* true for a status that ends a cell (anything but "" and interrupted). */
-bool slurmrun_status_final(const char *status);
+/* true for a status that ends a cell (anything but STATUS_NONE and interrupted). */
+bool slurmrun_status_final(enum status status);
 
 /* Writes the submitting side's verdict on cell c, whose task job_<id> Slurm
  * ended (t; NULL when Slurm forgot it) without a final result: the status the
@@ -34,7 +34,7 @@ bool slurmrun_status_final(const char *status);
  * attempt ("" if none); the verdict joins that attempt when it is this
  * task's, so it does not count as another one. */
 int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job, const struct slurm_task *t,
-                     const char *newest_tag, const char *newest_status);
+                     const char *newest_tag, enum status newest_status);
 
 /* `benchgen collect`: verdicts for tasks Slurm ended without a final result,
  * then every attempt file merged (collect_run). *still counts cells whose

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "base/util.h"
+#include "plan/status.h"
 
 /* One point of a telemetry series (GPU clocks, power, ...; host load),
  * t_ns since the worker was started. Stored in run.db's telemetry table. */
@@ -28,7 +29,7 @@ struct series {
 };
 
 struct result {
-    char status[16];          /* one of catalog_statuses */
+    enum status status;       /* STATUS_NONE until the cell has a final status */
     char *detail;             /* traceback, signal, reason; NULL when ok */
     char input_sha256[65];    /* of every input buffer, in declaration order; "" if none */
     int64_t input_bytes;

@@ -164,7 +164,11 @@ static int read_cell_row_(sqlite3_stmt *st, struct rd_cell *c)
     c->seed = (uint64_t)sqlite3_column_int64(st, 13);
     c->timeout_s = sqlite3_column_double(st, 14);
     c->memory_limit = sqlite3_column_int64(st, 15);
-    c->status = col_str_(st, 16, false, &oom);
+    const char *status = (const char *)sqlite3_column_text(st, 16);
+    int s = status_parse(status);
+    if (s < 0)
+        return error_set(BG_EDB, "run.db: cell %d has an unknown status '%s'", c->id, status);
+    c->status = (enum status)s;
     c->detail = col_str_(st, 17, false, &oom);
     c->input_sha256 = col_str_(st, 18, false, &oom);
     c->input_bytes = sqlite3_column_int64(st, 19);
@@ -296,7 +300,6 @@ static void rd_cell_free_(struct rd_cell *c)
     free(c->precision);
     free(c->env);
     free(c->workload);
-    free(c->status);
     free(c->detail);
     free(c->input_sha256);
     free(c->started_utc);

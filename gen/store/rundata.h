@@ -4,11 +4,11 @@
  * facts, per-cell environment and summary statistics, and the run-wide
  * environment. Read-only: nothing here writes run.db.
  *
- * Cells come in id (plan) order. status is NULL for a cell that has no final
+ * Cells come in id (plan) order. status is STATUS_NONE for a cell that has no final
  * status yet (never run, or in flight when the run was killed).
  *
  * Strings are never NULL unless marked "may be NULL" (absent text reads as
- * ""). Per cell, status NULL means every result field (detail .. attempts,
+ * ""). Per cell, STATUS_NONE means every result field (detail .. attempts,
  * samples, markers, facts, environment) is empty or zero.
  *
  * Ownership: rundata_load() gives the caller a struct rundata that
@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plan/status.h"
 #include "stats/stats.h"
 #include "base/util.h"
 
@@ -30,7 +31,7 @@ struct rd_cell {
     uint64_t seed;
     double timeout_s;
     int64_t memory_limit;
-    char *status;          /* NULL: no final status */
+    enum status status;    /* STATUS_NONE: no final status */
     char *detail;          /* may be NULL */
     char *input_sha256;    /* may be NULL */
     int64_t input_bytes;

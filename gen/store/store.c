@@ -530,18 +530,22 @@ int store_load_plan(struct store *s, struct matrix *out)
     return err;
 }
 
-int store_cell_status(struct store *s, int cell_id, char status[16])
+int store_cell_status(struct store *s, int cell_id, enum status *status)
 {
     sqlite3_stmt *st = NULL;
     int err = prepare_(s->db, "SELECT status FROM cells WHERE id = ?1", &st);
-    status[0] = '\0';
+    *status = STATUS_NONE;
     if (err < 0)
         return err;
     sqlite3_bind_int(st, 1, cell_id);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW) {
         const char *t = (const char *)sqlite3_column_text(st, 0);
-        snprintf(status, 16, "%s", t ? t : "");
+        int v = status_parse(t);
+        if (v < 0)
+            err = error_set(BG_EDB, "run.db: cell %d has an unknown status '%s'", cell_id, t);
+        else
+            *status = (enum status)v;
     } else if (rc == SQLITE_DONE) {
         err = error_set(BG_ENOTFOUND, "run.db: no cell with id %d", cell_id);
     } else {
@@ -570,9 +574,9 @@ int store_spec_sha256(struct store *s, char sha256[65])
 
 /* ---- record ------------------------------------------------------------- */
 
-static bool status_is_known_(const char *status)
+static bool status_is_final_(enum status status)
 {
-    return status_parse(status) > STATUS_NONE;
+    return status > STATUS_NONE && status < STATUS_COUNT;
 }
 
 static int update_cell_(sqlite3 *db, const struct cell *c, const struct result *r, const char *log_path,
@@ -587,7 +591,7 @@ static int update_cell_(sqlite3 *db, const struct cell *c, const struct result *
     int err = prepare_(db, sql, &st);
     if (err < 0)
         return err;
-    bind_text_(st, 1, r->status, false);
+    bind_text_(st, 1, status_name(r->status), false);
     bind_text_(st, 2, r->detail, false);
     bind_text_(st, 3, r->input_sha256, true);
     sqlite3_bind_int64(st, 4, r->input_bytes);
@@ -768,8 +772,8 @@ int store_merge(struct store *s, const struct cell *c, const struct result *r, c
     *merged = 0;
     if (check_writable_(s) < 0)
         return error_code();
-    if (!status_is_known_(r->status))
-        return error_set(BG_EDB, "run.db: cell %s: unknown status '%s'", c->key, r->status);
+    if (!status_is_final_(r->status))
+        return error_set(BG_EDB, "run.db: cell %s: no final status (%d)", c->key, (int)r->status);
     int err = exec_(s->db, "BEGIN IMMEDIATE"), new_files = 0, new_tags = 0;
     if (err < 0)
         return error_prefix(err, "merge %s", c->key);
@@ -819,8 +823,8 @@ int store_record(struct store *s, const struct cell *c, const struct result *r, 
 {
     if (check_writable_(s) < 0)
         return error_code();
-    if (!status_is_known_(r->status))
-        return error_set(BG_EDB, "run.db: cell %s: unknown status '%s'", c->key, r->status);
+    if (!status_is_final_(r->status))
+        return error_set(BG_EDB, "run.db: cell %s: no final status (%d)", c->key, (int)r->status);
     int err = exec_(s->db, "BEGIN IMMEDIATE");
     if (err < 0)
         return error_prefix(err, "record %s", c->key);

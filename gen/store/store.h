@@ -74,8 +74,9 @@ int store_load_plan(struct store *s, struct matrix *out);
 /* The SHA-256 of the spec the run was created from ("" when none). */
 int store_spec_sha256(struct store *s, char sha256[65]);
 
-/* Final status of a cell, "" when it has none yet. */
-int store_cell_status(struct store *s, int cell_id, char status[16]);
+/* Final status of a cell, STATUS_NONE when it has none yet; BG_EDB for a
+ * status name run.db should not hold. */
+int store_cell_status(struct store *s, int cell_id, enum status *status);
 
 /* Records a finished cell in one transaction (replacing any earlier attempt
  * of the same cell: its samples, markers, facts and environment). */
