@@ -29,7 +29,6 @@
 #include <time.h>
 
 #include <jansson.h>
-#include <sqlite3.h>
 
 /* "2024-04-03T12:00:00Z" -> time_t; 0 when it does not parse. */
 static time_t parse_utc(const char *s)
@@ -48,46 +47,6 @@ static time_t parse_utc(const char *s)
 }
 
 
-
-/* run.db through SQLite's backup API into dst, then out of WAL mode and
- * vacuumed, so the copy is one self-contained file whose bytes depend on the
- * run's content, not on its write history. */
-static int copy_db(const char *run_dir, const char *dst_path)
-{
-    struct store *st = NULL;
-    sqlite3 *dst = NULL;
-    int err = store_open(&st, run_dir, true);
-    if (err)
-        return err;
-    if (sqlite3_open_v2(dst_path, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        err = error_set(BG_EDB, "%s: %s", dst_path, dst ? sqlite3_errmsg(dst) : "cannot open");
-        goto done;
-    }
-    sqlite3_backup *b = sqlite3_backup_init(dst, "main", store_db(st), "main");
-    if (!b) {
-        err = error_set(BG_EDB, "copying run.db: %s", sqlite3_errmsg(dst));
-        goto done;
-    }
-    int rc = sqlite3_backup_step(b, -1);
-    sqlite3_backup_finish(b);
-    if (rc != SQLITE_DONE) {
-        err = error_set(BG_EDB, "copying run.db: %s", sqlite3_errstr(rc));
-        goto done;
-    }
-    /* The copied header still says WAL; a fresh connection reads it, so the
-     * switch to DELETE below really rewrites it. */
-    sqlite3_close(dst);
-    dst = NULL;
-    if (sqlite3_open_v2(dst_path, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
-        sqlite3_exec(dst, "PRAGMA journal_mode=DELETE; VACUUM;", NULL, NULL, NULL) != SQLITE_OK)
-        err =
-            error_set(BG_EDB, "preparing the copy of run.db: %s", dst ? sqlite3_errmsg(dst) : "cannot open");
-done:
-    if (dst)
-        sqlite3_close(dst);
-    store_close(st);
-    return err;
-}
 
 static void sanitise(const char *s, char *out, size_t n)
 {
@@ -135,7 +94,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     }
     /* run/logs/ always exists, as in a run directory, even when empty */
     if ((err = util_mkdir_p(root, 0755)) < 0 || (err = bundle_fs_mkparents(root, "run/logs/x")) < 0 ||
-        (err = copy_db(run_dir, path)) < 0)
+        (err = store_copy(run_dir, path)) < 0)
         goto done;
 
     /* logs */

@@ -6,6 +6,7 @@
 #include "run/executor.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "store/store_record.h"
 
 #include <stdio.h>
 #include <stdlib.h>

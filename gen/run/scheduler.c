@@ -8,6 +8,7 @@
 #include "run/executor.h"
 #include "base/error.h"
 #include "stats/stats.h"
+#include "store/store_record.h"
 #include "base/util.h"
 
 #include <signal.h>

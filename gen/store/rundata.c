@@ -13,16 +13,12 @@
 #include "store/rundata.h"
 #include "base/error.h"
 #include "store/store.h"
+#include "store/store_sql.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
-
-static int db_error_(sqlite3 *db, const char *what)
-{
-    return error_set(BG_EDB, "run.db: %s: %s", what, sqlite3_errmsg(db));
-}
 
 /* Column text, malloc'd: NULL stays NULL unless required, then "". Sets *oom. */
 static char *col_str_(sqlite3_stmt *st, int i, bool required, bool *oom)
@@ -48,14 +44,14 @@ static int load_run_(sqlite3 *db, struct rundata *rd)
     bool oom = false;
     int err = 0;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error_(db, "load run");
+        return store_sql_error(db, "load run");
     int rc = sqlite3_step(st);
     if (rc == SQLITE_DONE) {
         err = error_set(BG_EDB, "run.db: the run row is missing");
         goto done;
     }
     if (rc != SQLITE_ROW) {
-        err = db_error_(db, "load run");
+        err = store_sql_error(db, "load run");
         goto done;
     }
     rd->name = col_str_(st, 0, true, &oom);
@@ -91,7 +87,7 @@ static int load_pairs_(sqlite3 *db, sqlite3_stmt *st, struct kvlist *kl, const c
             break;
     }
     if (!err && rc != SQLITE_DONE)
-        err = db_error_(db, what);
+        err = store_sql_error(db, what);
     sqlite3_reset(st);
     return err;
 }
@@ -124,7 +120,7 @@ static int load_samples_(sqlite3 *db, sqlite3_stmt *st, int cell_id, const char 
         (*out)[(*n)++] = sqlite3_column_int64(st, 0);
     }
     if (!err && rc != SQLITE_DONE)
-        err = db_error_(db, "load samples");
+        err = store_sql_error(db, "load samples");
     sqlite3_reset(st);
     return err;
 }
@@ -204,7 +200,7 @@ static int load_cells_(sqlite3 *db, struct rundata *rd)
                            NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "SELECT key, value FROM environment WHERE cell_id = ?1 ORDER BY key, rowid",
                            -1, &q.env, NULL) != SQLITE_OK) {
-        err = db_error_(db, "load cells");
+        err = store_sql_error(db, "load cells");
         goto done;
     }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -225,7 +221,7 @@ static int load_cells_(sqlite3 *db, struct rundata *rd)
             goto done;
     }
     if (rc != SQLITE_DONE)
-        err = db_error_(db, "load cells");
+        err = store_sql_error(db, "load cells");
 done:
     sqlite3_finalize(st);
     sqlite3_finalize(q.samples);
@@ -248,14 +244,14 @@ int rundata_load(struct rundata **out, const char *run_dir)
     *out = NULL;
     if ((err = store_open(&s, run_dir, true)) < 0)
         return err; /* its message already names the directory */
-    sqlite3 *db = store_db(s);
+    sqlite3 *db = s->db;
     rd = calloc(1, sizeof(*rd));
     if (!rd || !(rd->dir = strdup(run_dir))) {
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }
     if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
-        err = db_error_(db, "begin");
+        err = store_sql_error(db, "begin");
         goto done;
     }
     in_txn = true;
@@ -263,7 +259,7 @@ int rundata_load(struct rundata **out, const char *run_dir)
         goto done;
     if (sqlite3_prepare_v2(db, "SELECT key, value FROM environment WHERE cell_id = 0 ORDER BY key, rowid", -1,
                            &st, NULL) != SQLITE_OK) {
-        err = db_error_(db, "load environment");
+        err = store_sql_error(db, "load environment");
         goto done;
     }
     if ((err = load_pairs_(db, st, &rd->env, "load environment")) < 0 || (err = load_cells_(db, rd)) < 0)
@@ -271,7 +267,7 @@ int rundata_load(struct rundata **out, const char *run_dir)
 done:
     sqlite3_finalize(st);
     if (in_txn)
-        sqlite3_exec(store_db(s), "COMMIT", NULL, NULL, NULL);
+        sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL);
     store_close(s);
     if (err < 0) {
         error_prefix(err, "%s", run_dir);

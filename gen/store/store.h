@@ -32,8 +32,12 @@
  *       PRIMARY KEY (cell_id, file))  -- result files merged (store_merge); only
  *                                     -- in runs whose cells ran elsewhere
  *
+ * Writing a finished cell: store/store_record.h. Reading a whole run:
+ * store/rundata.h. The SQLite connection is private to gen/store
+ * (store/store_sql.h); nothing above this layer sees it.
+ *
  * Ownership: store_create()/store_open() give the caller a handle that
- * store_close() releases. The sqlite3 handle from store_db() is borrowed.
+ * store_close() releases.
  */
 #ifndef BENCHGEN_STORE_H
 #define BENCHGEN_STORE_H
@@ -51,7 +55,6 @@
 #define STORE_DB_NAME RUNDIR_DB_NAME
 
 struct store;
-struct sqlite3;
 
 /* Creates DIR (and DIR/logs) and DIR/run.db with the run row, the plan and
  * the run-wide environment, built under a temporary name and renamed into
@@ -78,21 +81,6 @@ int store_spec_sha256(struct store *s, char sha256[65]);
  * status name run.db should not hold. */
 int store_cell_status(struct store *s, int cell_id, enum status *status);
 
-/* Records a finished cell in one transaction (replacing any earlier attempt
- * of the same cell: its samples, markers, facts and environment). */
-int store_record(struct store *s, const struct cell *c, const struct result *r, const char *log_path);
-
-/* Merges a result that came back through attempt files (run/cellfile.h):
- * files[i] is a file name, tags[i] the attempt it belongs to, statuses[i]
- * its status. In one transaction, the files not merged before are noted
- * and, if there was any, the cell gets result r (the newest attempt's) and
- * attempts grows by the number of attempts (tags) not seen before. Merging
- * the same files again changes nothing (*merged = 0), so a crashed or
- * repeated collect is harmless. */
-int store_merge(struct store *s, const struct cell *c, const struct result *r, const char *log_path,
-                const char *const *files, const char *const *tags, const char *const *statuses, size_t n,
-                int *merged);
-
 /* Adds one run-wide environment row (cell_id 0), e.g. a Slurm submission. */
 int store_note_run(struct store *s, const char *key, const char *value);
 
@@ -103,9 +91,11 @@ int store_run_notes(struct store *s, const char *prefix, struct kvlist *out);
 int store_mark_started(struct store *s, time_t t);
 int store_mark_finished(struct store *s, time_t t);
 
-/* The SQLite handle, for the store layer's reader (rundata.c), bundle's
- * backup copy and tests only; commands use the functions above. */
-struct sqlite3 *store_db(struct store *s);
+/* Copies run.db of RUN_DIR into the new file dst_path through SQLite's
+ * backup API (a consistent snapshot even while the run is written), then
+ * out of WAL mode and vacuumed, so the copy is one self-contained file whose
+ * bytes depend on the run's content, not on its write history. */
+int store_copy(const char *run_dir, const char *dst_path);
 const char *store_dir(const struct store *s);
 
 void store_close(struct store *s);

@@ -31,6 +31,8 @@
 #include "cli/show.h"
 #include "plan/spec.h"
 #include "store/store.h"
+#include "store/store_record.h"
+#include "store/store_sql.h" /* the store's own connection, for tests of its internals */
 
 #ifndef BENCHGEN_VERSION
 #define BENCHGEN_VERSION "0.0.0"
@@ -348,8 +350,8 @@ static void test_readonly_refuses_writes(void **state)
     assert_int_equal(store_record(s, &f->plan.cells[0], &r, NULL), BG_EDB);
     assert_non_null(strstr(error_last(), "read-only"));
     result_free(&r);
-    /* Not even raw SQL through the borrowed handle. */
-    assert_true(sqlite3_exec(store_db(s), "UPDATE run SET name = 'x'", NULL, NULL, NULL) != SQLITE_OK);
+    /* Not even raw SQL through the store's own connection. */
+    assert_true(sqlite3_exec(s->db, "UPDATE run SET name = 'x'", NULL, NULL, NULL) != SQLITE_OK);
     store_close(s);
     struct rundata *rd = load_(f->run);
     assert_string_equal(rd->name, "unit");
@@ -490,7 +492,7 @@ static void test_crash_mid_record(void **state)
         struct store *cs = NULL;
         if (store_open(&cs, f->run, false) != 0)
             _exit(2);
-        sqlite3_progress_handler(store_db(cs), 10, kill_mid_txn_, store_db(cs));
+        sqlite3_progress_handler(cs->db, 10, kill_mid_txn_, cs->db);
         struct result r;
         memset(&r, 0, sizeof(r));
         r.status = STATUS_OK;
@@ -516,7 +518,7 @@ static void test_crash_mid_record(void **state)
     /* And the run resumes: the database is consistent and writable. */
     assert_int_equal(store_open(&s, f->run, false), 0);
     sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(store_db(s), "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(s->db, "PRAGMA integrity_check", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_string_equal((const char *)sqlite3_column_text(st, 0), "ok");
     sqlite3_finalize(st);
@@ -641,16 +643,16 @@ static void test_create_sets_pragmas(void **state)
     struct fixture *f = *state;
     struct store *s = create_(f);
     sqlite3_stmt *st = NULL;
-    assert_int_equal(sqlite3_prepare_v2(store_db(s), "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(s->db, "PRAGMA journal_mode", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_string_equal((const char *)sqlite3_column_text(st, 0), "wal");
     sqlite3_finalize(st);
-    assert_int_equal(sqlite3_prepare_v2(store_db(s), "PRAGMA synchronous", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(s->db, "PRAGMA synchronous", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_int_equal(sqlite3_column_int(st, 0), 2); /* FULL */
     sqlite3_finalize(st);
     const char *sql = "SELECT value FROM meta WHERE key = 'created_by'";
-    assert_int_equal(sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(s->db, sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     assert_string_equal((const char *)sqlite3_column_text(st, 0), "benchgen " BENCHGEN_VERSION);
     sqlite3_finalize(st);

@@ -1,0 +1,84 @@
+/*
+ * store_sql.c - SQLite helpers shared by the files of gen/store (see
+ * store_sql.h).
+ */
+#include "store/store_sql.h"
+#include "base/error.h"
+#include "store/rundir.h"
+
+int store_sql_error(sqlite3 *db, const char *what)
+{
+    return error_set(BG_EDB, "run.db: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+}
+
+int store_sql_exec(sqlite3 *db, const char *sql)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int err = error_set(BG_EDB, "run.db: %s", msg ? msg : sqlite3_errmsg(db));
+        sqlite3_free(msg);
+        return err;
+    }
+    return 0;
+}
+
+int store_sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st)
+{
+    if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
+        return store_sql_error(db, "prepare");
+    return 0;
+}
+
+int store_sql_bind_text(sqlite3_stmt *st, int i, const char *s, bool empty_is_null)
+{
+    if (!s || (empty_is_null && !*s))
+        return sqlite3_bind_null(st, i);
+    return sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+int store_sql_bind_time(sqlite3_stmt *st, int i, time_t t)
+{
+    if (t <= 0)
+        return sqlite3_bind_null(st, i);
+    char buf[32];
+    util_iso8601_utc(t, buf);
+    return sqlite3_bind_text(st, i, buf, -1, SQLITE_TRANSIENT);
+}
+
+int store_sql_step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)
+{
+    int rc = sqlite3_step(st);
+    int err = rc == SQLITE_DONE ? 0 : store_sql_error(db, what);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+    return err;
+}
+
+void store_sql_rollback(sqlite3 *db)
+{
+    if (!sqlite3_get_autocommit(db))
+        sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int store_sql_insert_env(sqlite3 *db, int cell_id, const struct kvlist *env)
+{
+    if (!env || env->n == 0)
+        return 0;
+    sqlite3_stmt *st = NULL;
+    int err = store_sql_prepare(db, "INSERT INTO environment(cell_id, key, value) VALUES (?1, ?2, ?3)", &st);
+    for (size_t i = 0; !err && i < env->n; i++) {
+        sqlite3_bind_int(st, 1, cell_id);
+        store_sql_bind_text(st, 2, env->items[i].key, false);
+        store_sql_bind_text(st, 3, env->items[i].value, false);
+        err = store_sql_step_done(db, st, "insert environment");
+    }
+    sqlite3_finalize(st);
+    return err;
+}
+
+int store_sql_writable(const struct store *s)
+{
+    if (s->readonly)
+        return error_set(BG_EDB, "%s/%s: opened read-only", s->dir, RUNDIR_DB_NAME);
+    return 0;
+}

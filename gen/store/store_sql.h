@@ -1,0 +1,51 @@
+/*
+ * store_sql.h - what the files of gen/store share about run.db and nothing
+ * else may use: the store handle's fields (the SQLite connection stays
+ * private to the store layer; commands and other layers go through store.h,
+ * store_record.h and rundata.h) and small SQLite helpers that turn a failure
+ * into one BG_EDB message.
+ */
+#ifndef BENCHGEN_STORE_SQL_H
+#define BENCHGEN_STORE_SQL_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "base/util.h"
+
+struct store {
+    sqlite3 *db;
+    char *dir;
+    bool readonly;
+    int lock_fd; /* DIR/run.lock, held by a writer for the store's life; -1 for readers */
+};
+
+/* BG_EDB, "run.db: WHAT: <SQLite's message>". */
+int store_sql_error(sqlite3 *db, const char *what);
+
+/* Runs SQL text (no rows); BG_EDB with SQLite's message. */
+int store_sql_exec(sqlite3 *db, const char *sql);
+
+int store_sql_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st);
+
+/* Binds text, or NULL when s is NULL (or empty and empty_is_null). */
+int store_sql_bind_text(sqlite3_stmt *st, int i, const char *s, bool empty_is_null);
+
+/* Binds t as ISO 8601 UTC text, or NULL when t <= 0. */
+int store_sql_bind_time(sqlite3_stmt *st, int i, time_t t);
+
+/* Runs a statement that returns no rows, then resets it for reuse. */
+int store_sql_step_done(sqlite3 *db, sqlite3_stmt *st, const char *what);
+
+/* Rolls back the open transaction, if there is one. */
+void store_sql_rollback(sqlite3 *db);
+
+/* Inserts env as environment rows of cell_id (0: run-wide). */
+int store_sql_insert_env(sqlite3 *db, int cell_id, const struct kvlist *env);
+
+/* BG_EDB when s was opened read-only. */
+int store_sql_writable(const struct store *s);
+
+#endif /* BENCHGEN_STORE_SQL_H */
