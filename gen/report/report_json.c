@@ -33,7 +33,7 @@ static json_t *jthroughput(const struct throughput *tp, const struct stats *st, 
 
 static json_t *jcell(const struct rd_cell *c, int *err)
 {
-    int ok = c->status && strcmp(c->status, "ok") == 0 && c->st.n > 0;
+    int ok = c->status == STATUS_OK && c->st.n > 0;
     struct throughput tp;
     throughput_of(&tp, c->model, c->task, c->batch, c);
     json_t *o = json_object();
@@ -48,7 +48,7 @@ static json_t *jcell(const struct rd_cell *c, int *err)
     json_put(o, "env", json_str(c->env), err);
     json_put(o, "steps", json_integer(c->steps), err);
     json_put(o, "warmup", json_integer(c->warmup), err);
-    json_put(o, "status", json_str(c->status), err);
+    json_put(o, "status", json_str(c->status ? status_name(c->status) : NULL), err);
     json_put(o, "compile_ms", c->nwarmup ? json_num((double)c->warmup_ns[0] / 1e6) : json_null(), err);
     json_put(o, "peak_rss_bytes", c->status ? json_integer(c->peak_rss) : json_null(), err);
     json_put(o, "stats", stats_json(&c->st, err), err);
