@@ -7,6 +7,68 @@
 #include <stdio.h>
 
 #define PAD 8.0
+#define RATIO_H 150.0 /* the ratio panel under the scatter */
+
+static const double dash[] = {3, 3};
+
+size_t scatter_guides(const struct scatter *s, const char **labels, size_t cap)
+{
+    const char *all[] = {"equal (y = x)", "2x slower / 2x faster", "noise band (+/- 2%)"};
+    size_t n = s->ratio_label ? 3 : 2;
+    for (size_t i = 0; i < n && i < cap; i++)
+        labels[i] = all[i];
+    return n;
+}
+
+static void ratio_panel(struct chart *c, const struct scatter *s, const struct chart_axis *ax, double x0,
+                        double x1, double y0, double y1)
+{
+    cairo_t *cr = c->cr;
+    double m = log(1 / 0.95) * 1.08; /* at least 0.95x to 1.05x: the band and beyond */
+    for (size_t i = 0; i < s->n; i++)
+        if (s->x[i] > 0 && s->y[i] > 0 && isfinite(s->x[i]) && isfinite(s->y[i]))
+            m = fmax(m, fabs(log(s->y[i] / s->x[i])) * 1.15);
+    static const double ticks[] = {0.5, 0.67, 0.8, 0.9, 0.95, 0.98, 1, 1.02, 1.05, 1.1, 1.25, 1.5, 2};
+#define RY(q) (y1 - (log(q) + m) / (2 * m) * (y1 - y0))
+    /* noise band */
+    double b = 1 + SCATTER_BAND;
+    chart_rgba(c, CHART_INK, 0.08);
+    cairo_rectangle(cr, x0, RY(b), x1 - x0, RY(1 / b) - RY(b));
+    cairo_fill(cr);
+    cairo_set_line_width(cr, 0.5);
+    for (size_t t = 0; t < sizeof(ticks) / sizeof(ticks[0]); t++) {
+        if (fabs(log(ticks[t])) > m)
+            continue;
+        double py = RY(ticks[t]);
+        chart_rgb(c, ticks[t] == 1 ? CHART_INK : CHART_GRID);
+        cairo_move_to(cr, x0, py);
+        cairo_line_to(cr, x1, py);
+        cairo_stroke(cr);
+        char lab[32];
+        snprintf(lab, sizeof(lab), "%.2fx", ticks[t]);
+        chart_rgb(c, CHART_MUTED);
+        chart_text(c, CHART_FONT_REGULAR, 7, x0 - 3, py, 1, 0.5, 0, 0, lab);
+    }
+    for (size_t t = 0; t < ax->nticks; t++) {
+        double px = chart_axis_pos(ax, ax->ticks[t], x0, x1);
+        chart_rgb(c, CHART_GRID);
+        cairo_move_to(cr, px, y0);
+        cairo_line_to(cr, px, y1);
+        cairo_stroke(cr);
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        if (!(s->x[i] > 0) || !(s->y[i] > 0) || !isfinite(s->x[i]) || !isfinite(s->y[i]))
+            continue;
+        chart_rgba(c, s->group_color[s->group[i]], 0.85);
+        cairo_arc(cr, chart_axis_pos(ax, s->x[i], x0, x1), RY(s->y[i] / s->x[i]), 3.0, 0, 2 * M_PI);
+        cairo_fill(cr);
+    }
+#undef RY
+    chart_rgb(c, CHART_MUTED);
+    chart_text(c, CHART_FONT_REGULAR, 7, x1 - 4, y0 + 3, 1, 0, 0, 0, "above 1.00x: slower than published");
+    chart_rgb(c, CHART_INK);
+    chart_text_rotated(c, CHART_FONT_REGULAR, 8.5, x0 - 40, (y0 + y1) / 2, 0.5, 0, -M_PI / 2, s->ratio_label);
+}
 
 int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
 {
@@ -39,7 +101,8 @@ int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
                 hi = v[k];
         }
     }
-    double side = fmin(r.w - 2 * PAD - legend_w - 50, r.y + r.h - PAD - 30 - y);
+    double panel = s->ratio_label ? RATIO_H + 12 : 0;
+    double side = fmin(r.w - 2 * PAD - legend_w - 50, r.y + r.h - PAD - 30 - y - panel);
     double x0 = r.x + PAD + 46, x1 = x0 + side, y1 = y + side, y0 = y;
     if (!shown || side < 40) {
         chart_rgb(c, CHART_MUTED);
@@ -63,11 +126,11 @@ int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
         char lab[64];
         chart_axis_label(&ax, ax.ticks[t], 0, lab, sizeof(lab));
         chart_rgb(c, CHART_MUTED);
-        chart_text(c, CHART_FONT_REGULAR, 7, px, y1 + 3, 0.5, 0, 0, 0, lab);
+        if (!s->ratio_label) /* with the panel, the x labels go under it */
+            chart_text(c, CHART_FONT_REGULAR, 7, px, y1 + 3, 0.5, 0, 0, 0, lab);
         chart_text(c, CHART_FONT_REGULAR, 7, x0 - 3, py, 1, 0.5, 0, 0, lab);
     }
     /* y = x and the 2x bands */
-    static const double dash[] = {3, 3};
     double f[3] = {1, 2, 0.5};
     for (int k = 0; k < 3; k++) {
         chart_rgb(c, k == 0 ? CHART_INK : CHART_MUTED);
@@ -99,8 +162,22 @@ int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
                   2 * M_PI);
         cairo_fill(cr);
     }
+    double ly1 = y1;
+    if (s->ratio_label) {
+        ratio_panel(c, s, &ax, x0, x1, y1 + 12, y1 + 12 + RATIO_H);
+        ly1 = y1 + 12 + RATIO_H;
+        for (size_t t = 0; t < ax.nticks; t++) {
+            if (ax.nticks > 8 && t % 3 != 0)
+                continue;
+            char lab[64];
+            chart_axis_label(&ax, ax.ticks[t], 0, lab, sizeof(lab));
+            chart_rgb(c, CHART_MUTED);
+            chart_text(c, CHART_FONT_REGULAR, 7, chart_axis_pos(&ax, ax.ticks[t], x0, x1), ly1 + 3, 0.5, 0, 0,
+                       0, lab);
+        }
+    }
     chart_rgb(c, CHART_INK);
-    chart_text(c, CHART_FONT_REGULAR, 8.5, (x0 + x1) / 2, y1 + 15, 0.5, 0, 0, 0, s->x_label);
+    chart_text(c, CHART_FONT_REGULAR, 8.5, (x0 + x1) / 2, ly1 + 15, 0.5, 0, 0, 0, s->x_label);
     chart_text_rotated(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, (y0 + y1) / 2, 0.5, 0, -M_PI / 2, s->y_label);
     double lx = x1 + 24, ly = y0 + 4;
     for (size_t g = 0; g < s->ngroups; g++) {
@@ -110,6 +187,27 @@ int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
         chart_rgb(c, CHART_INK);
         chart_text(c, CHART_FONT_REGULAR, 8.5, lx + 12, ly + (double)g * 14 + 6, 0, 0.5, legend_w - 14,
                    CHART_ELLIPSIZE, s->group_label[g]);
+    }
+    /* the guides: solid diagonal, dashed 2x lines, shaded noise band */
+    const char *guides[3];
+    size_t ng = scatter_guides(s, guides, 3);
+    for (size_t k = 0; k < ng; k++) {
+        double gy = ly + (double)(s->ngroups + k) * 14 + 12;
+        if (k < 2) {
+            chart_rgb(c, k == 0 ? CHART_INK : CHART_MUTED);
+            cairo_set_line_width(cr, k == 0 ? 0.9 : 0.6);
+            cairo_set_dash(cr, k == 0 ? NULL : dash, k == 0 ? 0 : 2, 0);
+            cairo_move_to(cr, lx - 2, gy);
+            cairo_line_to(cr, lx + 10, gy);
+            cairo_stroke(cr);
+            cairo_set_dash(cr, NULL, 0, 0);
+        } else {
+            chart_rgba(c, CHART_INK, 0.12);
+            cairo_rectangle(cr, lx - 2, gy - 4, 12, 8);
+            cairo_fill(cr);
+        }
+        chart_rgb(c, CHART_INK);
+        chart_text(c, CHART_FONT_REGULAR, 8.5, lx + 12, gy, 0, 0.5, legend_w - 14, CHART_ELLIPSIZE, guides[k]);
     }
     return 0;
 }

@@ -676,12 +676,14 @@ static int build_reference(struct rctx *x)
         .group = grp,
         .ngroups = g->ncols,
         .group_label = labels,
-        .group_color = colors};
+        .group_color = colors,
+        .ratio_label = "measured / published"};
     char *name = util_printf("reference-rev%d", x->ref_revision);
     int err =
-        name ? add_figure(x, FIG_REFERENCE, FIG_W, 520, scatterfig_draw, f, name, "Measured vs published",
+        name ? add_figure(x, FIG_REFERENCE, FIG_W, 690, scatterfig_draw, f, name, "Measured vs published",
                           "Each cell's measured mean against the published value; the diagonal is equal "
-                          "speed, dashed lines are 2x either way.")
+                          "speed, dashed lines are 2x either way; under it, their ratio on a log axis with "
+                          "the +/-2% noise band shaded.")
              : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
     free(name);
     return err;

@@ -8,6 +8,7 @@
 #include "report/reference.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "charts/chart.h"
 
 #include <errno.h>
 #include <math.h>
@@ -261,9 +262,17 @@ int reference_parse(struct reference **out, const char *path, const char *text, 
             err = error_set(BG_ENOMEM, "out of memory");
             goto done;
         }
-        if (!r->published[0]) { /* no "published" column: show what the number says */
+        if (!r->published[0] || isfinite(r->ms)) {
+            /* the number as the page printed it (its decimals and its
+             * footnote mark), with the thousands separators some revisions
+             * left out ("1610.84"); no "published" column: the number */
+            const char *dot = strchr(r->published, '.');
+            int dec = r->published[0] ? (dot ? (int)strspn(dot + 1, "0123456789") : 0) : 2;
+            char num[64];
+            chart_format_number(r->ms, dec, num, sizeof(num));
+            char *shown = isnan(r->ms) ? strdup("NA") : util_printf("%s%s", num, strchr(r->published, '*') ? "*" : "");
             free(r->published);
-            r->published = isnan(r->ms) ? strdup("NA") : util_printf("%.2f", r->ms);
+            r->published = shown;
             if (!r->published) {
                 err = error_set(BG_ENOMEM, "out of memory");
                 goto done;
@@ -355,4 +364,17 @@ void reference_free(struct reference *ref)
     free(ref->rows);
     free(ref->path);
     free(ref);
+}
+
+size_t reference_footnote(const struct ref_row *r, const char **text)
+{
+    static const char mark[] = "Footnote *:";
+    const char *p = r && strchr(r->published, '*') ? strstr(r->note, mark) : NULL;
+    *text = "";
+    if (!p)
+        return 0;
+    p += sizeof(mark) - 1;
+    p += strspn(p, " ");
+    *text = p;
+    return strlen(p);
 }

@@ -21,7 +21,8 @@ struct ref_row {
     char *model, *task, *backend;
     int batch;
     double ms;       /* NAN when published as NA */
-    char *published; /* cell text as printed ("1,306.85", "7,952.67*", "NA"); never NULL */
+    char *published; /* cell text as printed, thousands separators always added
+                      * ("1,306.85", "7,952.67*", "NA"); never NULL */
     char *date, *source, *hardware, *gpu, *note; /* "" when the column is absent */
     int line;                                    /* 1-based line in the file, for messages */
 };
@@ -48,6 +49,11 @@ size_t reference_revisions(const struct reference *ref, int *revs, size_t cap);
 
 /* Any row of a revision (for its date, source and hardware), borrowed; NULL when absent. */
 const struct ref_row *reference_first(const struct reference *ref, int revision);
+
+/* The footnote a published value's asterisk refers to: the text after
+ * "Footnote *:" in its note. *text points into the row; returns its length,
+ * 0 when the value has no asterisk or the note no footnote. */
+size_t reference_footnote(const struct ref_row *r, const char **text);
 
 void reference_free(struct reference *ref);
 

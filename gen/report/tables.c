@@ -235,10 +235,30 @@ static int build_reference(const struct rctx *x, struct table *t)
     if (k3 && (err = table_head(t, 2 + g->ncols, "Keras 3 (best)", 1)) < 0)
         return err;
     const struct ref_row *first = reference_first(x->ref, x->ref_revision);
-    t->caption =
-        util_printf("Measured / published ms/step (ratio measured / published), revision %d%s%s%s%s.",
-                    x->ref_revision, first && first->date[0] ? " of " : "", first ? first->date : "",
-                    first && first->source[0] ? ", " : "", first ? first->source : "");
+    struct strbuf cap = {0};
+    strbuf_printf(&cap, "Measured / published ms/step (ratio measured / published), revision %d%s%s%s%s.",
+                  x->ref_revision, first && first->date[0] ? " of " : "", first ? first->date : "",
+                  first && first->source[0] ? ", " : "", first ? first->source : "");
+    /* the page's asterisk: where it appears and what its footnote says */
+    const char *foot = NULL;
+    size_t nfoot = 0, nstar = 0;
+    for (size_t row = 0; row < g->nrows; row++)
+        for (size_t c = 0; c < g->ncols; c++) {
+            const struct ref_row *p = rctx_published(x, row, c);
+            const char *text;
+            size_t len = reference_footnote(p, &text);
+            if (!p || !strchr(p->published, '*'))
+                continue;
+            strbuf_printf(&cap, "%s%s, %s", nstar++ ? "; " : " An asterisk (*) marks the values the page footnoted: ",
+                          g->cols[c].display, g->rows[row].title);
+            if (len && !foot) {
+                foot = text;
+                nfoot = len;
+            }
+        }
+    if (nstar)
+        strbuf_printf(&cap, ". Its footnote: \"%.*s\"", (int)nfoot, foot ? foot : "(not recorded)");
+    t->caption = strbuf_detach(&cap);
     for (size_t row = 0; row < g->nrows; row++) {
         long r = table_row(t);
         if (r < 0 || (err = row_heads(t, g, r, row)) < 0)

@@ -19,7 +19,9 @@
 #include "charts/chart.h"
 #include "charts/series.h"
 #include "plan/catalog.h"
+#include "charts/scatter.h"
 #include "report/grid.h"
+#include "report/reference.h"
 
 /* 100 timed steps around 200 ms (+/-2%), a deterministic wobble */
 static void steady(double *v, size_t n, double mean)
@@ -206,13 +208,46 @@ static void test_text_contrast(void **state)
         assert_true(chart_contrast(chart_text_on(chart_palette(i)), chart_palette(i)) >= 4.5);
 }
 
+/* Measured vs published: every published value has thousands separators,
+ * the asterisk's footnote is found, and the scatter's legend names its
+ * guide lines (the 2x lines) and the ratio panel's noise band. */
+static void test_measured_vs_published(void **state)
+{
+    (void)state;
+    static const char csv[] = "revision,model,task,batch,backend,ms_per_step,published,note\n"
+                              "5,mistral,generate,1,torch-eager,1610.84,1610.84,\n"
+                              "5,gemma,generate,1,keras3-torch,7649.40,\"7,649.40*\",\"Draft. Footnote *: LLM "
+                              "inference is slow.\"\n"
+                              "5,bert,fit,32,keras3-jax,222.37,222.37,\n";
+    struct reference *ref = NULL;
+    assert_int_equal(reference_parse(&ref, "mem.csv", csv, sizeof(csv) - 1), 0);
+    const struct ref_row *r = reference_find(ref, 5, "mistral", "generate", 1, "torch-eager");
+    assert_string_equal(r->published, "1,610.84");
+    const char *foot;
+    assert_int_equal(reference_footnote(r, &foot), 0);
+    r = reference_find(ref, 5, "gemma", "generate", 1, "keras3-torch");
+    assert_string_equal(r->published, "7,649.40*");
+    size_t n = reference_footnote(r, &foot);
+    assert_int_equal(n, strlen("LLM inference is slow."));
+    assert_string_equal(reference_find(ref, 5, "bert", "fit", 32, "keras3-jax")->published, "222.37");
+    reference_free(ref);
+
+    const char *g[4];
+    struct scatter sc = {.ratio_label = "measured / published"};
+    n = scatter_guides(&sc, g, 4);
+    assert_int_equal(n, 3);
+    assert_non_null(strstr(g[1], "2x"));
+    assert_non_null(strstr(g[2], "2%"));
+    assert_true(SCATTER_BAND == 0.02);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_series_compile_point), cmocka_unit_test(test_series_one_axis_kind),
         cmocka_unit_test(test_histogram_outlier),    cmocka_unit_test(test_first_call_label),
         cmocka_unit_test(test_detail_line),          cmocka_unit_test(test_backend_colours),
-        cmocka_unit_test(test_text_contrast),
+        cmocka_unit_test(test_text_contrast),        cmocka_unit_test(test_measured_vs_published),
     };
     return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
 }
