@@ -3,6 +3,7 @@
  */
 #include "base/util.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -126,20 +127,11 @@ int kvlist_add(struct kvlist *kl, const char *key, const char *value)
 {
     if (kl->n == kl->cap) {
         size_t cap = kl->cap ? kl->cap * 2 : 16;
-        struct kv *p = realloc(kl->items, cap * sizeof(*p));
-        if (!p)
-            return error_set(BG_ENOMEM, "out of memory");
-        kl->items = p;
+        kl->items = xrealloc(kl->items, cap * sizeof(*kl->items));
         kl->cap = cap;
     }
-    char *k = strdup(key), *v = strdup(value ? value : "");
-    if (!k || !v) {
-        free(k);
-        free(v);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
-    kl->items[kl->n].key = k;
-    kl->items[kl->n].value = v;
+    kl->items[kl->n].key = xstrdup(key);
+    kl->items[kl->n].value = xstrdup(value ? value : "");
     kl->n++;
     return 0;
 }
@@ -179,15 +171,10 @@ int strlist_add(struct strlist *l, const char *s)
 {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
-        char **grown = realloc(l->v, cap * sizeof(*grown));
-        if (!grown)
-            return error_set(BG_ENOMEM, "out of memory");
-        l->v = grown;
+        l->v = xrealloc(l->v, cap * sizeof(*l->v));
         l->cap = cap;
     }
-    if (!(l->v[l->n] = strdup(s)))
-        return error_set(BG_ENOMEM, "out of memory");
-    l->n++;
+    l->v[l->n++] = xstrdup(s);
     return 0;
 }
 
@@ -339,9 +326,7 @@ int util_read_file(const char *path, char **out, size_t *len)
 
 int util_write_file_atomic(const char *path, const void *data, size_t len)
 {
-    char *tmp = util_printf("%s.tmp.%ld", path, (long)getpid());
-    if (!tmp)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());
     int err = 0;
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {

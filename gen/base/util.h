@@ -45,6 +45,8 @@ struct kvlist {
     struct kv *items;
     size_t n, cap;
 };
+/* Appends copies of key and value (NULL: ""). Returns 0: running out of
+ * memory exits (base/xalloc.h); the int stays for kvlist_addf's format errors. */
 int kvlist_add(struct kvlist *kl, const char *key, const char *value);
 int kvlist_addf(struct kvlist *kl, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* First value for key, borrowed; NULL when absent. */
@@ -56,7 +58,7 @@ struct strlist {
     char **v;
     size_t n, cap;
 };
-/* Appends a copy of s. */
+/* Appends a copy of s; 0 (running out of memory exits, base/xalloc.h). */
 int strlist_add(struct strlist *l, const char *s);
 /* Appends a copy of s unless an equal string is already there. */
 int strlist_add_unique(struct strlist *l, const char *s);

@@ -3,6 +3,7 @@
  */
 #include "plan/abplan.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,9 +19,7 @@ int abplan_interleave(struct matrix *out, unsigned char **arm, const struct matr
         if (strcmp(a->cells[i].key, b->cells[i].key) != 0)
             return error_set(BG_EUSAGE, "A/B plans differ at cell %zu (%s and %s)", i + 1, a->cells[i].key,
                              b->cells[i].key);
-    *arm = malloc(2 * a->ncells + 1);
-    if (!*arm)
-        return error_set(BG_ENOMEM, "out of memory");
+    *arm = xmalloc(2 * a->ncells + 1);
     /* pos counts cells within one repeat (the plan is repeat-major), so the
      * first side flips from cell to cell and from repeat to repeat. */
     int repeat = 0;

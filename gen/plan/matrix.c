@@ -8,6 +8,7 @@
 #include "plan/matrix.h"
 #include "plan/catalog.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -32,10 +33,8 @@ static char *trim(char *s)
 /* Splits "KEY=VAL[,KEY=VAL...]" into filters (key -> value, in order). */
 static int only_parse(struct kvlist *filters, const char *only)
 {
-    char *copy = strdup(only), *rest = copy, *term;
+    char *copy = xstrdup(only), *rest = copy, *term;
     int err = 0;
-    if (!copy)
-        return error_set(BG_ENOMEM, "out of memory");
     /* strsep, not strtok: "model=bert," has an empty term, which is a typo. */
     while ((term = strsep(&rest, ","))) {
         char *eq = strchr(term, '=');
@@ -223,12 +222,8 @@ int matrix_expand(struct matrix *out, const struct spec *spec, const char *only)
                 const char *env = kvlist_get(&spec->env_by_backend, backend);
                 const char *method = resolve_method(spec, row, backend);
                 char *key =
-                    r >= 2 ? util_printf("%s/%s/b%d/%s#r%d", row->model, row->task, row->batch, backend, r)
-                           : util_printf("%s/%s/b%d/%s", row->model, row->task, row->batch, backend);
-                if (!key) {
-                    err = error_set(BG_ENOMEM, "out of memory");
-                    goto done;
-                }
+                    r >= 2 ? xprintf("%s/%s/b%d/%s#r%d", row->model, row->task, row->batch, backend, r)
+                           : xprintf("%s/%s/b%d/%s", row->model, row->task, row->batch, backend);
                 /* Borrowed strings: matrix_add() copies what is kept. */
                 struct cell c = {
                     .id = (int)m.ncells + 1,
@@ -307,10 +302,7 @@ static int ensure_room(struct matrix *m)
     if (m->ncells < m->cap)
         return 0;
     size_t cap = m->cap < 8 ? 8 : m->cap * 2;
-    struct cell *p = realloc(m->cells, cap * sizeof(*p));
-    if (!p)
-        return error_set(BG_ENOMEM, "out of memory");
-    m->cells = p;
+    m->cells = xrealloc(m->cells, cap * sizeof(*m->cells));
     m->cap = cap;
     return 0;
 }
@@ -319,8 +311,8 @@ static int dup_str(char **dst, const char *src)
 {
     if (!src)
         return 0;
-    *dst = strdup(src);
-    return *dst ? 0 : error_set(BG_ENOMEM, "out of memory");
+    *dst = xstrdup(src);
+    return 0;
 }
 
 int matrix_add(struct matrix *m, const struct cell *c)
@@ -359,11 +351,7 @@ void matrix_free(struct matrix *m)
 
 char *matrix_key_filename(const char *key)
 {
-    char *s = strdup(key);
-    if (!s) {
-        error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
+    char *s = xstrdup(key);
     for (char *p = s; *p; p++)
         if (*p == '/' || *p == '#')
             *p = '_';

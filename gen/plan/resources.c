@@ -4,6 +4,7 @@
 #include "plan/resources.h"
 #include "plan/spec_node.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/util.h"
 
 #include <stdlib.h>
@@ -59,9 +60,7 @@ int resources_set(const struct spec_ctx *c, struct resources *r, const char *key
         return FAIL(c, v, "%s: '%s' is not a Slurm memory size (e.g. 64G, 512M)", what, s);
     if (!strcmp(key, "time") && !time_ok(s))
         return FAIL(c, v, "%s: '%s' is not a Slurm time limit (MM, HH:MM:SS or D-HH:MM:SS)", what, s);
-    char *copy = strdup(s);
-    if (!copy)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *copy = xstrdup(s);
     free(*slot);
     *slot = copy;
     return 0;
@@ -95,9 +94,7 @@ static int copy_str(char **into, const char *over)
 {
     if (!over)
         return 0;
-    char *s = strdup(over);
-    if (!s)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *s = xstrdup(over);
     free(*into);
     *into = s;
     return 0;

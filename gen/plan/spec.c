@@ -15,6 +15,7 @@
 #include "plan/catalog.h"
 #include "plan/spec_node.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -78,9 +79,7 @@ static int get_backends(const struct spec_ctx *c, const char *key, const yaml_no
     if (n == 0)
         return FAIL(c, seq, "%s: must list at least one backend (backends: %s)", key,
                     catalog_backend_names());
-    char **list = calloc(n, sizeof(*list));
-    if (!list)
-        return error_set(BG_ENOMEM, "out of memory");
+    char **list = xcalloc(n, sizeof(*list));
     size_t got = 0;
     int err = 0;
     for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
@@ -102,11 +101,7 @@ static int get_backends(const struct spec_ctx *c, const char *key, const yaml_no
                 goto done;
             }
         }
-        if (!(list[got] = strdup(name))) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
-        got++;
+        list[got++] = xstrdup(name);
     }
 done:
     if (err < 0) {
@@ -237,14 +232,11 @@ static int get_resources(const struct spec_ctx *c, const yaml_node_t *n)
             if ((err = backend_known(c, "resources", k)) < 0)
                 return err;
             struct spec_backend_res *more =
-                realloc(spec->res_by_backend, (spec->nres_by_backend + 1) * sizeof(*more));
-            if (!more)
-                return error_set(BG_ENOMEM, "out of memory");
+                xrealloc(spec->res_by_backend, (spec->nres_by_backend + 1) * sizeof(*more));
             spec->res_by_backend = more;
             struct spec_backend_res *b = &more[spec->nres_by_backend++];
             memset(&b->res, 0, sizeof(b->res));
-            if (!(b->backend = strdup(name)))
-                return error_set(BG_ENOMEM, "out of memory");
+            b->backend = xstrdup(name);
             err = resources_parse(c, v, key, &b->res);
         }
         if (err < 0)
@@ -281,11 +273,7 @@ static int get_workload(const struct spec_ctx *c, const yaml_node_t *n, char **o
         err = FAIL(c, n, "workload: expected a Python file (*.py), got '%s'", given);
         goto done;
     }
-    joined = given[0] == '/' ? strdup(given) : util_printf("%s/%s", c->dir, given);
-    if (!joined) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    joined = given[0] == '/' ? xstrdup(given) : xprintf("%s/%s", c->dir, given);
     if (!util_is_file(joined)) {
         err = FAIL(c, n, "workload: no such file: %s", joined);
         goto done;
@@ -391,8 +379,7 @@ static int get_rows(const struct spec_ctx *c, const yaml_node_t *seq)
     size_t n = (size_t)(seq->data.sequence.items.top - seq->data.sequence.items.start);
     if (n == 0)
         return FAIL(c, seq, "rows: must list at least one row");
-    if (!(spec->rows = calloc(n, sizeof(*spec->rows))))
-        return error_set(BG_ENOMEM, "out of memory");
+    spec->rows = xcalloc(n, sizeof(*spec->rows));
     for (yaml_node_item_t *it = seq->data.sequence.items.start; it < seq->data.sequence.items.top; it++) {
         struct spec_row row = {0};
         int err = parse_row(c, yaml_document_get_node(c->doc, *it), &row);
@@ -509,10 +496,10 @@ static char *dir_of(const char *path)
 {
     const char *slash = strrchr(path, '/');
     if (!slash)
-        return strdup(".");
+        return xstrdup(".");
     if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
+        return xstrdup("/");
+    return xstrndup(path, (size_t)(slash - path));
 }
 
 int spec_parse(struct spec **out, const char *path, const char *text, size_t len)
@@ -524,24 +511,18 @@ int spec_parse(struct spec **out, const char *path, const char *text, size_t len
     int err = 0;
 
     *out = NULL;
-    struct spec *spec = calloc(1, sizeof(*spec));
-    if (!spec)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct spec *spec = xcalloc(1, sizeof(*spec));
     c.spec = spec;
     spec->steps = 100;
     spec->warmup = 1;
     spec->repeats = 1;
     spec->timeout = 600;
-    spec->path = strdup(c.path);
-    spec->size = strdup("tiny");
-    spec->precision = strdup("float32");
-    spec->method = strdup("corrected");
-    spec->text = malloc(len + 1);
+    spec->path = xstrdup(c.path);
+    spec->size = xstrdup("tiny");
+    spec->precision = xstrdup("float32");
+    spec->method = xstrdup("corrected");
+    spec->text = xmalloc(len + 1);
     c.dir = dir_of(c.path);
-    if (!spec->path || !spec->size || !spec->precision || !spec->method || !spec->text || !c.dir) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     memcpy(spec->text, text, len);
     spec->text[len] = '\0';
     if ((err = sha256_hex(text, len, spec->sha256)) < 0)

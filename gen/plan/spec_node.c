@@ -3,6 +3,7 @@
  */
 #include "plan/spec_node.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -203,9 +204,7 @@ int node_get_string(const struct spec_ctx *c, const char *key, const yaml_node_t
     if (n->type != YAML_SCALAR_NODE || node_is_null(n))
         return FAIL(c, n, "%s: expected a string, got %s", key,
                     node_is_null(n) ? "nothing" : node_describe(n, buf, true));
-    char *s = strdup(node_scalar(n));
-    if (!s)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *s = xstrdup(node_scalar(n));
     free(*out);
     *out = s;
     return 0;

@@ -3,6 +3,7 @@
  */
 #include "store/result.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,10 +15,7 @@ int result_add_sample(struct result *r, int warmup, int64_t ns)
     size_t *cap = warmup ? &r->capwarmup : &r->captimed;
     if (*n == *cap) {
         size_t c = *cap ? *cap * 2 : 128;
-        int64_t *p = realloc(*arr, c * sizeof(*p));
-        if (!p)
-            return error_set(BG_ENOMEM, "out of memory");
-        *arr = p;
+        *arr = xrealloc(*arr, c * sizeof(**arr));
         *cap = c;
     }
     (*arr)[(*n)++] = ns;
@@ -42,10 +40,7 @@ int series_add(struct series *s, const char *name, int64_t t_ns, double value)
 {
     if (s->n == s->cap) {
         size_t c = s->cap ? s->cap * 2 : 256;
-        struct series_row *p = realloc(s->rows, c * sizeof(*p));
-        if (!p)
-            return error_set(BG_ENOMEM, "out of memory");
-        s->rows = p;
+        s->rows = xrealloc(s->rows, c * sizeof(*s->rows));
         s->cap = c;
     }
     struct series_row *row = &s->rows[s->n++];

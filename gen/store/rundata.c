@@ -12,6 +12,7 @@
  */
 #include "store/rundata.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "store/store.h"
 #include "store/store_sql.h"
 
@@ -20,16 +21,13 @@
 
 #include <sqlite3.h>
 
-/* Column text, malloc'd: NULL stays NULL unless required, then "". Sets *oom. */
-static char *col_str_(sqlite3_stmt *st, int i, bool required, bool *oom)
+/* Column text, malloc'd: NULL stays NULL unless required, then "". */
+static char *col_str(sqlite3_stmt *st, int i, bool required)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
     if (!t && !required)
         return NULL;
-    char *p = strdup(t ? (const char *)t : "");
-    if (!p)
-        *oom = true;
-    return p;
+    return xstrdup(t ? (const char *)t : "");
 }
 
 /* ---- run row and environment -------------------------------------------- */
@@ -41,7 +39,6 @@ static int load_run_(sqlite3 *db, struct rundata *rd)
         " created_utc, started_utc, finished_utc, command_line, benchgen_version, git_commit,"
         " git_dirty FROM run WHERE id = 1";
     sqlite3_stmt *st = NULL;
-    bool oom = false;
     int err = 0;
     if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
         return store_sql_error(db, "load run");
@@ -54,23 +51,21 @@ static int load_run_(sqlite3 *db, struct rundata *rd)
         err = store_sql_error(db, "load run");
         goto done;
     }
-    rd->name = col_str_(st, 0, true, &oom);
-    rd->description = col_str_(st, 1, true, &oom);
-    rd->spec_path = col_str_(st, 2, true, &oom);
-    rd->spec_sha256 = col_str_(st, 3, true, &oom);
-    rd->spec_text = col_str_(st, 4, true, &oom);
-    rd->size = col_str_(st, 5, true, &oom);
-    rd->precision = col_str_(st, 6, true, &oom);
+    rd->name = col_str(st, 0, true);
+    rd->description = col_str(st, 1, true);
+    rd->spec_path = col_str(st, 2, true);
+    rd->spec_sha256 = col_str(st, 3, true);
+    rd->spec_text = col_str(st, 4, true);
+    rd->size = col_str(st, 5, true);
+    rd->precision = col_str(st, 6, true);
     rd->seed = (uint64_t)sqlite3_column_int64(st, 7);
-    rd->created_utc = col_str_(st, 8, true, &oom);
-    rd->started_utc = col_str_(st, 9, false, &oom);
-    rd->finished_utc = col_str_(st, 10, false, &oom);
-    rd->command_line = col_str_(st, 11, true, &oom);
-    rd->benchgen_version = col_str_(st, 12, true, &oom);
-    rd->git_commit = col_str_(st, 13, true, &oom);
+    rd->created_utc = col_str(st, 8, true);
+    rd->started_utc = col_str(st, 9, false);
+    rd->finished_utc = col_str(st, 10, false);
+    rd->command_line = col_str(st, 11, true);
+    rd->benchgen_version = col_str(st, 12, true);
+    rd->git_commit = col_str(st, 13, true);
     rd->git_dirty = sqlite3_column_int(st, 14);
-    if (oom)
-        err = error_set(BG_ENOMEM, "out of memory");
 done:
     sqlite3_finalize(st);
     return err;
@@ -109,12 +104,7 @@ static int load_samples_(sqlite3 *db, sqlite3_stmt *st, int cell_id, const char 
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (*n == cap) {
             size_t c = cap ? cap * 2 : 128;
-            int64_t *p = realloc(*out, c * sizeof(*p));
-            if (!p) {
-                err = error_set(BG_ENOMEM, "out of memory");
-                break;
-            }
-            *out = p;
+            *out = xrealloc(*out, c * sizeof(**out));
             cap = c;
         }
         (*out)[(*n)++] = sqlite3_column_int64(st, 0);
@@ -143,17 +133,16 @@ static int load_cell_details_(sqlite3 *db, struct cell_queries *q, struct rd_cel
 
 static int read_cell_row_(sqlite3_stmt *st, struct rd_cell *c)
 {
-    bool oom = false;
     c->id = sqlite3_column_int(st, 0);
-    c->key = col_str_(st, 1, true, &oom);
-    c->model = col_str_(st, 2, true, &oom);
-    c->task = col_str_(st, 3, true, &oom);
+    c->key = col_str(st, 1, true);
+    c->model = col_str(st, 2, true);
+    c->task = col_str(st, 3, true);
     c->batch = sqlite3_column_int(st, 4);
-    c->backend = col_str_(st, 5, true, &oom);
-    c->size = col_str_(st, 6, true, &oom);
-    c->precision = col_str_(st, 7, true, &oom);
-    c->env = col_str_(st, 8, true, &oom);
-    c->workload = col_str_(st, 9, false, &oom);
+    c->backend = col_str(st, 5, true);
+    c->size = col_str(st, 6, true);
+    c->precision = col_str(st, 7, true);
+    c->env = col_str(st, 8, true);
+    c->workload = col_str(st, 9, false);
     c->steps = sqlite3_column_int(st, 10);
     c->warmup = sqlite3_column_int(st, 11);
     c->repeat = sqlite3_column_int(st, 12);
@@ -165,18 +154,18 @@ static int read_cell_row_(sqlite3_stmt *st, struct rd_cell *c)
     if (s < 0)
         return error_set(BG_EDB, "run.db: cell %d has an unknown status '%s'", c->id, status);
     c->status = (enum status)s;
-    c->detail = col_str_(st, 17, false, &oom);
-    c->input_sha256 = col_str_(st, 18, false, &oom);
+    c->detail = col_str(st, 17, false);
+    c->input_sha256 = col_str(st, 18, false);
     c->input_bytes = sqlite3_column_int64(st, 19);
-    c->started_utc = col_str_(st, 20, false, &oom);
-    c->finished_utc = col_str_(st, 21, false, &oom);
+    c->started_utc = col_str(st, 20, false);
+    c->finished_utc = col_str(st, 21, false);
     c->wall_s = sqlite3_column_double(st, 22);
     c->peak_rss = sqlite3_column_int64(st, 23);
     c->exit_code = sqlite3_column_int(st, 24);
     c->term_signal = sqlite3_column_int(st, 25);
-    c->log_path = col_str_(st, 26, false, &oom);
+    c->log_path = col_str(st, 26, false);
     c->attempts = sqlite3_column_int(st, 27);
-    return oom ? error_set(BG_ENOMEM, "out of memory") : 0;
+    return 0;
 }
 
 static int load_cells_(sqlite3 *db, struct rundata *rd)
@@ -206,12 +195,7 @@ static int load_cells_(sqlite3 *db, struct rundata *rd)
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (rd->ncells == cap) {
             size_t c = cap ? cap * 2 : 64;
-            struct rd_cell *p = realloc(rd->cells, c * sizeof(*p));
-            if (!p) {
-                err = error_set(BG_ENOMEM, "out of memory");
-                goto done;
-            }
-            rd->cells = p;
+            rd->cells = xrealloc(rd->cells, c * sizeof(*rd->cells));
             cap = c;
         }
         struct rd_cell *c = &rd->cells[rd->ncells];
@@ -245,11 +229,8 @@ int rundata_load(struct rundata **out, const char *run_dir)
     if ((err = store_open(&s, run_dir, true)) < 0)
         return err; /* its message already names the directory */
     sqlite3 *db = s->db;
-    rd = calloc(1, sizeof(*rd));
-    if (!rd || !(rd->dir = strdup(run_dir))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    rd = xcalloc(1, sizeof(*rd));
+    rd->dir = xstrdup(run_dir);
     if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
         err = store_sql_error(db, "begin");
         goto done;

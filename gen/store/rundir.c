@@ -4,6 +4,7 @@
  */
 #include "store/rundir.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -86,11 +87,9 @@ static int open_lock(const char *path, int flags)
 
 int rundir_lock(int *fd_out, const char *dir)
 {
-    char *path = util_printf("%s/%s", dir, RUNDIR_LOCK_NAME);
+    char *path = xprintf("%s/%s", dir, RUNDIR_LOCK_NAME);
     int err = 0, fd = -1;
     *fd_out = -1;
-    if (!path)
-        return error_set(BG_ENOMEM, "out of memory");
     if ((fd = open_lock(path, O_RDWR | O_CREAT)) < 0) {
         err = error_set(BG_EIO, "cannot open %s: %s", path, strerror(errno));
         goto done;
@@ -125,8 +124,8 @@ void rundir_unlock(int fd)
  * returns true. Probes with a shared lock, so it never takes the run away. */
 static bool held_by(const char *dir, char *who, size_t n)
 {
-    char *path = util_printf("%s/%s", dir, RUNDIR_LOCK_NAME);
-    int fd = path ? open_lock(path, O_RDONLY) : -1;
+    char *path = xprintf("%s/%s", dir, RUNDIR_LOCK_NAME);
+    int fd = open_lock(path, O_RDONLY);
     free(path);
     if (fd < 0)
         return false;
@@ -144,14 +143,12 @@ static bool held_by(const char *dir, char *who, size_t n)
 static bool remove_created(const char *dir)
 {
     for (size_t i = 0; i < sizeof(created_files) / sizeof(created_files[0]); i++) {
-        char *p = util_printf("%s/%s", dir, created_files[i]);
-        if (p)
-            unlink(p);
+        char *p = xprintf("%s/%s", dir, created_files[i]);
+        unlink(p);
         free(p);
     }
-    char *logs = util_printf("%s/logs", dir);
-    if (logs)
-        rmdir(logs); /* only when empty */
+    char *logs = xprintf("%s/logs", dir);
+    rmdir(logs); /* only when empty */
     free(logs);
     return rmdir(dir) == 0 || errno == ENOENT;
 }
@@ -175,9 +172,7 @@ static bool creator_dead(long pid)
  * pid running, so it is left alone.) */
 static int clear_leftover(const char *tmp, const char *dir, long pid)
 {
-    char *lock = util_printf("%s/%s", tmp, RUNDIR_LOCK_NAME);
-    if (!lock)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *lock = xprintf("%s/%s", tmp, RUNDIR_LOCK_NAME);
     int fd = open_lock(lock, O_RDWR), err = 0;
     free(lock);
     if (fd < 0) {
@@ -213,15 +208,13 @@ static int split_dir(const char *dir, char **parent, char **base)
     const char *end = dir + n, *s = end;
     while (s > dir && s[-1] != '/')
         s--;
-    *base = util_printf("%.*s", (int)(end - s), s);
+    *base = xprintf("%.*s", (int)(end - s), s);
     if (s == dir)
-        *parent = strdup(".");
+        *parent = xstrdup(".");
     else if (s - 1 == dir)
-        *parent = strdup("/");
+        *parent = xstrdup("/");
     else
-        *parent = util_printf("%.*s", (int)(s - 1 - dir), dir);
-    if (!*base || !*parent)
-        return error_set(BG_ENOMEM, "out of memory");
+        *parent = xprintf("%.*s", (int)(s - 1 - dir), dir);
     if (!**base || !strcmp(*base, ".") || !strcmp(*base, "..") || !strcmp(*base, "/"))
         return error_set(BG_EUSAGE, "%s: name a new directory for the run", dir);
     return 0;
@@ -235,8 +228,8 @@ int rundir_check_free(const char *dir)
         return errno == ENOENT ? 0 : error_set(BG_EIO, "%s: %s", dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
         return error_set(BG_EUSAGE, "%s exists and is not a directory; choose another --out", dir);
-    char *db = util_printf("%s/%s", dir, RUNDIR_DB_NAME);
-    bool has_run = db && util_is_file(db);
+    char *db = xprintf("%s/%s", dir, RUNDIR_DB_NAME);
+    bool has_run = util_is_file(db);
     free(db);
     if (has_run && held_by(dir, who, sizeof(who)))
         return error_set(BG_EUSAGE, "%s already holds a run, in use by %s; choose another --out", dir, who);
@@ -260,9 +253,7 @@ int rundir_check_free(const char *dir)
 /* Clears dead creators' temporary directories of DIR in parent. */
 static int clear_leftovers(const char *parent, const char *base, const char *dir)
 {
-    char *prefix = util_printf(".%s" CREATING_TAG, base);
-    if (!prefix)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *prefix = xprintf(".%s" CREATING_TAG, base);
     size_t pl = strlen(prefix);
     struct strlist found = {0};
     int err = 0;
@@ -278,11 +269,9 @@ static int clear_leftovers(const char *parent, const char *base, const char *dir
             err = strlist_add(&found, de->d_name);
     closedir(d);
     for (size_t i = 0; i < found.n && !err; i++) {
-        char *tmp = util_printf("%s/%s", parent, found.v[i]);
+        char *tmp = xprintf("%s/%s", parent, found.v[i]);
         struct stat st;
-        if (!tmp)
-            err = error_set(BG_ENOMEM, "out of memory");
-        else if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
+        if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
             err = clear_leftover(tmp, dir, strtol(found.v[i] + pl, NULL, 10));
         free(tmp);
     }
@@ -302,12 +291,8 @@ int rundir_begin(char **tmp_out, int *fd_out, const char *dir)
         (err = util_mkdir_p(parent, 0755)) < 0 || (err = clear_leftovers(parent, base, dir)) < 0)
         goto done;
     rundir_fault("checked");
-    tmp = util_printf("%s/.%s" CREATING_TAG "%ld", parent, base, (long)getpid());
-    logs = tmp ? util_printf("%s/logs", tmp) : NULL;
-    if (!logs) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    tmp = xprintf("%s/.%s" CREATING_TAG "%ld", parent, base, (long)getpid());
+    logs = xprintf("%s/logs", tmp);
     if (mkdir(tmp, 0755) != 0) {
         err = error_set(BG_EIO, "cannot create %s: %s", tmp, strerror(errno));
         goto done;

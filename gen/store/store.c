@@ -13,6 +13,7 @@
 #include "plan/catalog.h"
 #include "plan/status.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/version.h"
 
 #include <errno.h>
@@ -63,7 +64,7 @@ static const char *const telemetry_sql =
 
 static char *db_path_(const char *dir)
 {
-    return util_printf("%s/%s", dir, STORE_DB_NAME);
+    return xprintf("%s/%s", dir, STORE_DB_NAME);
 }
 
 static void store_free_(struct store *s)
@@ -158,12 +159,10 @@ static int insert_plan_(sqlite3 *db, const struct matrix *plan)
 static int write_plan_(sqlite3 *db, const struct spec *spec, const struct matrix *plan,
                        const struct kvlist *run_env, const char *command_line)
 {
-    char *meta_sql = util_printf("INSERT INTO meta(key, value) VALUES ('schema_version', '%d'),"
+    char *meta_sql = xprintf("INSERT INTO meta(key, value) VALUES ('schema_version', '%d'),"
                                  " ('created_by', 'benchgen %s');",
                                  STORE_SCHEMA_VERSION, BENCHGEN_VERSION);
     int err = 0;
-    if (!meta_sql)
-        return error_set(BG_ENOMEM, "out of memory");
     if ((err = store_sql_exec(db, "PRAGMA journal_mode=WAL;")) < 0 || (err = configure_writer_(db)) < 0 ||
         (err = store_sql_exec(db, "BEGIN IMMEDIATE")) < 0)
         goto done;
@@ -193,19 +192,12 @@ int store_create(struct store **out, const char *dir, const struct spec *spec, c
     int err = 0, lock = -1;
 
     *out = NULL;
-    s = calloc(1, sizeof(*s));
-    if (s)
-        s->lock_fd = -1;
-    if (!s || !(s->dir = strdup(dir))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    s = xcalloc(1, sizeof(*s));
+    s->lock_fd = -1;
+    s->dir = xstrdup(dir);
     if ((err = rundir_begin(&tmp, &lock, dir)) < 0)
         goto done;
-    if (!(path = db_path_(tmp))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    path = db_path_(tmp);
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
         err = store_sql_error(db, path);
         goto done;
@@ -226,10 +218,7 @@ int store_create(struct store **out, const char *dir, const struct spec *spec, c
     published = true;
     rundir_fault("published");
     free(path);
-    if (!(path = db_path_(dir))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    path = db_path_(dir);
     if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
         err = store_sql_error(s->db, path);
         goto done;
@@ -257,24 +246,20 @@ done:
 /* ---- open --------------------------------------------------------------- */
 
 /* "file:" URI of path with everything outside the unreserved set escaped,
- * for the immutable=1 fallback below. */
+ * for the immutable=1 fallback below; NULL (the builder's error set) when it
+ * could not be built. */
 static char *file_uri_(const char *path, const char *query)
 {
     struct strbuf sb = {0};
-    int err = strbuf_puts(&sb, "file:");
-    for (const unsigned char *p = (const unsigned char *)path; !err && *p; p++) {
+    strbuf_puts(&sb, "file:");
+    for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
         if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
             strchr("/-._~", *p))
-            err = strbuf_append(&sb, (const char *)p, 1);
+            strbuf_append(&sb, (const char *)p, 1);
         else
-            err = strbuf_printf(&sb, "%%%02X", *p);
+            strbuf_printf(&sb, "%%%02X", *p);
     }
-    if (!err)
-        err = strbuf_puts(&sb, query);
-    if (err) {
-        strbuf_free(&sb);
-        return NULL;
-    }
+    strbuf_puts(&sb, query);
     return strbuf_detach(&sb);
 }
 
@@ -327,13 +312,9 @@ int store_open(struct store **out, const char *dir, bool readonly)
 
     *out = NULL;
     path = db_path_(dir);
-    s = calloc(1, sizeof(*s));
-    if (s)
-        s->lock_fd = -1;
-    if (!path || !s || !(s->dir = strdup(dir))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    s = xcalloc(1, sizeof(*s));
+    s->lock_fd = -1;
+    s->dir = xstrdup(dir);
     s->readonly = readonly;
     if (!util_is_file(path)) {
         err = error_set(BG_ENOTFOUND, "%s: no run here (%s is missing)", dir, STORE_DB_NAME);
@@ -364,7 +345,7 @@ int store_open(struct store **out, const char *dir, bool readonly)
         sqlite3_close(s->db);
         s->db = NULL;
         if (!(uri = file_uri_(path, "?immutable=1"))) {
-            err = error_set(BG_ENOMEM, "out of memory");
+            err = error_code();
             goto done;
         }
         if (sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
@@ -392,7 +373,7 @@ done:
 static char *column_strdup_(sqlite3_stmt *st, int i)
 {
     const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? strdup((const char *)t) : NULL;
+    return t ? xstrdup((const char *)t) : NULL;
 }
 
 int store_load_plan(struct store *s, struct matrix *out)
