@@ -90,20 +90,28 @@ static int is_control(int32_t cp)
 
 /* ---- HTML --------------------------------------------------------------- */
 
-static int emit_html(struct strbuf *sb, int32_t cp, const char *b, size_t len, size_t pos)
+/* XML-family markup (HTML, pango): the five special characters as entities,
+ * controls and CR replaced. apos is the apostrophe's entity, the one thing
+ * the two disagree on. */
+static int emit_markup(struct strbuf *sb, int32_t cp, const char *b, size_t len, const char *apos)
 {
-    (void)pos;
     switch (cp) {
     case '&': return strbuf_puts(sb, "&amp;");
     case '<': return strbuf_puts(sb, "&lt;");
     case '>': return strbuf_puts(sb, "&gt;");
     case '"': return strbuf_puts(sb, "&quot;");
-    case '\'': return strbuf_puts(sb, "&#39;");
+    case '\'': return strbuf_puts(sb, apos);
     default:
         if (is_control(cp) || cp == '\r')
             return strbuf_puts(sb, REPLACEMENT);
         return strbuf_append(sb, b, len);
     }
+}
+
+static int emit_html(struct strbuf *sb, int32_t cp, const char *b, size_t len, size_t pos)
+{
+    (void)pos;
+    return emit_markup(sb, cp, b, len, "&#39;");
 }
 
 int escape_html(struct strbuf *sb, const char *s) { return walk(sb, s, emit_html); }
@@ -186,17 +194,7 @@ int escape_md_code(struct strbuf *sb, const char *s, const char *info)
 static int emit_pango(struct strbuf *sb, int32_t cp, const char *b, size_t len, size_t pos)
 {
     (void)pos;
-    switch (cp) {
-    case '&': return strbuf_puts(sb, "&amp;");
-    case '<': return strbuf_puts(sb, "&lt;");
-    case '>': return strbuf_puts(sb, "&gt;");
-    case '"': return strbuf_puts(sb, "&quot;");
-    case '\'': return strbuf_puts(sb, "&apos;");
-    default:
-        if (is_control(cp) || cp == '\r')
-            return strbuf_puts(sb, REPLACEMENT);
-        return strbuf_append(sb, b, len);
-    }
+    return emit_markup(sb, cp, b, len, "&apos;");
 }
 
 int escape_pango(struct strbuf *sb, const char *s) { return walk(sb, s, emit_pango); }
