@@ -255,12 +255,9 @@ static int pool_(const struct significance_group *g, size_t ng, size_t n, double
 static int per_process_(struct significance_test *out, const struct significance_group *ga,
                         const struct significance_group *gb, int paired, double level)
 {
-    double *la = malloc(out->groups_a * sizeof(*la)), *lb = malloc(out->groups_b * sizeof(*lb));
+    double *la = xmalloc((out->groups_a ? out->groups_a : 1) * sizeof(*la));
+    double *lb = xmalloc((out->groups_b ? out->groups_b : 1) * sizeof(*lb));
     int err = 0;
-    if (!la || !lb) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     for (int side = 0; side < 2; side++) {
         const struct significance_group *g = side ? gb : ga;
         size_t ng = side ? out->groups_b : out->groups_a;
@@ -341,11 +338,7 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
             goto done;
     }
     if (!out->per_process) {
-        ratios = malloc(resamples * sizeof(*ratios));
-        if (!ratios) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
+        ratios = xmalloc((resamples ? resamples : 1) * sizeof(*ratios));
         uint64_t state = SIGNIFICANCE_SEED;
         size_t nr = 0;
         for (size_t r = 0; r < resamples; r++) {
