@@ -43,7 +43,48 @@ static int value_decimals(double v)
     return v >= 100 ? 1 : v >= 10 ? 2 : v >= 1 ? 3 : 4;
 }
 
-static void panel(struct chart *c, const struct trend *t, const struct trend_series *s, struct chart_rect r)
+/* The value a relative chart plots: the change from the series' reference
+ * (its first value, the baseline's when it has one), in percent. */
+static double ref_of(const struct trend *t, const struct trend_series *s)
+{
+    for (size_t i = 0; i < t->npoints; i++)
+        if (isfinite(s->v[i]) && s->v[i] > 0)
+            return s->v[i];
+    return NAN;
+}
+
+static double shown(const struct trend *t, double ref, double v)
+{
+    return t->relative ? (v / ref - 1) * 100 : v;
+}
+
+int trend_shared_axis(const struct trend *t, struct chart_axis *ay)
+{
+    double lo = 0, hi = 0;
+    for (size_t k = 0; k < t->nseries; k++) {
+        const struct trend_series *s = &t->series[k];
+        double ref = ref_of(t, s);
+        for (size_t i = 0; i < t->npoints && isfinite(ref); i++) {
+            double vals[3] = {s->v[i], at(s->lo, i), at(s->hi, i)};
+            if (!isfinite(vals[0]))
+                continue;
+            for (int j = 0; j < 3; j++)
+                if (isfinite(vals[j])) {
+                    double y = shown(t, ref, vals[j]);
+                    lo = y < lo ? y : lo;
+                    hi = y > hi ? y : hi;
+                }
+        }
+    }
+    /* at least +/-5%, so the noise band never fills the panel */
+    lo = lo > -5 ? -5 : lo;
+    hi = hi < 5 ? 5 : hi;
+    chart_axis_linear(ay, lo - (hi - lo) * 0.08, hi + (hi - lo) * 0.08, 5);
+    return 0;
+}
+
+static void panel(struct chart *c, const struct trend *t, const struct trend_series *s, struct chart_rect r,
+                  const struct chart_axis *shared)
 {
     cairo_t *cr = c->cr;
     chart_rgb(c, CHART_INK);
@@ -79,7 +120,12 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
     }
     double span = hi - lo > 0 ? hi - lo : fabs(hi) * 0.02 + 1e-9;
     struct chart_axis ay;
-    chart_axis_linear(&ay, lo - span * 0.15, hi + span * 0.15, 4);
+    if (shared)
+        ay = *shared;
+    else
+        chart_axis_linear(&ay, lo - span * 0.15, hi + span * 0.15, 4);
+    double ref = ref_of(t, s);
+#define PY(v) chart_axis_pos(&ay, shown(t, ref, (v)), y1, y0)
     cairo_set_line_width(cr, 0.5);
     for (size_t k = 0; k < ay.nticks; k++) {
         double py = chart_axis_pos(&ay, ay.ticks[k], y1, y0);
@@ -88,7 +134,7 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
         cairo_move_to(cr, x0, py);
         cairo_line_to(cr, x1, py);
         cairo_stroke(cr);
-        chart_axis_label(&ay, ay.ticks[k], 0, lab, sizeof(lab));
+        chart_axis_label(&ay, ay.ticks[k], t->relative, lab, sizeof(lab));
         chart_rgb(c, CHART_MUTED);
         chart_text(c, CHART_FONT_REGULAR, 6.5, x0 - 3, py, 1, 0.5, 0, 0, lab);
     }
@@ -99,7 +145,7 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
     }
     if (t->npoints > 0 && isfinite(s->v[0])) { /* the baseline, across the panel */
         static const double dash[] = {3, 2};
-        double py = chart_axis_pos(&ay, s->v[0], y1, y0);
+        double py = PY(s->v[0]);
         chart_rgb(c, CHART_MUTED);
         cairo_set_line_width(cr, 0.7);
         cairo_set_dash(cr, dash, 2, 0);
@@ -113,8 +159,8 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
     for (size_t i = 1; i < t->npoints; i++) {
         if (!isfinite(s->v[i - 1]) || !isfinite(s->v[i]))
             continue; /* a gap where a run has no value: no line pretends there is one */
-        cairo_move_to(cr, PX(i - 1), chart_axis_pos(&ay, s->v[i - 1], y1, y0));
-        cairo_line_to(cr, PX(i), chart_axis_pos(&ay, s->v[i], y1, y0));
+        cairo_move_to(cr, PX(i - 1), PY(s->v[i - 1]));
+        cairo_line_to(cr, PX(i), PY(s->v[i]));
     }
     cairo_stroke(cr);
     for (size_t i = 0; i < t->npoints; i++) {
@@ -126,10 +172,10 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
                        na);
             continue;
         }
-        double py = chart_axis_pos(&ay, v, y1, y0), wlo = at(s->lo, i), whi = at(s->hi, i);
+        double py = PY(v), wlo = at(s->lo, i), whi = at(s->hi, i);
         chart_rgb(c, t->color);
         if (isfinite(wlo) && isfinite(whi)) {
-            double p0 = chart_axis_pos(&ay, wlo, y1, y0), p1 = chart_axis_pos(&ay, whi, y1, y0);
+            double p0 = PY(wlo), p1 = PY(whi);
             cairo_set_line_width(cr, 0.9);
             cairo_move_to(cr, px, p0);
             cairo_line_to(cr, px, p1);
@@ -151,6 +197,7 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
                        lab);
         }
     }
+#undef PY
 #undef PX
 }
 
@@ -176,10 +223,13 @@ int trend_draw(struct chart *c, struct chart_rect r, const void *data)
     }
     size_t cols = ncols(t);
     double pw = (r.w - 2 * PAD) / (double)cols;
+    struct chart_axis shared;
+    if (t->relative)
+        trend_shared_axis(t, &shared);
     for (size_t i = 0; i < t->nseries; i++) {
         struct chart_rect p = {r.x + PAD + pw * (double)(i % cols), y + PANEL_H * (double)(i / cols), pw,
                                PANEL_H};
-        panel(c, t, &t->series[i], p);
+        panel(c, t, &t->series[i], p, t->relative ? &shared : NULL);
         if (i % cols != 0) { /* a rule between panels of a row */
             chart_rgb(c, CHART_GRID);
             cairo_set_line_width(c->cr, 0.6);

@@ -4,7 +4,7 @@
  * point with its confidence interval, consecutive values joined, and a dashed
  * line at the first run's value so every later point reads as a change from
  * the baseline. A run without a value shows its NA reason at its place on the
- * axis, never a point.
+ * axis, never a point, and no line runs through it.
  *
  * Every pointer is borrowed for the duration of the draw.
  */
@@ -30,7 +30,15 @@ struct trend {
     const struct trend_series *series;
     size_t cols;    /* panels per row; 0: 3 */
     unsigned color; /* points and lines */
+    /* 1: every panel plots the change from its first value (the baseline's),
+     * in percent, on one scale shared by all panels (trend_shared_axis);
+     * points keep their own values as labels. 0: each panel its own scale */
+    int relative;
 };
+
+/* The one y axis of a relative trend: the largest change (intervals
+ * included) of any panel, at least +/-5%. Returns 0. */
+int trend_shared_axis(const struct trend *t, struct chart_axis *ay);
 
 /* Height the chart needs: panels have a fixed height. */
 double trend_height(const struct trend *t);

@@ -199,6 +199,15 @@ static int trendfig_draw(struct chart *c, struct chart_rect r, const void *data)
     return trend_draw(c, r, &((const struct trendfig *)data)->t);
 }
 
+/* Whether the pair measured the cell under other conditions than its baseline. */
+static int trend_mismatch(const struct compare_pair *p, const char *id)
+{
+    for (size_t i = 0; i < p->ncells; i++)
+        if (strcmp(p->cells[i].id, id) == 0)
+            return p->cells[i].match == COMPARE_MISMATCH;
+    return 0;
+}
+
 static int build_trends(struct crep *x)
 {
     const struct compare_result *r = x->r;
@@ -231,11 +240,15 @@ static int build_trends(struct crep *x)
                 break;
             for (size_t j = 0; j < nk; j++) {
                 const struct compare_side *s = &tr->points[j];
-                int ok = s->nreps && s->status == STATUS_OK && isfinite(s->mean_ms);
+                /* measured under other conditions than the baseline: no
+                 * number to join to it (compare gives it no ratio either) */
+                int mismatch = j > 0 && trend_mismatch(&r->pairs[j - 1], tr->id);
+                int ok = s->nreps && s->status == STATUS_OK && isfinite(s->mean_ms) && !mismatch;
                 v[j] = ok ? s->mean_ms : NAN;
                 lo[j] = ok ? s->ci_lo_ms : NAN;
                 hi[j] = ok ? s->ci_hi_ms : NAN;
-                na[j] = !s->nreps                 ? "NA (absent)"
+                na[j] = mismatch                  ? "NA (mismatch)"
+                        : !s->nreps               ? "NA (absent)"
                         : s->status != STATUS_OK ? figure_arena_printf(a, "NA (%s)", compare_side_status(s))
                                                  : "NA (no samples)";
             }
@@ -246,16 +259,18 @@ static int build_trends(struct crep *x)
             chunk_suffix(suffix, sizeof(suffix), first, count, r->ntrend);
         f->t =
             (struct trend){.title = figure_arena_printf(a, "Mean ms/step in each run%s", suffix),
-                           .subtitle = "Whiskers: 95% bootstrap interval of the mean; dashed: the baseline "
-                                       "[0]; NA: the run has no number for the cell.",
+                           .subtitle = "Change from the baseline [0], one scale for every panel; labels: "
+                                       "mean ms/step; whiskers: 95% interval; NA: no number (mismatch: other "
+                                       "conditions than [0]).",
                            .key = key.buf ? figure_arena_printf(a, "%s", key.buf) : NULL,
-                           .axis_label = "ms/step",
+                           .axis_label = "change vs [0]",
                            .npoints = nk,
                            .point_label = labels,
                            .nseries = count,
                            .series = ser,
                            .cols = 3,
-                           .color = C_GEOMEAN};
+                           .color = C_GEOMEAN,
+                           .relative = 1};
         strbuf_free(&key);
         char *name = util_printf("trend-%zu", k + 1),
              *title = util_printf("Mean ms/step in each run%s", suffix);
@@ -459,12 +474,7 @@ static int crep_init(struct crep *x, const struct compare_result *r)
                    : util_printf("Benchmark comparison: %zu runs against %s", r->nruns - 1, crep_run_name(x, 0));
     x->subtitle = util_printf("Baseline [0] %s, created %s. Every other run is compared with it.",
                               crep_run_name(x, 0), x->created_text);
-    size_t nslower = 0;
-    for (size_t k = 0; k < r->npairs; k++)
-        nslower += r->pairs[k].nslower;
-    x->result = nslower ? util_printf("Result: %zu cell%s got slower (named under What changed).", nslower,
-                                      nslower == 1 ? "" : "s")
-                        : strdup("Result: no cell got slower.");
+    x->result = crep_result_text(r, 3);
     if (!x->forest_first || !x->forest_n || !x->title ||
         !x->subtitle || !x->result)
         return error_set(BG_ENOMEM, "out of memory");

@@ -4,6 +4,7 @@
  * same bytes.
  */
 #include "compare/compare.h"
+#include "compare/crep.h"
 #include "compare/compare_env.h"
 #include "base/error.h"
 #include "base/util.h"
@@ -311,8 +312,11 @@ int compare_write_text(const struct compare_result *r, FILE *out)
             fprintf(out, "\n");
         }
     }
-    int rc = compare_exit_status(r);
-    fprintf(out, "\nresult: %s\n", rc ? "some cell got slower (exit status 3)" : "no cell got slower");
+    char *result = crep_result_text(r, 5); /* the slower cells by name and by how much */
+    if (!result)
+        return error_set(BG_ENOMEM, "out of memory");
+    fprintf(out, "\n%s\n", result);
+    free(result);
     if (ferror(out))
         return error_set(BG_EIO, "compare: write failed: %s", strerror(errno));
     return 0;

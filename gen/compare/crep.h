@@ -43,4 +43,8 @@ void crep_speedup_text(double geomean_ratio, char *buf, size_t n);
 /* "not counted", "counted", "intended" or "NOT intended". */
 const char *crep_change_tag(const struct compare_change *c, const struct compare_pair *p);
 
+/* The result in words, malloc'd: "Result: slower: sd/predict/b1/torch-eager
+ * by 10.4% in [1] upgrade; ..." (at most max cells named, then "and N
+ * more"), or "Result: no cell got slower." NULL on out of memory. */
+char *crep_result_text(const struct compare_result *r, size_t max);
 #endif /* BENCHGEN_CREP_H */

@@ -18,10 +18,18 @@
 
 #include "charts/chart.h"
 #include "charts/series.h"
+#include "charts/trend.h"
 #include "plan/catalog.h"
 #include "charts/scatter.h"
 #include "report/grid.h"
 #include "report/reference.h"
+#include "base/util.h"
+
+#include <stdlib.h>
+
+#ifndef BENCHGEN_SOURCE_DIR
+#define BENCHGEN_SOURCE_DIR "."
+#endif
 
 /* 100 timed steps around 200 ms (+/-2%), a deterministic wobble */
 static void steady(double *v, size_t n, double mean)
@@ -241,6 +249,45 @@ static void test_measured_vs_published(void **state)
     assert_true(SCATTER_BAND == 0.02);
 }
 
+/* The compare trend: every panel on one scale (the change from the
+ * baseline), so 1 ms and 700 ms cells read alike; a run without a number
+ * (a mismatched cell is given none) breaks the line. */
+static void test_trend_one_scale(void **state)
+{
+    (void)state;
+    static const double a[] = {1.203, 1.022, 1.002}, b[] = {699.2, 699.0, NAN}, c[] = {99.79, 110.2, 104.3};
+    struct trend_series ser[] = {{.label = "a", .v = a}, {.label = "b", .v = b}, {.label = "c", .v = c}};
+    struct trend t = {.npoints = 3, .nseries = 3, .series = ser, .relative = 1};
+    struct chart_axis ay;
+    assert_int_equal(trend_shared_axis(&t, &ay), 0);
+    /* covers -16.7% (a) and +10.4% (c) on the same axis */
+    assert_true(ay.lo <= -16.8 && ay.hi >= 10.5);
+    assert_true(ay.hi < 40 && ay.lo > -40);
+    /* only one panel: still at least +/-5% */
+    t.nseries = 2;
+    t.series = &ser[1];
+    assert_int_equal(trend_shared_axis(&t, &ay), 0);
+    assert_true(ay.lo <= -5 && ay.hi >= 5);
+}
+
+/* Cell names ("sd/predict/b1/torch-eager") in the HTML tables break at
+ * "/" or "-", never inside a word ("torch-e ager"): no break-all. */
+static void test_names_never_break_mid_word(void **state)
+{
+    (void)state;
+    char *css = NULL;
+    size_t len = 0;
+    assert_int_equal(util_read_file(BENCHGEN_SOURCE_DIR "/templates/report.css", &css, &len), 0);
+    char *rule = strstr(css, "td.mono");
+    assert_non_null(rule);
+    char *end = strchr(rule, '}');
+    assert_non_null(end);
+    *end = '\0';
+    assert_null(strstr(rule, "break-all"));
+    assert_null(strstr(rule, "anywhere"));
+    free(css);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_histogram_outlier),    cmocka_unit_test(test_first_call_label),
         cmocka_unit_test(test_detail_line),          cmocka_unit_test(test_backend_colours),
         cmocka_unit_test(test_text_contrast),        cmocka_unit_test(test_measured_vs_published),
+        cmocka_unit_test(test_trend_one_scale),      cmocka_unit_test(test_names_never_break_mid_word),
     };
     return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
 }

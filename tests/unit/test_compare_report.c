@@ -215,6 +215,17 @@ static void test_three_runs_twice_same_bytes(void **state)
     /* the trend table: a cell missing from a run says so */
     assert_non_null(strstr(md, "| mistral/generate/b1/torch-eager | 699.21 | NA (absent) | NA (absent) |"));
     assert_non_null(strstr(md, "| gemma/fit/b1/torch-eager | 249.79 | NA (error) | NA (absent) |"));
+    /* the result line names the slower cell and by how much, in every run */
+    assert_non_null(strstr(md, "Result: slower: sd/predict/b1/torch-eager by 10.4% in \\[1\\] diffusers-upgrade; "
+                               "sd/predict/b1/torch-eager by 4.5% in \\[2\\] diffusers-later."));
+    char *txt = NULL;
+    size_t txt_len = 0;
+    FILE *f = open_memstream(&txt, &txt_len);
+    assert_int_equal(compare_write_text(&r, f), 0);
+    fclose(f);
+    assert_null(strstr(txt, "exit status"));
+    assert_non_null(strstr(txt, "\nResult: slower: sd/predict/b1/torch-eager by 10.4% in [1]"));
+    free(txt);
     free(md);
     char *pdf = NULL, *pdf_path = util_printf("%s/compare.pdf", a);
     size_t pdf_len = 0;
