@@ -1,4 +1,4 @@
-"""envs_size.py LOCK UV_CACHE INDEX - the expected download of building LOCK.
+"""envs_size.py LOCK UV_CACHE INDEX [PARENT] - the expected download of building LOCK.
 
 Run by benchgen (gen/run/envs_size.c) with the interpreter that will make
 the environment, before `env sync` starts its installer, so that the build
@@ -9,7 +9,9 @@ base URL, https://pypi.org/simple for PyPI) for the project's files, picks
 the wheel this interpreter would install (the best-ranked of its tags; the
 sdist when no wheel fits) and adds its size, unless uv's cache (UV_CACHE,
 "" when pip builds) already holds that wheel or sdist, which uv then
-hard-links instead of downloading.
+hard-links instead of downloading, or the venv PARENT (a derived
+environment's parent, whose packages are linked into it first) has it
+installed.
 
 Prints one line on stdout, read by envs_size.c:
   ok PINNED NEW NEW_BYTES CACHED UNKNOWN
@@ -155,8 +157,21 @@ def in_uv_cache(uv_cache, name, version, rank):
                                                                  version)))
 
 
+def installed(venv):
+    """(name, version) of every distribution in a venv's site-packages."""
+    out = set()
+    for d in glob.glob(os.path.join(glob.escape(venv), "lib", "python*", "site-packages", "*.dist-info")):
+        name, _, ver = os.path.basename(d)[: -len(".dist-info")].partition("-")
+        try:
+            out.add((utils.canonicalize_name(name), pversion.Version(ver)))
+        except Exception:
+            continue
+    return out
+
+
 def main():
     lock, uv_cache, index = sys.argv[1:4]
+    parent = installed(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[4] else set()
     deadline = float(os.environ.get("BENCHGEN_SIZE_TIMEOUT", "15"))
     rank = {t: i for i, t in enumerate(tags.sys_tags())}
     wanted = pins(lock)
@@ -168,7 +183,7 @@ def main():
     for n, v in wanted:
         if not v:
             unknown += 1
-        elif in_uv_cache(uv_cache, n, v, rank):
+        elif (n, pversion.Version(v)) in parent or in_uv_cache(uv_cache, n, v, rank):
             cached += 1  # nothing to ask: uv links it from its cache
         else:
             jobs[pool.submit(fetch, index, n, deadline)] = (n, v)

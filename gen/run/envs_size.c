@@ -46,7 +46,7 @@ static bool env_true(const char *name)
     return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
 }
 
-void envs_size_announce(const struct env_info *e, bool with_uv)
+void envs_size_announce(const struct env_info *e, bool with_uv, const struct env_info *parent)
 {
     const char *off = getenv("BENCHGEN_SIZE");
     if ((off && strcmp(off, "0") == 0) || !e->builder || !e->lock_path)
@@ -57,13 +57,14 @@ void envs_size_announce(const struct env_info *e, bool with_uv)
     const char *uv_cache = with_uv && getenv("UV_CACHE_DIR") ? getenv("UV_CACHE_DIR") : "";
     const char *index = index_url(with_uv);
     char *helper = util_printf("%s/runners/envs_size.py", util_home_dir());
+    char *have = parent ? util_printf("%s", parent->dir) : strdup("");
     struct strbuf out = {0};
     int status = 0, pinned = 0, fresh = 0, cached = 0, unknown = 0;
     long long bytes = 0;
     char size[32], reason[256] = "";
-    if (!helper)
+    if (!helper || !have)
         goto done;
-    char *argv[] = {e->builder, "-I", helper, e->lock_path, (char *)uv_cache, (char *)index, NULL};
+    char *argv[] = {e->builder, "-I", helper, e->lock_path, (char *)uv_cache, (char *)index, have, NULL};
     if (envs_proc_run(argv, &out, &status) < 0 || !out.buf) {
         snprintf(reason, sizeof(reason), "%s could not be run", helper);
     } else if (sscanf(out.buf, "ok %d %d %lld %d %d", &pinned, &fresh, &bytes, &cached, &unknown) != 5) {
@@ -77,12 +78,14 @@ void envs_size_announce(const struct env_info *e, bool with_uv)
     }
     format_bytes(bytes, size, sizeof(size));
     if (fresh == 0 && unknown == 0) {
-        printf("env %s: nothing to download (uv's cache holds every pinned package, %d)\n", e->name, pinned);
+        printf("env %s: nothing to download (%s holds every pinned package, %d)\n", e->name,
+               parent ? "the parent or uv's cache" : "uv's cache", pinned);
         goto done;
     }
     printf("env %s: about %s to download (%d of %d pinned packages", e->name, size, fresh, pinned);
     if (cached)
-        printf("; %d already in uv's cache", cached);
+        printf("; %d already in %s%s", cached, parent ? parent->name : "uv's cache",
+               parent && with_uv ? " or uv's cache" : "");
     if (unknown)
         printf("; %d of unknown size", unknown);
     printf(")%s\n", with_uv ? "" : "; pip may find some in its own cache");
@@ -90,5 +93,6 @@ done:
     fflush(stdout);
     error_clear();
     free(helper);
+    free(have);
     strbuf_free(&out);
 }

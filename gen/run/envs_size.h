@@ -22,7 +22,8 @@
 
 /* Prints "env NAME: ..." with e's expected download (e a lock-file
  * environment about to be built; with_uv: uv builds it, so its cache,
- * $UV_CACHE_DIR, counts as already downloaded). */
-void envs_size_announce(const struct env_info *e, bool with_uv);
+ * $UV_CACHE_DIR, counts as already downloaded; parent, or NULL: the venv
+ * whose packages e starts from, envs_seed.h, which count as present too). */
+void envs_size_announce(const struct env_info *e, bool with_uv, const struct env_info *parent);
 
 #endif /* BENCHGEN_ENVS_SIZE_H */

@@ -8,6 +8,7 @@
 #include "run/envs_packages.h"
 #include "run/envs_proc.h"
 #include "run/envs_python.h"
+#include "run/envs_seed.h"
 #include "run/envs_size.h"
 #include "run/envs_uv.h"
 #include "base/error.h"
@@ -119,17 +120,30 @@ static int sync_one(const struct env_info *e, bool *base_checked)
     /* uv when it can be had (hard links from its cache: nothing unchanged is
      * downloaded or copied twice), else python -m venv and pip */
     char *uv = envs_uv_find(e->builder, envs_cache_dir());
-    envs_size_announce(e, uv != NULL);
+    struct env_info parent;
+    bool seeded = envs_seed_parent(e, &parent) == 0;
+    error_clear();
+    envs_size_announce(e, uv != NULL, seeded ? &parent : NULL);
     printf("env %s: creating %s (Python %s, lock %s, with %s)\n", e->name, e->dir, e->pyver, e->lock_path,
            uv ? "uv" : "pip");
     char *venv_pip[] = {e->builder, "-I", "-m", "venv", e->dir, NULL};
     char *venv_uv[] = {uv, "venv", "--quiet", "--seed", "--python", e->builder, e->dir, NULL};
+    if (seeded) /* no --seed: pip and setuptools come from the parent, as they were there */
+        memmove(&venv_uv[3], &venv_uv[4], 4 * sizeof(venv_uv[0]));
     char *inst_pip[] = {e->python, "-I", "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
                         "--progress-bar", "on", "-r", e->lock_path, NULL};
     char *inst_uv[] = {uv, "pip", "install", "--python", e->python, "-r", e->lock_path, NULL};
     char **steps[] = {uv ? venv_uv : venv_pip, uv ? inst_uv : inst_pip};
     const char *what[] = {"creating the venv", "installing the lock"};
     for (size_t k = 0; k < 2 && !err; k++) {
+        if (k == 1 && seeded) { /* a derived venv starts from its parent's packages */
+            long files = 0;
+            if ((err = envs_seed_link(e, &parent, &files)) < 0)
+                break;
+            printf("env %s: linked %ld files of %s's packages; installing what the pins change\n", e->name, files,
+                   parent.name);
+            fflush(stdout);
+        }
         if ((err = envs_proc_run(steps[k], NULL, &status)) < 0)
             break;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -138,6 +152,8 @@ static int sync_one(const struct env_info *e, bool *base_checked)
                             "%s (%s) failed with %s", what[k], uv ? "uv" : "pip", how);
         }
     }
+    if (seeded)
+        env_info_free(&parent);
     free(uv);
     if (err < 0)
         goto failed;

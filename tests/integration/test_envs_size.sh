@@ -67,11 +67,13 @@ cat >"$TMP/uv" <<'SH'
 #!/bin/sh
 case "$1" in
   --version) echo "uv 0.0.0 (fake)" ;;
-  venv) for a; do d=$a; done; mkdir -p "$d/bin" && ln -s "$(command -v python3)" "$d/bin/python" ;;
+  venv) for a; do d=$a; done; mkdir -p "$d/bin" "$d/lib/python$PYMM/site-packages" &&
+        ln -s "$(command -v python3)" "$d/bin/python" ;;
   pip) echo "fake uv: $*" ;;
 esac
 SH
 chmod +x "$TMP/uv"
+export PYMM=$("$BENCHGEN" info 2>/dev/null | sed -n 's/^Python \([0-9]*\.[0-9]*\).*makes lock-file.*/\1/p')
 
 export BENCHGEN_HOME=$H BENCHGEN_CACHE=$TMP/cache BENCHGEN_UV=$TMP/uv UV_CACHE_DIR=$TMP/uvcache
 export UV_DEFAULT_INDEX=http://127.0.0.1:$PORT/simple
@@ -109,4 +111,40 @@ rm -rf "$TMP/cache/envs"
 UV_OFFLINE=1 timeout 120 "$BENCHGEN" env sync sized >"$TMP/uvoff.out" 2>&1
 check "so does UV_OFFLINE (uv downloads nothing then)" bash -c '! grep -q "to download\|size unknown" "$1"' _ "$TMP/uvoff.out"
 check "... and the build still runs" grep -q "^env sized: ready in" "$TMP/uvoff.out"
+
+# A derived environment starts from its parent's packages, hard-linked: the
+# announcement counts them as present, the installer is left only the pins.
+# The parent is `base` (numpy) of a copy of data/, "built" by the fake uv,
+# with a numpy in its site-packages as an installer would leave it.
+H2=$TMP/home2
+mkdir -p "$H2"
+cp -r "$ROOT/data" "$H2/data"
+ln -s "$ROOT/runners" "$H2/runners"
+export BENCHGEN_HOME=$H2 BENCHGEN_CACHE=$TMP/cache2
+unset BENCHGEN_SIZE UV_OFFLINE
+timeout 120 "$BENCHGEN" env sync base >"$TMP/parent.out" 2>&1
+check "the parent builds (fake uv)" test $? -eq 0
+NV=$(sed -n 's/^numpy==//p' "$H2/data/envs/base.txt")
+P=$(ls -d "$TMP"/cache2/envs/base-*)
+SP=$P/lib/python$PYMM/site-packages
+mkdir -p "$SP/numpy/core" "$SP/numpy-$NV.dist-info"
+echo "version = '$NV'" >"$SP/numpy/__init__.py"
+echo "# core" >"$SP/numpy/core/x.py"
+printf 'Metadata-Version: 2.1\nName: numpy\nVersion: %s\n' "$NV" >"$SP/numpy-$NV.dist-info/METADATA"
+ln -s __init__.py "$SP/numpy/alias.py"
+"$BENCHGEN" run tests/specs/pipeline.yaml --only model=mlp --with six==1.17.0 --dry-run >/dev/null 2>&1
+timeout 120 "$BENCHGEN" env sync base+six-1.17.0 >"$TMP/derived.out" 2>&1
+check "the derived environment builds (exit 0)" test $? -eq 0
+check "its announcement counts the parent's packages as present" \
+  grep -qx "env base+six-1.17.0: about 11 KiB to download (1 of 2 pinned packages; 1 already in base or uv's cache)" \
+  "$TMP/derived.out"
+grep -q "^env base+six-1.17.0: about 11 KiB" "$TMP/derived.out" || grep "^env base+six" "$TMP/derived.out"
+check "it links the parent's files before installing" \
+  grep -qx "env base+six-1.17.0: linked 3 files of base's packages; installing what the pins change" "$TMP/derived.out"
+DSP=$(ls -d "$TMP"/cache2/envs/base+six-1.17.0-*)/lib/python$PYMM/site-packages
+check "a parent's file is the same inode in the derived venv (no copy)" \
+  test "$(stat -c %i "$SP/numpy/core/x.py")" = "$(stat -c %i "$DSP/numpy/core/x.py")"
+check "directories are the derived venv's own" test "$(stat -c %i "$SP/numpy")" != "$(stat -c %i "$DSP/numpy")"
+check "symlinks stay symlinks" test "$(readlink "$DSP/numpy/alias.py")" = __init__.py
+check "the parent is untouched" test "$(cat "$SP/numpy/__init__.py")" = "version = '$NV'"
 finish
