@@ -154,6 +154,10 @@ def main():
         total["names"] += names
         if not asked:
             continue
+        if not names:
+            lines.append("| false alarms, %s | none of %d comparisons asked for finished | - | not measured |"
+                         % (label, asked))
+            continue
         lines.append("| false alarms, %s | %d of %d comparisons asked for finished, %d cell verdicts | %d faster/slower; "
                      "%d of %d comparisons exit 0; median between-process CV %.1f%%, %d of %d cells too noisy for 5%%; "
                      "%s | part of the row below |"
@@ -189,6 +193,7 @@ def main():
     parts = [("power" + s, s, o.power if s == "0.25" else o.power_other, "") for s in o.shares.split()]
     parts += [("power-long" + s, s, o.power_long if s == "0.25" else o.power_long_other, ", 100-step processes")
               for s in o.shares.split() if o.power_long]
+    counted = list(total["names"])
     for prefix, s, n, what in parts:
         if not n:
             continue
@@ -211,16 +216,19 @@ def main():
                 cvs.append(c["noise_cv"])
                 ratios.append(c["ratio"])
         cv_mean, cv_median, halves = noise_sources(d, names)
+        counted += names
         if s == "0.25":
             crit = bool(names) and all_found >= 0.9 * len(names)
             verdict = ">= 90%% of comparisons: %s" % ("met" if crit else "NOT met")
-            ok &= crit
         elif float(s) < 0:
             crit = bool(names) and cells_found > 0 and wrong == 0
             verdict = "found as faster: %s" % ("met" if crit else "NOT met")
-            ok &= crit
         else:
-            verdict = "reported"
+            crit, verdict = True, "reported"
+        if what:  # the longer processes are an experiment: reported, no criterion of their own
+            verdict = "reported" if verdict == "reported" else "reported (%s)" % verdict
+        else:
+            ok &= crit
         ok &= wrong == 0
         lines.append("| power, B does %+d%% work%s | %d of %d comparisons asked for finished, %d cell verdicts | "
                      "%d of %d cells %s (%.0f%%), %d of %d comparisons with every cell %s, %d in the wrong direction; "
@@ -245,11 +253,13 @@ def main():
                      % (cn["ratio"] or nan, cn["ci_lo"] or nan, cn["ci_hi"] or nan, cmp["summary"]["drift"],
                         load_text(loads_of(log, ["drift-quiet", "drift-hog"])), "met" if crit else "NOT met"))
 
-    loads = [float(x) for x in re.findall(r" load ([0-9.]+)", log)]
+    if os.path.exists(os.path.join(d, "drift-hog.done")):
+        counted += ["drift-quiet", "drift-hog"]
+    loads = loads_of(log, counted)
     table = ["| part | data | result | criterion |", "|---|---|---|---|"] + lines
     if loads:
         table.append("")
-        table.append("1-minute load average at the start and end of the calibration's runs: %.1f to %.1f (median %.1f) "
+        table.append("1-minute load average at the start and end of the runs above: %.1f to %.1f (median %.1f) "
                      "on %d CPUs." % (min(loads), max(loads), median(loads), os.cpu_count()))
     text = "\n".join(table)
     print(text)
