@@ -6,6 +6,7 @@
 #   make layers     check that includes point down the layer chain, with no cycle
 #   make asan       the same tests against an AddressSanitizer + UBSan build
 #   make report     install, build environments, run data/matrix/cpu-tiny.yaml, render the report
+#   make kit        the offline kit for an air-gapped GPU node: build/benchgen-kit-VERSION.tar.gz
 #
 # Knobs: PYTHON=python3 (the interpreter that creates the default venvs and
 # whose headers build the worker module), USE_CUDA=auto|yes|no, V=1 (show
@@ -95,7 +96,7 @@ LIB_OBJ  := $(filter-out $(MAIN_OBJ),$(OBJ))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check-deps deps test check layers unit-bins asan report clean
+.PHONY: all check-deps deps test check layers unit-bins asan report kit clean
 all: check-deps benchgen
 
 check-deps:
@@ -175,6 +176,27 @@ report:
 	$(Q)scripts/install-deps.sh
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)scripts/make-report.sh $(SPEC)
+
+# ---- the offline kit (docs/GPU.md, "The offline kit") ----------------------
+# The same objects, linked to run from the unpacked kit: RPATH $ORIGIN/lib
+# (DT_RPATH, so the bundled libraries' own dependencies are found there too),
+# libarchive and nettle static (only the tar and gzip code is pulled in, so
+# neither libxml2 nor ICU's 30 MB of data is needed), sections nobody calls
+# dropped. KIT_PYTHONS: the CPython versions whose version-specific wheels go in.
+KIT         ?= $(BUILD)/benchgen-kit-$(VERSION).tar.gz
+KIT_PYTHONS ?= 3.12
+KIT_PKGS    := $(filter-out libarchive,$(ALL_PKGS))
+KIT_LDLIBS   = -Wl,--gc-sections -Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/lib' \
+  $(shell $(PKG_CONFIG) --libs $(KIT_PKGS) 2>/dev/null) -Wl,-Bstatic -larchive -lnettle -Wl,-Bdynamic \
+  -Wl,--as-needed -llzma -lbz2 -lz $(CUDA_LIBS) -ldl -lm -lpthread -lutil
+
+$(BUILD)/kit/benchgen: $(OBJ)
+	@mkdir -p $(dir $@)
+	@printf '  LINK %s\n' $@
+	$(Q)$(CC) -o $@ $(OBJ) $(KIT_LDLIBS)
+
+kit: check-deps $(BUILD)/kit/benchgen $(EXT)
+	$(Q)KIT_PYTHONS='$(KIT_PYTHONS)' PYTHON='$(PY_EXE)' scripts/kit-build.sh $(BUILD)/kit/benchgen $(EXT) $(KIT)
 
 clean:
 	rm -rf build benchgen

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# The offline kit (`make kit`, docs/GPU.md "The offline kit") on a node with
+# no network: the kit is built twice (same bytes, under 48 MiB), then, in a
+# network namespace with no network (`unshare -n`) and a mount namespace where
+# the build tree, the shared environment cache, pip's caches and the
+# machine's local wheel directory are empty tmpfs mounts, it is unpacked into
+# a fresh directory, its install.sh binds a DIFFERENT Python of this machine
+# (3.12; the build uses 3.11) whose venv has only numpy and JAX (CPU) from
+# PyPI, and a small matrix runs: the numpy reference and BERT on keras3-jax,
+# whose Keras comes from the kit's wheelhouse.
+#
+# The node venv is made once (with the network, outside the namespace) and
+# kept in the test cache ($BENCHGEN_TEST_CACHE, default ~/.cache/benchgen-tests).
+set -u
+. "$(dirname "$0")/lib.sh"
+
+node_v=3.12
+pins="numpy==2.4.6 jax==0.10.2 jaxlib==0.10.2" # data/envs/keras3.txt's versions
+cache=${BENCHGEN_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchgen-tests}
+
+# ---- the kit, twice -----------------------------------------------------------
+for k in a b; do
+  if ! nice make --no-print-directory kit KIT="$TMP/kit-$k.tar.gz" KIT_PYTHONS=$node_v >"$TMP/make-$k.log" 2>&1; then
+    not_ok "make kit ($k)"; tail -20 "$TMP/make-$k.log"; finish
+  fi
+done
+ok "make kit"
+check "same inputs, same bytes (two builds)" cmp -s "$TMP/kit-a.tar.gz" "$TMP/kit-b.tar.gz"
+bytes=$(stat -c %s "$TMP/kit-a.tar.gz")
+check "kit under 48 MiB ($bytes bytes)" test "$bytes" -lt $((48 * 1048576))
+grep '^kit: ' "$TMP/make-a.log" | head -1 | sed 's/^/# /'
+tar -tvzf "$TMP/kit-a.tar.gz" >"$TMP/members"
+check "every member is owned by 0/0 with one fixed mtime" \
+  test "$(awk '{print $2, $4, $5}' "$TMP/members" | sort -u | wc -l)" -eq 1
+check "members are sorted by name" bash -c "awk '{print \$6}' '$TMP/members' | LC_ALL=C sort -c"
+
+# ---- the node's Python: 3.12 with numpy and jax from PyPI (cached) -----------------
+py=""
+for c in "$(pyenv root 2>/dev/null)"/versions/$node_v*/bin/python$node_v "$(command -v python$node_v 2>/dev/null)"; do
+  [ -n "$c" ] && [ -x "$c" ] && "$c" -c 1 2>/dev/null && { py=$c; break; }
+done
+if [ -z "$py" ]; then
+  not_ok "Python $node_v is installed (pyenv install $node_v): the kit test needs a Python other than the build's"
+  finish
+fi
+node=$cache/kit-node-py$node_v-$(echo "$pins" | sha256sum | cut -c1-12)
+if [ ! -x "$node/bin/python" ]; then
+  rm -rf "$node.tmp"
+  if ! { "$py" -m venv "$node.tmp" && nice "$node.tmp/bin/python" -m pip install -q --disable-pip-version-check $pins; } \
+    >"$TMP/node.log" 2>&1; then
+    not_ok "prepare the node venv (Python $node_v, $pins)"; tail -5 "$TMP/node.log"; rm -rf "$node.tmp"; finish
+  fi
+  mv "$node.tmp" "$node"
+fi
+ok "node venv: Python $node_v with $pins"
+
+# ---- offline: unpack, install, run -----------------------------------------------
+if ! unshare -n -m true 2>/dev/null; then
+  not_ok "unshare -n -m works here (needs root or user namespaces)"; finish
+fi
+mkdir -p "$TMP/node" "$TMP/home"
+cp "$TMP/kit-a.tar.gz" "$TMP/node/"
+cat >"$TMP/spec.yaml" <<'EOF'
+name: kit-offline
+size: tiny
+steps: 3
+backends: [numpy, keras3-jax]
+rows:
+  - {model: mlp, task: predict, batch: 32, backends: [numpy]}
+  - {model: bert, task: predict, batch: 8, backends: [keras3-jax]}
+EOF
+hide=("$ROOT" "${XDG_CACHE_HOME:-$HOME/.cache}/benchgen" "${XDG_CACHE_HOME:-$HOME/.cache}/pip")
+[ -d /opt/wheels ] && hide+=(/opt/wheels)
+[ -n "${PIP_FIND_LINKS:-}" ] && [ -d "$PIP_FIND_LINKS" ] && hide+=("$PIP_FIND_LINKS")
+cat >"$TMP/offline.sh" <<'EOF'
+set -u
+t=$1 root=$2 nodepy=$3; shift 3
+mount --make-rprivate / || exit 3
+for d in "$@"; do [ -d "$d" ] && { mount -t tmpfs -o ro none "$d" || exit 3; }; done
+say() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fi; }
+say "no network: only lo in this namespace" '[ "$(awk -F: "NR > 2 {gsub(/ /, \"\", \$1); print \$1}" /proc/net/dev)" = lo ]'
+say "no network: a connection to 1.1.1.1:443 fails" '! "$nodepy" -c "import socket; socket.create_connection((\"1.1.1.1\", 443), timeout=3)" 2>/dev/null'
+say "the build tree is unreachable (an empty mount)" '[ ! -e "$root/Makefile" ] && [ -z "$(ls -A "$root")" ]'
+cd "$t/node" && tar xzf kit-a.tar.gz && cd benchgen-kit-* || exit 3
+kit=$(pwd)
+say "SHA256SUMS of the unpacked kit check" 'sha256sum --quiet -c SHA256SUMS'
+say "benchgen has RPATH \$ORIGIN/lib" 'readelf -d benchgen | grep -q "RPATH.*\\\$ORIGIN/lib"'
+other=$(ldd ./benchgen | awk '$2 == "=>" {print $1, $3}' | grep -vE "^(libc|libm)\.so|=> $kit/lib/" | grep -v "^$")
+say "every library beyond glibc resolves into the kit's lib/ ($(ls lib | wc -l) libraries)" '[ -z "$other" ] || { echo "$other" >&2; false; }'
+env -u PIP_FIND_LINKS -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL HOME="$t/home" BENCHGEN_CACHE="$t/cache" \
+  PIP_INDEX_URL=http://127.0.0.1:9/simple ./install.sh "$nodepy" >"$t/install.log" 2>&1
+say "install.sh binds the node's Python, offline (exit 0)" '[ $? -eq 0 ] || { tail -5 "$t/install.log" >&2; false; }'
+HOME="$t/home" BENCHGEN_CACHE="$t/cache" ./benchgen run "$t/spec.yaml" --out "$t/run" >"$t/run.log" 2>&1
+say "the matrix runs from the kit (exit 0)" '[ $? -eq 0 ] || { tail -8 "$t/run.log" >&2; false; }'
+HOME="$t/home" BENCHGEN_CACHE="$t/cache" ./benchgen show "$t/run" --json >"$t/show.json"
+echo "$kit" >"$t/kitdir"
+EOF
+unshare -n -m bash "$TMP/offline.sh" "$TMP" "$ROOT" "$node/bin/python" "${hide[@]}" >"$TMP/offline.out" 2>"$TMP/offline.err"
+rc=$?
+cat "$TMP/offline.out"
+grep -q '^not ok' "$TMP/offline.out" && { FAILED=1; sed 's/^/# /' "$TMP/offline.err" | tail -15; }
+check "the offline script ran to the end (exit $rc)" test "$rc" -eq 0
+[ -f "$TMP/show.json" ] || { not_ok "show --json of the offline run"; finish; }
+kit=$(cat "$TMP/kitdir")
+got=$(cells_py "$TMP/show.json" '" ".join(c["key"] + "=" + c["status"] for c in cells)')
+check "cells ok ($got)" test "$got" = "mlp/predict/b32/numpy=ok bert/predict/b8/keras3-jax=ok"
+check "cells ran in the kit's venv of Python $node_v" test "$(cells_py "$TMP/show.json" \
+  'sorted(set(w(c, "python.executable") + " " + w(c, "python.version")[:4] for c in cells))')" = "['$kit/venv/bin/python $node_v']"
+check "Keras came from the kit's wheelhouse (3.15.1, installed in the kit's venv; the node has none)" \
+  bash -c "[ '$(cells_py "$TMP/show.json" 'w(cells[1], "pkg.keras")')' = 3.15.1 ] &&
+    [ -d '$kit/venv/lib/python$node_v/site-packages/keras-3.15.1.dist-info' ] &&
+    ! ls -d '$node'/lib/python*/site-packages/keras* >/dev/null 2>&1"
+check "the node's jax was used as it is (0.10.2 from the node venv)" test "$(cells_py "$TMP/show.json" 'w(cells[1], "pkg.jax")')" = "0.10.2"
+check "install.sh kept the node's ml_dtypes and installed optree from the kit" \
+  bash -c "grep -q \"kept the node's: ml_dtypes\" '$TMP/install.log' && grep -q 'installed from the kit: optree' '$TMP/install.log'"
+check "nothing of the build tree in the run (no path under $ROOT)" bash -c "! grep -rqs -- '$ROOT/' '$TMP/show.json' '$TMP/run/run.db'"
+left=$(pgrep -f "$TMP/node/benchgen-kit" || true)
+check "no process of the kit left running" test -z "$left"
+finish
