@@ -85,7 +85,7 @@ cd "$t/node" && tar xzf kit-a.tar.gz && cd benchgen-kit-* || exit 3
 kit=$(pwd)
 say "SHA256SUMS of the unpacked kit check" 'sha256sum --quiet -c SHA256SUMS'
 say "benchgen has RPATH \$ORIGIN/lib" 'readelf -d benchgen | grep -q "RPATH.*\\\$ORIGIN/lib"'
-other=$(ldd ./benchgen | awk '$2 == "=>" {print $1, $3}' | grep -vE "^(libc|libm)\.so|=> $kit/lib/" | grep -v "^$")
+other=$(ldd "$kit/benchgen" | sed 's|/\./|/|g' | awk '$2 == "=>" {print $1, "=>", $3}' | grep -vE "^(libc|libm)\.so|=> $kit/lib/" | grep -v "^$")
 say "every library beyond glibc resolves into the kit's lib/ ($(ls lib | wc -l) libraries)" '[ -z "$other" ] || { echo "$other" >&2; false; }'
 env -u PIP_FIND_LINKS -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL HOME="$t/home" BENCHGEN_CACHE="$t/cache" \
   PIP_INDEX_URL=http://127.0.0.1:9/simple ./install.sh "$nodepy" >"$t/install.log" 2>&1
