@@ -6,6 +6,7 @@
 #include "run/cellfile.h"
 #include "run/executor.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/util.h"
 
 #include <signal.h>
@@ -80,12 +81,8 @@ int cellrun(const char *run_dir, int id, const struct cellrun_options *o, enum s
         err = error_set(BG_ENOTFOUND, "%s: the plan has no cell %d", run_dir, id);
         goto done;
     }
-    tag = o && o->tag ? strdup(o->tag) : attempt_tag(&restart);
+    tag = o && o->tag ? xstrdup(o->tag) : attempt_tag(&restart);
     log = executor_log_path(run_dir, c);
-    if (!tag || !log) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     const char *cpus = getenv("SLURM_CPUS_PER_TASK");
     if (cpus && atoi(cpus) > 0)
         executor_set_threads(atoi(cpus), false);

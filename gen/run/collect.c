@@ -5,6 +5,7 @@
 #include "run/cellfile.h"
 #include "run/executor.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/util.h"
 #include "store/store_record.h"
 
@@ -34,10 +35,8 @@ int collect_cell(struct store *st, const struct cell *c, int *merged)
     *merged = 0;
     int err = collect_read(store_dir(st), c, &r, &files, &tags, &statuses);
     if (!err && files.n) {
-        if (!(log = executor_log_path(store_dir(st), c)))
-            err = error_set(BG_ENOMEM, "out of memory");
-        else
-            err = store_merge(st, c, &r, log, (const char *const *)files.v, (const char *const *)tags.v,
+        log = executor_log_path(store_dir(st), c);
+        err = store_merge(st, c, &r, log, (const char *const *)files.v, (const char *const *)tags.v,
                               (const char *const *)statuses.v, files.n, merged);
     }
     if (err < 0)

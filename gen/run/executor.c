@@ -7,6 +7,7 @@
 #include "run/envs.h"
 #include "run/gpu.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/util.h"
 #include "runners/worker.h"
 #include "run/telemetry.h"
@@ -210,7 +211,7 @@ int executor_note_place(struct result *r)
 char *executor_log_path(const char *run_dir, const struct cell *c)
 {
     char *file = matrix_key_filename(c->key);
-    char *log = file ? util_printf("%s/logs/%s.log", run_dir, file) : NULL;
+    char *log = xprintf("%s/logs/%s.log", run_dir, file);
     free(file);
     return log;
 }

@@ -128,7 +128,7 @@ int executor_note_place(struct result *r);
  * variables already set are kept unless overwrite. */
 void executor_set_threads(int n, bool overwrite);
 
-/* RUN_DIR/logs/<key as file name>.log, malloc'd. */
+/* RUN_DIR/logs/<key as file name>.log, malloc'd; never NULL (base/xalloc.h). */
 char *executor_log_path(const char *run_dir, const struct cell *c);
 
 void exec_event_free(struct exec_event *ev);

@@ -17,6 +17,7 @@
 #include "run/cellfile.h"
 #include "run/gpu.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -100,9 +101,7 @@ static int parse_devices(struct local *l, const char *list)
             p += n + 1;
         }
     }
-    l->slots = err ? NULL : calloc(devs.n, sizeof(*l->slots));
-    if (!err && !l->slots)
-        err = error_set(BG_ENOMEM, "out of memory");
+    l->slots = err ? NULL : xcalloc(devs.n ? devs.n : 1, sizeof(*l->slots));
     for (size_t i = 0; !err && i < devs.n; i++) {
         l->slots[i].device = devs.v[i];
         devs.v[i] = NULL;
@@ -127,8 +126,7 @@ static int assign_cpus(struct local *l, int n)
         if (n > navail)
             return error_set(BG_EUSAGE, "--cpus-per-cell %d: this process may run on %d core(s) only", n, navail);
         l->nslots = (size_t)(navail / n);
-        if (!(l->slots = calloc(l->nslots, sizeof(*l->slots))))
-            return error_set(BG_ENOMEM, "out of memory");
+        l->slots = xcalloc(l->nslots ? l->nslots : 1, sizeof(*l->slots));
     } else if ((size_t)n * l->nslots > (size_t)navail) {
         return error_set(BG_EUSAGE,
                          "--cpus-per-cell %d with %zu device(s) needs %zu cores; this process may run on %d only",
@@ -163,9 +161,7 @@ static void describe_slot(struct slot *s)
 static int local_open(struct executor *ex)
 {
     const struct exec_options *o = ex->opt;
-    struct local *l = calloc(1, sizeof(*l));
-    if (!l)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct local *l = xcalloc(1, sizeof(*l));
     ex->priv = l;
     int err = 0;
     if (o->partition || o->gpus_per_cell || o->mem || o->time_limit || o->max_parallel || o->nsbatch_args ||
@@ -210,8 +206,7 @@ static int next_inline(struct executor *ex, struct local *l, struct exec_event *
     if (ex->hooks.started)
         ex->hooks.started(ex->hooks.arg, c, NULL);
     ev->cell = c;
-    if (!(ev->log_path = executor_log_path(store_dir(ex->st), c)))
-        return error_set(BG_ENOMEM, "out of memory");
+    ev->log_path = executor_log_path(store_dir(ex->st), c);
     int err = executor_run_cell(c, ev->log_path, ex->stop, &ex->hooks, &ev->result);
     if (err < 0) {
         exec_event_free(ev);
@@ -266,11 +261,10 @@ static int slot_start(struct executor *ex, struct local *l, struct slot *s, cons
 static int slot_finish(struct executor *ex, struct slot *s, int wstatus, struct exec_event *ev)
 {
     const char *dir = store_dir(ex->st);
-    char *name = util_printf("%s.json", s->tag);
-    int err = name ? 0 : error_set(BG_ENOMEM, "out of memory");
+    char *name = xprintf("%s.json", s->tag);
+    int err = 0;
     ev->cell = s->cell;
-    if (!err && !(ev->log_path = executor_log_path(dir, s->cell)))
-        err = error_set(BG_ENOMEM, "out of memory");
+    ev->log_path = executor_log_path(dir, s->cell);
     if (!err && cellfile_read_attempt(dir, s->cell, name, &ev->result) < 0) {
         /* No result: the cell process itself failed (its message is on stderr). */
         result_free(&ev->result);

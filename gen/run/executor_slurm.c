@@ -351,8 +351,8 @@ static int fill_event(struct slurm *s, struct scell *sc, struct exec_event *ev)
 {
     ev->cell = sc->cell;
     int err = collect_read(s->run_dir, sc->cell, &ev->result, &ev->files, &ev->tags, &ev->statuses);
-    if (!err && !(ev->log_path = executor_log_path(s->run_dir, sc->cell)))
-        err = error_set(BG_ENOMEM, "out of memory");
+    if (!err)
+        ev->log_path = executor_log_path(s->run_dir, sc->cell);
     if (err < 0)
         exec_event_free(ev);
     return err;

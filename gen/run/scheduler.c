@@ -7,6 +7,7 @@
 #include "plan/status.h"
 #include "run/executor.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "stats/stats.h"
 #include "store/store_record.h"
 #include "base/util.h"
@@ -287,10 +288,6 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
         struct result r = {0};
         char *saved[SCHED_ARM_MAX_ENV] = {0};
         char *log = executor_log_path(store_dir(a->st), c);
-        if (!log) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
         on_started(&p, c, arm[i] ? "arm B" : "arm A");
         arm_env(a, saved, 0);
         err = executor_run_cell(c, log, &stop_requested, &hooks, &r);

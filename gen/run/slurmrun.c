@@ -6,6 +6,7 @@
 #include "run/cellfile.h"
 #include "run/collect.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "base/util.h"
 
 #include <stdio.h>
@@ -111,8 +112,7 @@ struct view {
 static int view_load(struct store *st, const struct matrix *plan, struct view *v)
 {
     memset(v, 0, sizeof(*v));
-    if (!(v->jobs = calloc(plan->ncells ? plan->ncells : 1, sizeof(*v->jobs))))
-        return error_set(BG_ENOMEM, "out of memory");
+    v->jobs = xcalloc(plan->ncells ? plan->ncells : 1, sizeof(*v->jobs));
     int err = cell_jobs(st, plan, v->jobs, &v->all);
     if (!err && v->all.n)
         err = slurm_queue(&v->all, &v->q);
