@@ -10,14 +10,14 @@
 #   REPEAT=5 PY_REPEAT=3 scripts/bench-report.sh
 #
 # Needs a built ./benchgen (or BENCHGEN=...). The Python side runs in a venv
-# this script creates under $HOME/.cache/benchgen/bench-venv (BENCH_VENV=...)
+# this script creates under $HOME/.cache/benchgen-tests/bench-venv (BENCH_VENV=...)
 # with pinned matplotlib, XlsxWriter and numpy from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCHGEN=${BENCHGEN:-./benchgen}
 REPEAT=${REPEAT:-3}
 PY_REPEAT=${PY_REPEAT:-1}
-VENV=${BENCH_VENV:-$HOME/.cache/benchgen/bench-venv}
+VENV=${BENCH_VENV:-$HOME/.cache/benchgen-tests/bench-venv}
 PYTHON=${PYTHON:-python3}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/benchgen-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
