@@ -52,7 +52,8 @@ enum doc_style {
 enum {
     DOC_LINKS = 1 << 0,   /* a paragraph's "[label](#anchor)" are links */
     DOC_MDHEAD = 1 << 1,  /* a figure: Markdown puts its title as a "###" heading above it */
-    DOC_NOPAGE = 1 << 2   /* a section heading that may sit at a page's foot in the PDF */
+    DOC_NOPAGE = 1 << 2,  /* a section heading that may sit at a page's foot in the PDF */
+    DOC_SCREEN = 1 << 3   /* folded details for the screen (HTML, Markdown): the PDF leaves them out */
 };
 
 struct doc_block {

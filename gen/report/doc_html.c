@@ -11,6 +11,7 @@
 #include "report/tables.h"
 #include "base/template.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +22,9 @@ int doc_html_table(struct strbuf *sb, const struct table *t)
     int err = 0;
     if (t->ncols == 0 || t->nrows == 0)
         return strbuf_puts(sb, "<p><em>None.</em></p>\n");
-    err = strbuf_puts(sb, "<div class=\"scroll\"><table>\n");
+    /* several rows: sortable by report.js (numbers by data-v) */
+    err = strbuf_puts(sb, t->nrows > 1 ? "<div class=\"scroll\"><table class=\"sortable\">\n"
+                                       : "<div class=\"scroll\"><table>\n");
     if (err == 0 && t->caption) {
         err = strbuf_puts(sb, "<caption>");
         err = err ? err : escape_html(sb, t->caption);
@@ -58,8 +61,16 @@ int doc_html_table(struct strbuf *sb, const struct table *t)
                 unsigned bg = chart_mix(cell->bg, 0xFFFFFF, 0.55);
                 err = strbuf_printf(sb, " style=\"background:#%06X\"", bg);
             }
+            if (err == 0 && isfinite(cell->num) && !(cell->flags & TC_NA))
+                err = strbuf_printf(sb, " data-v=\"%.17g\"", cell->num);
             err = err ? err : strbuf_puts(sb, ">");
+            if (err == 0 && cell->href) {
+                err = strbuf_puts(sb, "<a href=\"#");
+                err = err ? err : escape_html(sb, cell->href);
+                err = err ? err : strbuf_puts(sb, "\">");
+            }
             err = err ? err : escape_html(sb, cell->text);
+            err = err ? err : cell->href ? strbuf_puts(sb, "</a>") : 0;
             err = err ? err : strbuf_puts(sb, "</td>");
         }
         err = err ? err : strbuf_puts(sb, "</tr>\n");
@@ -376,13 +387,16 @@ int doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyp
             err = err ? err : escape_html(sb, b->text);
             err = err ? err : strbuf_puts(sb, "</pre>\n");
             break;
-        case DOC_DETAILS:
-            err = strbuf_puts(sb, "<details><summary><code>");
+        case DOC_DETAILS: {
+            char anchor[300]; /* a cell's log: the tables link its key here */
+            table_log_anchor(b->id, anchor, sizeof(anchor));
+            err = strbuf_printf(sb, "<details id=\"%s\"><summary><code>", anchor);
             err = err ? err : escape_html(sb, b->id);
             err = err ? err : strbuf_puts(sb, "</code></summary><pre>");
             err = err ? err : escape_html(sb, b->text);
             err = err ? err : strbuf_puts(sb, "</pre></details>\n");
             break;
+        }
         }
     }
     return err;
@@ -405,17 +419,45 @@ static int html_nav(struct strbuf *sb, const struct doc *d)
     return err;
 }
 
+/* The page's Content-Security-Policy: nothing from anywhere, inline styles,
+ * data: images, and only the script whose SHA-256 this is (so text that
+ * escaped escaping could still not run). */
+static int html_csp(char *buf, size_t n, const char *script)
+{
+    char hex[65];
+    unsigned char raw[32];
+    int err = sha256_hex(script, strlen(script), hex);
+    if (err < 0)
+        return err;
+    for (size_t i = 0; i < 32; i++)
+        raw[i] = (unsigned char)strtoul((char[3]){hex[2 * i], hex[2 * i + 1], 0}, NULL, 16);
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char enc[48];
+    size_t o = 0;
+    for (size_t i = 0; i < 32; i += 3) {
+        unsigned v = (unsigned)raw[i] << 16 | (i + 1 < 32 ? (unsigned)raw[i + 1] << 8 : 0) | (i + 2 < 32 ? raw[i + 2] : 0);
+        enc[o++] = b64[v >> 18 & 63];
+        enc[o++] = b64[v >> 12 & 63];
+        enc[o++] = i + 1 < 32 ? b64[v >> 6 & 63] : '=';
+        enc[o++] = i + 2 < 32 ? b64[v & 63] : '=';
+    }
+    enc[o] = '\0';
+    snprintf(buf, n, "default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'sha256-%s'", enc);
+    return 0;
+}
+
 int doc_html_write(const struct doc *d, const char *template_name, const char *path)
 {
     struct kvlist vars = {0};
     struct strbuf body = {0}, nav = {0}, out = {0};
     struct doc_html_glyphs glyphs = {0};
-    char *tmpl = NULL, *css = NULL;
-    char gen[64];
+    char *tmpl = NULL, *css = NULL, *js = NULL;
+    char gen[64], csp[200];
     int err = doc_error(d);
     snprintf(gen, sizeof(gen), "benchgen %s", BENCHGEN_VERSION);
     if (err < 0 || (err = template_load(&tmpl, template_name)) < 0 ||
-        (err = template_load(&css, "report.css")) < 0)
+        (err = template_load(&css, "report.css")) < 0 || (err = template_load(&js, "report.js")) < 0 ||
+        (err = html_csp(csp, sizeof(csp), js)) < 0)
         goto done;
     if ((err = strbuf_append(&body, "", 0)) < 0 || (err = doc_html_render(&body, d, &glyphs)) < 0 ||
         (err = html_nav(&nav, d)) < 0)
@@ -423,7 +465,8 @@ int doc_html_write(const struct doc *d, const char *template_name, const char *p
     if ((err = kvlist_add(&vars, "title", d->title)) < 0 ||
         (err = kvlist_add(&vars, "description", d->subtitle)) < 0 ||
         (err = kvlist_add(&vars, "generator", gen)) < 0 || (err = kvlist_add(&vars, "css", css)) < 0 ||
-        (err = kvlist_add(&vars, "nav", nav.buf)) < 0 || (err = kvlist_add(&vars, "body", body.buf)) < 0)
+        (err = kvlist_add(&vars, "nav", nav.buf)) < 0 || (err = kvlist_add(&vars, "body", body.buf)) < 0 ||
+        (err = kvlist_add(&vars, "script", js)) < 0 || (err = kvlist_add(&vars, "csp", csp)) < 0)
         goto done;
     if ((err = template_render(&out, template_name, tmpl, &vars, escape_html)) < 0)
         goto done;
@@ -436,5 +479,6 @@ done:
     doc_html_glyphs_free(&glyphs);
     free(tmpl);
     free(css);
+    free(js);
     return err;
 }

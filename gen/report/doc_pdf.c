@@ -370,6 +370,8 @@ int doc_pdf_render(struct doc_pdf *p, const struct doc *d)
             break;
         case DOC_CODE: doc_pdf_code(p, b->text); break;
         case DOC_DETAILS:
+            if (b->flags & DOC_SCREEN)
+                break;
             doc_pdf_heading(p, b->id, 3);
             doc_pdf_code(p, b->text);
             break;

@@ -9,6 +9,7 @@
 #include "report/placement.h"
 #include "report/tables.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,15 +108,44 @@ static void hardware(struct doc *d, const struct rctx *x)
     doc_table(d, &t, 6);
 }
 
-static void failures(struct doc *d, const struct rctx *x)
+/* Every cell's log, folded: what it ran, how it ended, when each phase of
+ * its worker finished, where its output is, and a failure's whole detail.
+ * The Statistics and Failures tables link each cell here; the PDF keeps
+ * only the failures' (a traceback is what a reader of paper needs). */
+static void cell_logs(struct doc *d, const struct rctx *x)
 {
-    table(d, x, TABLE_FAILURES, 7.5);
-    for (size_t i = 0; i < x->rd->ncells; i++) {
+    doc_section(d, "logs", "Cell logs");
+    doc_para(d, DOC_MUTED,
+             "Per cell: its status, worker phases (seconds since the worker started), wall time, peak memory, "
+             "log file, and a failure's full detail. The tables link each cell's name here.");
+    struct strbuf sb = {0};
+    for (size_t i = 0; i < x->rd->ncells && !d->err; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
-        if (c->status == STATUS_OK || !c->detail || !strchr(c->detail, '\n'))
-            continue;
-        doc_details(d, c->key, c->detail);
+        int ok = c->status == STATUS_OK;
+        char *phases = rctx_phases(c);
+        strbuf_free(&sb);
+        strbuf_printf(&sb, "status    %s\nenv       %s (%s, %s)\nsteps     %zu timed, %zu warm-up\n",
+                      c->status ? status_name(c->status) : "not run", c->env, c->size, c->precision, c->ntimed, c->nwarmup);
+        if (c->status)
+            strbuf_printf(&sb, "wall      %.2f s, peak RSS %.1f MiB, exit %d%s%s\n", c->wall_s,
+                          (double)c->peak_rss / (1024.0 * 1024.0), c->exit_code, c->term_signal ? ", signal " : "",
+                          c->term_signal ? strsignal(c->term_signal) : "");
+        strbuf_printf(&sb, "phases    %s\nlog       %s\n", phases && phases[0] ? phases : "-",
+                      c->log_path ? c->log_path : "-");
+        if (c->detail && c->detail[0])
+            strbuf_printf(&sb, "\n%s\n", c->detail);
+        free(phases);
+        if (!phases || strbuf_error(&sb)) {
+            d->err = error_set(BG_ENOMEM, "out of memory");
+            break;
+        }
+        doc_details(d, c->key, sb.buf);
+        struct doc_block *b = doc_last(d);
+        if (b && (ok || !c->detail))
+            b->flags |= DOC_SCREEN;
     }
+    strbuf_free(&sb);
+    doc_end(d);
 }
 
 int report_doc_build(struct doc *d, const struct rctx *x)
@@ -195,8 +225,10 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     doc_end(d);
 
     doc_section(d, "failures", "Failures");
-    failures(d, x);
+    table(d, x, TABLE_FAILURES, 7.5);
     doc_end(d);
+
+    cell_logs(d, x);
 
     doc_section(d, "spec", "Spec");
     doc_code(d, x->rd->spec_text, "yaml");

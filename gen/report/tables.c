@@ -37,7 +37,7 @@ long table_row(struct table *t)
         return error_set(BG_ENOMEM, "out of memory");
     t->cells = nc;
     for (size_t c = 0; c < t->ncols; c++)
-        t->cells[t->nrows * t->ncols + c] = (struct tcell){NULL, NAN, 0, 0};
+        t->cells[t->nrows * t->ncols + c] = (struct tcell){NULL, NAN, 0, 0, NULL};
     return (long)t->nrows++;
 }
 
@@ -68,14 +68,35 @@ int table_finish(struct table *t)
     return 0;
 }
 
+int table_href(struct table *t, long r, size_t c, const char *anchor)
+{
+    struct tcell *cell = &t->cells[(size_t)r * t->ncols + c];
+    free(cell->href);
+    return (cell->href = strdup(anchor)) ? 0 : error_set(BG_ENOMEM, "out of memory");
+}
+
+void table_log_anchor(const char *key, char *buf, size_t n)
+{
+    size_t o = (size_t)snprintf(buf, n, "log-");
+    for (const char *p = key; *p && o + 1 < n; p++)
+        buf[o++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                           *p == '-' || *p == '_'
+                       ? *p
+                       : '_';
+    if (o < n)
+        buf[o] = '\0';
+}
+
 void table_free(struct table *t)
 {
     if (!t)
         return;
     for (size_t c = 0; t->head && c < t->ncols; c++)
         free(t->head[c]);
-    for (size_t i = 0; t->cells && i < t->nrows * t->ncols; i++)
+    for (size_t i = 0; t->cells && i < t->nrows * t->ncols; i++) {
         free(t->cells[i].text);
+        free(t->cells[i].href);
+    }
     free(t->head);
     free(t->numeric);
     free(t->cells);
@@ -387,6 +408,10 @@ static int build_statistics(const struct rctx *x, struct table *t)
             (err = table_set(t, r, 3, 0, cell->repeat, "%d", cell->repeat)) < 0 ||
             (err = table_set(t, r, 4, ok ? 0 : TC_NA, NAN, "%s", status)) < 0)
             return err;
+        char anchor[300];
+        table_log_anchor(cell->key, anchor, sizeof(anchor));
+        if ((err = table_href(t, r, 0, anchor)) < 0)
+            return err;
         if (!ok) {
             for (size_t c = 5; c < n - 1; c++)
                 if ((err = table_set(t, r, c, TC_NA, NAN, "%s", c == 5 ? "0" : "NA")) < 0)
@@ -511,7 +536,10 @@ static int build_failures(const struct rctx *x, struct table *t)
         if (len > 300)
             len = 300;
         long r = table_row(t);
+        char anchor[300];
+        table_log_anchor(c->key, anchor, sizeof(anchor));
         if (r < 0 || (err = table_set(t, r, 0, TC_MONO, NAN, "%s", c->key)) < 0 ||
+            (err = table_href(t, r, 0, anchor)) < 0 ||
             (err = table_set(t, r, 1, TC_NA, NAN, "%s", c->status ? status_name(c->status) : "not run")) < 0 ||
             (err = table_set(t, r, 2, 0, NAN, "%.*s", (int)len, line)) < 0)
             return r < 0 ? (int)r : err;

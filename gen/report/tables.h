@@ -30,6 +30,7 @@ struct tcell {
     double num; /* the value behind a numeric text; NAN for text */
     unsigned flags;
     unsigned bg; /* 0xRRGGBB when TC_HEAT */
+    char *href;  /* an anchor in the same document the HTML links the text to; NULL: none */
 };
 
 struct table {
@@ -74,6 +75,11 @@ long table_row(struct table *t);
 int table_set(struct table *t, long r, size_t c, unsigned flags, double num, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 int table_finish(struct table *t);
+/* Links cell (r, c) to "#anchor" in the HTML (other formats show the text). */
+int table_href(struct table *t, long r, size_t c, const char *anchor);
+/* The anchor of a cell's log in the report: "log-" and its key with every
+ * character but letters, digits, '-' and '_' as '_', into buf. */
+void table_log_anchor(const char *key, char *buf, size_t n);
 
 static inline const struct tcell *table_at(const struct table *t, size_t r, size_t c)
 {
