@@ -114,7 +114,7 @@ if command -v pdftotext >/dev/null 2>&1; then
   pdftotext -layout "$TMP/print.pdf" "$TMP/print.txt"
   # the Summary's header row and a full data row, all 9 columns on one line
   check "printed: the Summary keeps every column (header)" \
-    grep -qE 'Model \(task\) +Batch +PyTorch.*Keras 3 +Keras 3 +Keras 3 +Keras 3' "$TMP/print.txt"
+    grep -qE 'Model \(task\) +Batch +PyTorch \(eager\) .*Keras 3 \(PyTorch\) +Keras 3 \(best\)' "$TMP/print.txt"
   check "printed: a Summary row keeps its last column (Keras 3 (best))" \
     grep -qE 'SegmentAnything \(predict\) +4 +1,572\.12 +1,469\.84 +1,857\.97 +437\.88 +378\.37 +1,728\.97 +378\.37' "$TMP/print.txt"
 fi
