@@ -48,8 +48,8 @@ static const struct opt run_options[] = {
     OPT_STR(struct run_opts, out, "out", 'o', "DIR",
             "run directory to create (default runs/<spec name>-<UTC time>;\nmust not hold a run already)"),
     OPT_STR(struct run_opts, only, "only", 0, "FILTER",
-            "run a subset, KEY=VAL[,KEY=VAL...]: KEY is model, task, backend,\nbatch, env or key; the same "
-            "KEY twice means either, different\nKEYs mean both"),
+            "run a subset, KEY=VAL[,KEY=VAL...]: KEY is model, task, backend,\nbatch, env, method or key; the "
+            "same KEY twice means either,\ndifferent KEYs mean both"),
     OPT_FLAG(struct run_opts, dry_run, "dry-run", 'n', "print the plan and exit without running anything"),
     OPT_LIST(struct run_opts, with, "with", 0, "PKG==V",
              "run in derived environments: each backend's environment plus\nthis pin (repeatable); built once, "

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,12 +79,16 @@ done:
 
 /* A value without '#' names a cell in every repeat ("bert/fit/b1/numpy"
  * matches "bert/fit/b1/numpy#r2" too); with "#r<k>", exactly one, and "#r1"
- * names the first repeat although its key has no suffix. */
+ * names the first repeat although its key has no suffix. Likewise a value
+ * without "@<method>" names both methods of a cell that runs both. */
 static bool key_matches(const char *cell_key, const char *value)
 {
     const char *vhash = strchr(value, '#'), *chash = strchr(cell_key, '#');
     size_t vbase = vhash ? (size_t)(vhash - value) : strlen(value);
     size_t cbase = chash ? (size_t)(chash - cell_key) : strlen(cell_key);
+    const char *cat = memchr(cell_key, '@', cbase);
+    if (cat && !memchr(value, '@', vbase))
+        cbase = (size_t)(cat - cell_key); /* no "@<method>": every method */
     if (vbase != cbase || strncmp(cell_key, value, cbase) != 0)
         return false;
     if (!vhash)
@@ -190,6 +195,68 @@ static int cell_resources(const struct spec *spec, const struct spec_row *row, c
     return err;
 }
 
+/* The i-th method of a method value ("published", or "published corrected"
+ * for both, spec.h) into out; the number of methods it names. */
+static int method_at(const char *methods, int i, char out[16])
+{
+    const char *space = strchr(methods, ' ');
+    if (i == 0)
+        snprintf(out, 16, "%.*s", space ? (int)(space - methods) : (int)strlen(methods), methods);
+    else
+        snprintf(out, 16, "%s", space ? space + 1 : "");
+    return space ? 2 : 1;
+}
+
+/* Appends the cells of one row and backend in repeat r: one per method
+ * (key "...@<method>" when the row runs both), when they match the filters. */
+static int expand_position(struct matrix *m, const struct spec *spec, const struct spec_row *row,
+                           const struct catalog_backend *cb, int r, uint64_t memory_limit,
+                           const struct kvlist *filters, size_t *total)
+{
+    const char *backend = cb->name;
+    const char *env = kvlist_get(&spec->env_by_backend, backend);
+    const char *methods = resolve_method(spec, row, backend);
+    char method[16];
+    int err = 0, nmethods = method_at(methods, 0, method);
+    for (int mi = 0; mi < nmethods && !err; mi++) {
+        method_at(methods, mi, method);
+        char rep[16] = "", at[20] = "";
+        if (r >= 2)
+            snprintf(rep, sizeof(rep), "#r%d", r);
+        if (nmethods > 1)
+            snprintf(at, sizeof(at), "@%s", method);
+        char *key = xprintf("%s/%s/b%d/%s%s%s", row->model, row->task, row->batch, backend, at, rep);
+        /* Borrowed strings: matrix_add() copies what is kept. */
+        struct cell c = {
+            .id = (int)m->ncells + 1,
+            .key = key,
+            .model = row->model,
+            .task = row->task,
+            .backend = (char *)backend,
+            .size = spec->size,
+            .precision = row->precision ? row->precision : spec->precision,
+            .env = (char *)(env ? env : cb->env),
+            .workload = row->workload,
+            .method = method,
+            .batch = row->batch,
+            .steps = row->steps > 0 ? row->steps : spec->steps,
+            .warmup = resolve_warmup(spec, row, cb, method),
+            .repeat = r,
+            .seed = spec->seed,
+            .timeout = row->timeout > 0 ? row->timeout : spec->timeout,
+            .memory_limit = memory_limit,
+            .log_limit = spec->log_limit,
+        };
+        (*total)++;
+        err = cell_resources(spec, row, backend, &c.res);
+        if (!err && (!filters || only_matches(filters, &c)))
+            err = matrix_add(m, &c);
+        resources_free(&c.res);
+        free(key);
+    }
+    return err;
+}
+
 int matrix_expand(struct matrix *out, const struct spec *spec, const char *only)
 {
     struct kvlist filters = {0};
@@ -219,39 +286,7 @@ int matrix_expand(struct matrix *out, const struct spec *spec, const char *only)
                                     catalog_backend_names());
                     goto done;
                 }
-                const char *env = kvlist_get(&spec->env_by_backend, backend);
-                const char *method = resolve_method(spec, row, backend);
-                char *key =
-                    r >= 2 ? xprintf("%s/%s/b%d/%s#r%d", row->model, row->task, row->batch, backend, r)
-                           : xprintf("%s/%s/b%d/%s", row->model, row->task, row->batch, backend);
-                /* Borrowed strings: matrix_add() copies what is kept. */
-                struct cell c = {
-                    .id = (int)m.ncells + 1,
-                    .key = key,
-                    .model = row->model,
-                    .task = row->task,
-                    .backend = (char *)backend,
-                    .size = spec->size,
-                    .precision = row->precision ? row->precision : spec->precision,
-                    .env = (char *)(env ? env : cb->env),
-                    .workload = row->workload,
-                    .method = (char *)method,
-                    .batch = row->batch,
-                    .steps = row->steps > 0 ? row->steps : spec->steps,
-                    .warmup = resolve_warmup(spec, row, cb, method),
-                    .repeat = r,
-                    .seed = spec->seed,
-                    .timeout = row->timeout > 0 ? row->timeout : spec->timeout,
-                    .memory_limit = memory_limit,
-                    .log_limit = spec->log_limit,
-                };
-                total++;
-                err = cell_resources(spec, row, backend, &c.res);
-                if (!err && (!only || only_matches(&filters, &c)))
-                    err = matrix_add(&m, &c);
-                resources_free(&c.res);
-                free(key);
-                if (err < 0)
+                if ((err = expand_position(&m, spec, row, cb, r, memory_limit, only ? &filters : NULL, &total)) < 0)
                     goto done;
             }
         }

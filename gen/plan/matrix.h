@@ -3,14 +3,16 @@
  *
  * A cell is one (model, task, batch, backend[, repeat]) with every inherited
  * setting resolved: steps, method (row, then the spec's per-backend map, then
- * the spec), warm-up (row, then the spec's per-backend map, then 2 for native
- * PyTorch under the published method, then the backend's own default, then
- * the spec), precision, timeout, memory limit, environment. Order: repeat, then row,
+ * the spec; a list of both makes one cell per method), warm-up (row, then the
+ * spec's per-backend map, then 2 for native PyTorch under the published
+ * method, then the backend's own default, then the spec), precision, timeout, memory limit, environment. Order: repeat, then row,
  * then backend, so repeats are interleaved across the whole matrix and a
  * cell's id is stable for a given spec.
  *
  * Key format, unique within a run: "<model>/<task>/b<batch>/<backend>", with
- * "#r<k>" appended for repeat k >= 2. Keys are also file names for logs
+ * "@<method>" appended when the cell runs under both methods (method:
+ * [published, corrected]; one cell per method, adjacent, in the listed order)
+ * and "#r<k>" after it for repeat k >= 2. Keys are also file names for logs
  * after '/' is replaced by '_'.
  *
  * Ownership: the matrix owns its cells and their strings; matrix_free().

@@ -146,15 +146,45 @@ static int get_warmup(const struct spec_ctx *c, const yaml_node_t *n)
     return 0;
 }
 
-/* method: published | corrected, or {default: M, <backend>: M, ...} */
+/* One method value: published | corrected, or a list of both ([published,
+ * corrected]: every cell runs under each, in that order), kept as the
+ * methods separated by a space (spec.h). */
+static int get_method_value(const struct spec_ctx *c, const char *key, const yaml_node_t *n, char **out)
+{
+    char buf[96];
+    if (n->type != YAML_SEQUENCE_NODE)
+        return node_get_enum(c, key, n, methods, out);
+    size_t len = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (len != 2)
+        return FAIL(c, n, "%s: a list of methods names both, published and corrected, got %zu item%s", key, len,
+                    len == 1 ? "" : "s");
+    char *a = NULL, *b = NULL;
+    int err = node_get_enum(c, key, yaml_document_get_node(c->doc, n->data.sequence.items.start[0]), methods, &a);
+    const yaml_node_t *second = yaml_document_get_node(c->doc, n->data.sequence.items.start[1]);
+    if (!err)
+        err = node_get_enum(c, key, second, methods, &b);
+    if (!err && strcmp(a, b) == 0)
+        err = FAIL(c, second, "%s: duplicate method %s", key, node_describe(second, buf, false));
+    if (!err) {
+        free(*out);
+        *out = xprintf("%s %s", a, b);
+    }
+    free(a);
+    free(b);
+    return err;
+}
+
+/* method: M, or {default: M, <backend>: M, ...}, where M is published,
+ * corrected or [published, corrected] */
 static int get_method(const struct spec_ctx *c, const yaml_node_t *n)
 {
     char buf[96], key[128];
     struct spec *spec = c->spec;
-    if (n->type == YAML_SCALAR_NODE)
-        return node_get_enum(c, "method", n, methods, &spec->method);
+    if (n->type == YAML_SCALAR_NODE || n->type == YAML_SEQUENCE_NODE)
+        return get_method_value(c, "method", n, &spec->method);
     if (n->type != YAML_MAPPING_NODE)
-        return FAIL(c, n, "method: expected published, corrected or a map {default: M, <backend>: M}, got %s",
+        return FAIL(c, n, "method: expected published, corrected, [published, corrected] or a map "
+                          "{default: M, <backend>: M}, got %s",
                     node_describe(n, buf, true));
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
@@ -169,8 +199,8 @@ static int get_method(const struct spec_ctx *c, const yaml_node_t *n)
             return err;
         snprintf(key, sizeof(key), "method.%s", name);
         if (strcmp(name, "default") == 0)
-            err = node_get_enum(c, key, v, methods, &spec->method);
-        else if ((err = node_get_enum(c, key, v, methods, &m)) == 0)
+            err = get_method_value(c, key, v, &spec->method);
+        else if ((err = get_method_value(c, key, v, &m)) == 0)
             err = kvlist_add(&spec->method_by_backend, name, m);
         free(m);
         if (err < 0)
@@ -324,7 +354,7 @@ static int parse_row(const struct spec_ctx *c, const yaml_node_t *map, struct sp
         return err;
     if (f[R_RESOURCES].key && (err = resources_parse(c, f[R_RESOURCES].value, "resources", &row->resources)) < 0)
         return err;
-    if (f[R_METHOD].key && (err = node_get_enum(c, "method", f[R_METHOD].value, methods, &row->method)) < 0)
+    if (f[R_METHOD].key && (err = get_method_value(c, "method", f[R_METHOD].value, &row->method)) < 0)
         return err;
 
     unsigned task = catalog_task_bit(row->task);

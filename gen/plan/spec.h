@@ -32,7 +32,7 @@ struct spec_row {
     int warmup;           /* -1: inherit */
     char *precision;      /* NULL: inherit */
     char *workload;       /* absolute path of a user workload (.py), or NULL for built-in */
-    char *method;         /* published | corrected; NULL: inherit */
+    char *method;         /* published | corrected, or both ("published corrected"); NULL: inherit */
     double timeout;       /* 0: inherit */
     char **backends;      /* NULL: the spec's backends */
     size_t nbackends;
@@ -60,8 +60,10 @@ struct spec {
     struct resources resources;      /* spec-wide cluster resources (`resources:`) */
     struct spec_backend_res *res_by_backend; /* per backend (`resources: {<backend>: {...}}`) */
     size_t nres_by_backend;
-    char *method;         /* published | corrected, default corrected (docs/METHOD.md) */
-    struct kvlist method_by_backend; /* backend -> published | corrected */
+    char *method;         /* published | corrected, default corrected (docs/METHOD.md); or both, in
+                           * run order, separated by a space ("published corrected"): every cell
+                           * then runs under each method */
+    struct kvlist method_by_backend; /* backend -> a method value as above */
     struct spec_row *rows;
     size_t nrows;
     char *text;           /* the file's bytes, stored in run.db */

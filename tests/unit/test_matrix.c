@@ -175,6 +175,53 @@ static void test_method_precedence(void **state)
     spec_free(s);
 }
 
+/* method: [published, corrected] runs each cell under both, adjacent, in the
+ * listed order, keys "...@<method>"; a row or backend may pick one or
+ * reverse the order; --only key= without "@" names both. */
+static void test_method_both(void **state)
+{
+    (void)state;
+    struct spec *s = parse("name: b\n"
+                           "backends: [torch-eager, numpy]\n"
+                           "method: {default: [published, corrected], numpy: corrected}\n"
+                           "repeats: 2\n"
+                           "rows:\n"
+                           "  - {model: bert, task: fit, batch: 8}\n"
+                           "  - {model: sam, task: fit, batch: 1, method: [corrected, published], "
+                           "backends: [numpy]}\n");
+    struct matrix m;
+    assert_int_equal(matrix_expand(&m, s, NULL), 0);
+    static const struct {
+        const char *key, *method;
+        int warmup;
+    } want[] = {
+        {"bert/fit/b8/torch-eager@published", "published", 2}, {"bert/fit/b8/torch-eager@corrected", "corrected", 1},
+        {"bert/fit/b8/numpy", "corrected", 1},                 {"sam/fit/b1/numpy@corrected", "corrected", 1},
+        {"sam/fit/b1/numpy@published", "published", 1},     {"bert/fit/b8/torch-eager@published#r2", "published", 2},
+        {"bert/fit/b8/torch-eager@corrected#r2", "corrected", 1}, {"bert/fit/b8/numpy#r2", "corrected", 1},
+        {"sam/fit/b1/numpy@corrected#r2", "corrected", 1},     {"sam/fit/b1/numpy@published#r2", "published", 1},
+    };
+    assert_int_equal(m.ncells, sizeof(want) / sizeof(want[0]));
+    for (size_t i = 0; i < m.ncells; i++) {
+        const struct cell *c = &m.cells[i];
+        if (strcmp(c->key, want[i].key) || strcmp(c->method, want[i].method) || c->warmup != want[i].warmup)
+            fail_msg("cell %zu: %s %s warmup %d, want %s %s %d", i, c->key, c->method, c->warmup, want[i].key,
+                     want[i].method, want[i].warmup);
+    }
+    matrix_free(&m);
+    assert_int_equal(matrix_expand(&m, s, "key=bert/fit/b8/torch-eager"), 0);
+    assert_int_equal(m.ncells, 4); /* both methods, both repeats */
+    matrix_free(&m);
+    assert_int_equal(matrix_expand(&m, s, "key=bert/fit/b8/torch-eager@corrected#r2"), 0);
+    assert_int_equal(m.ncells, 1);
+    assert_string_equal(m.cells[0].key, "bert/fit/b8/torch-eager@corrected#r2");
+    matrix_free(&m);
+    assert_int_equal(matrix_expand(&m, s, "method=published"), 0);
+    assert_int_equal(m.ncells, 4);
+    matrix_free(&m);
+    spec_free(s);
+}
+
 static void test_inherited_settings(void **state)
 {
     (void)state;
@@ -538,6 +585,7 @@ int main(void)
         cmocka_unit_test(test_order_and_count),
         cmocka_unit_test(test_warmup_precedence),
         cmocka_unit_test(test_method_precedence),
+        cmocka_unit_test(test_method_both),
         cmocka_unit_test(test_inherited_settings),
         cmocka_unit_test(test_memory_limit_auto),
         cmocka_unit_test(test_workload_cells),

@@ -181,7 +181,15 @@ static const struct inline_case inline_cases[] = {
                                                                   "column 10)"},
     {"name: t\nwarmup: {numpy: one}\n" BASE_ROWS, 2, 17, "warmup.numpy: expected an integer, got 'one'"},
     {"name: t\nmethod: original\n" BASE_ROWS, 2, 9, "method: expected one of published, corrected, got 'original'"},
-    {"name: t\nmethod: [published]\n" BASE_ROWS, 2, 9, "method: expected published, corrected or a map"},
+    {"name: t\nmethod: [published]\n" BASE_ROWS, 2, 9, "method: a list of methods names both, published and "
+                                                        "corrected, got 1 item"},
+    {"name: t\nmethod: [published, published]\n" BASE_ROWS, 2, 21, "method: duplicate method 'published'"},
+    {"name: t\nmethod: [published, fast]\n" BASE_ROWS, 2, 21, "method: expected one of published, corrected, got "
+                                                              "'fast'"},
+    {"name: t\nmethod: 7.5\n" BASE_ROWS, 2, 9, "method: expected one of published, corrected, got '7.5'"},
+    {"name: t\nmethod: {numpy: [corrected]}\n" BASE_ROWS, 2, 17, "method.numpy: a list of methods names both"},
+    {"name: t\nbackends: [numpy]\nrows:\n  - {model: bert, task: fit, batch: 1, method: [a, b, c]}\n", 4, 48,
+     "method: a list of methods names both, published and corrected, got 3 items"},
     {"name: t\nmethod: {pytorch: published}\n" BASE_ROWS, 2, 10, "method: unknown key 'pytorch' (allowed: default, "},
     {"name: t\nmethod: {numpy: published, numpy: corrected}\n" BASE_ROWS, 2, 28, "duplicate key 'numpy'"},
     {"name: t\nmethod: {default: fast}\n" BASE_ROWS, 2, 19, "method.default: expected one of published, corrected"},
