@@ -20,9 +20,13 @@
 
 /* ---- cells and sides ----------------------------------------------------- */
 
+/* model/task/b<batch>/backend, and "@<method>" when the run has the cell
+ * under both methods (its key says so): the two methods never pool. */
 static char *identity_(const struct rd_cell *c)
 {
-    return util_printf("%s/%s/b%d/%s", c->model, c->task, c->batch, c->backend);
+    const char *at = strchr(c->key, '@');
+    size_t n = at ? strcspn(at, "#") : 0;
+    return util_printf("%s/%s/b%d/%s%.*s", c->model, c->task, c->batch, c->backend, (int)n, at ? at : "");
 }
 
 static void side_init_(struct compare_side *s)

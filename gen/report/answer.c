@@ -26,14 +26,11 @@ void answer_free(struct answer *a)
 static int groups_of(const struct rctx *x, size_t r, size_t c, struct significance_group **out, size_t *n)
 {
     const struct grid *g = x->g;
-    const struct grid_row *row = &g->rows[r];
-    const char *backend = g->cols[c].backend;
     *out = NULL;
     *n = 0;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *cell = &x->rd->cells[i];
-        if (cell->status != STATUS_OK || !cell->ntimed || cell->batch != row->batch ||
-            strcmp(cell->model, row->model) || strcmp(cell->task, row->task) || strcmp(cell->backend, backend))
+        if (cell->status != STATUS_OK || !cell->ntimed || !grid_holds(g, r, c, cell))
             continue;
         struct significance_group *ng = realloc(*out, (*n + 1) * sizeof(*ng));
         double *ms = malloc(cell->ntimed * sizeof(double));

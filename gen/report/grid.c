@@ -90,6 +90,25 @@ static int build_cols(struct grid *g, const struct rundata *rd)
     return 0;
 }
 
+/* Whether c sits at row x col. A position holds the cells of one method: the
+ * method of its first cell in plan order (method: [published, corrected]
+ * runs both; the report's Method section sets the other beside it). */
+static int at_position(const struct rd_cell *c, const struct grid_row *row, const struct grid_col *col,
+                       const struct rd_cell *first)
+{
+    if (c->batch != row->batch || strcmp(c->model, row->model) || strcmp(c->task, row->task) ||
+        strcmp(c->backend, col->backend))
+        return 0;
+    if (!first || (!first->method && !c->method))
+        return 1;
+    return first->method && c->method && strcmp(first->method, c->method) == 0;
+}
+
+int grid_holds(const struct grid *g, size_t r, size_t c, const struct rd_cell *cell)
+{
+    return at_position(cell, &g->rows[r], &g->cols[c], grid_at(g, r, c)->cell);
+}
+
 static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struct grid_row *row,
                      const struct grid_col *col)
 {
@@ -99,8 +118,7 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
     gc->compile_ms = gc->warmup_ms = NAN;
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
-        if (c->batch != row->batch || strcmp(c->model, row->model) || strcmp(c->task, row->task) ||
-            strcmp(c->backend, col->backend))
+        if (!at_position(c, row, col, gc->cell))
             continue;
         if (!gc->cell)
             gc->cell = c;
@@ -119,8 +137,7 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
         /* with several repeats, say why the first non-ok one failed */
         for (size_t i = 0; i < rd->ncells && gc->cell->status == STATUS_OK; i++) {
             const struct rd_cell *c = &rd->cells[i];
-            if (c->batch == row->batch && !strcmp(c->model, row->model) && !strcmp(c->task, row->task) &&
-                !strcmp(c->backend, col->backend) && c->status && c->status != STATUS_OK) {
+            if (at_position(c, row, col, gc->cell) && c->status && c->status != STATUS_OK) {
                 why = c->status;
                 break;
             }
@@ -146,8 +163,7 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
         size_t k = 0;
         for (size_t i = 0; i < rd->ncells; i++) {
             const struct rd_cell *c = &rd->cells[i];
-            if (c->batch == row->batch && !strcmp(c->model, row->model) && !strcmp(c->task, row->task) &&
-                !strcmp(c->backend, col->backend) && c->status == STATUS_OK) {
+            if (at_position(c, row, col, gc->cell) && c->status == STATUS_OK) {
                 memcpy(pool + k, c->timed_ns, c->ntimed * sizeof(*pool));
                 k += c->ntimed;
             }

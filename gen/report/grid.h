@@ -4,7 +4,9 @@
  * published table, then any others in plan order). Every report format shows
  * this same grid, so they agree on what "the best cell" or "NA" means.
  *
- * A grid position holds every repeat of its cell; its statistics are those
+ * A grid position holds every repeat of its cell, under one method: that of
+ * its first cell in plan order (a run of both methods shows the first listed
+ * in the grid and sets the other beside it in the Method section); its statistics are those
  * of the pooled timed steps of its ok repeats (with one repeat: exactly the
  * cell's statistics from run.db). A position is NA unless at least one
  * repeat finished ok with timed steps; its status then says why: the
@@ -70,6 +72,9 @@ static inline const struct grid_cell *grid_at(const struct grid *g, size_t r, si
 {
     return &g->cells[r * g->ncols + c];
 }
+
+/* Whether cell is one of position (r, c)'s cells (its row, column and method). */
+int grid_holds(const struct grid *g, size_t r, size_t c, const struct rd_cell *cell);
 
 /* Column of a backend, or -1. */
 int grid_col_find(const struct grid *g, const char *backend);

@@ -165,6 +165,7 @@ static int read_cell_row_(sqlite3_stmt *st, struct rd_cell *c)
     c->term_signal = sqlite3_column_int(st, 25);
     c->log_path = col_str(st, 26, false);
     c->attempts = sqlite3_column_int(st, 27);
+    c->method = col_str(st, 28, false);
     return 0;
 }
 
@@ -173,14 +174,21 @@ static int load_cells_(sqlite3 *db, struct rundata *rd)
     static const char *const sql =
         "SELECT id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup,"
         " repeat, seed, timeout_s, memory_limit, status, detail, input_sha256, input_bytes,"
-        " started_utc, finished_utc, wall_s, peak_rss, exit_code, term_signal, log_path, attempts"
+        " started_utc, finished_utc, wall_s, peak_rss, exit_code, term_signal, log_path, attempts, method"
+        " FROM cells ORDER BY id";
+    /* Runs stored before the method key have no method column: NULL. */
+    static const char *const sql_before_method =
+        "SELECT id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup,"
+        " repeat, seed, timeout_s, memory_limit, status, detail, input_sha256, input_bytes,"
+        " started_utc, finished_utc, wall_s, peak_rss, exit_code, term_signal, log_path, attempts, NULL"
         " FROM cells ORDER BY id";
     struct cell_queries q = {0};
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     int rc = SQLITE_OK, err = 0;
 
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK ||
+    if ((sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK &&
+         sqlite3_prepare_v2(db, sql_before_method, -1, &st, NULL) != SQLITE_OK) ||
         sqlite3_prepare_v2(db, "SELECT ns FROM samples WHERE cell_id = ?1 AND phase = ?2 ORDER BY idx", -1,
                            &q.samples, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "SELECT name, ns FROM markers WHERE cell_id = ?1 ORDER BY ns, rowid", -1,
@@ -277,6 +285,7 @@ static void rd_cell_free_(struct rd_cell *c)
     free(c->precision);
     free(c->env);
     free(c->workload);
+    free(c->method);
     free(c->detail);
     free(c->input_sha256);
     free(c->started_utc);

@@ -27,6 +27,7 @@
 struct rd_cell {
     int id;
     char *key, *model, *task, *backend, *size, *precision, *env, *workload; /* workload may be NULL */
+    char *method;          /* published | corrected as planned; NULL in runs stored before the key */
     int batch, steps, warmup, repeat;
     uint64_t seed;
     double timeout_s;
