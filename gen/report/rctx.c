@@ -169,8 +169,8 @@ static int build_facts(struct rctx *x)
             /* measured, not settings: the hardware table shows them (report/hardware.h) */
             const char *key = rd->cells[i].facts.items[k].key;
             if (!strncmp(key, "host.", 5) || !strncmp(key, "gpu.", 4) || !strncmp(key, "contention", 10) ||
-                !strncmp(key, "telemetry.", 10))
-                continue;
+                !strncmp(key, "telemetry.", 10) || !strncmp(key, "method_source.", 14))
+                continue; /* method_source.*: the Method section's table (report/methods.h) */
             if ((err = strv_add_sorted(&x->fact_names, &x->nfacts, key)) < 0)
                 return err;
         }

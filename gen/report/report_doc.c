@@ -6,6 +6,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "report/hardware.h"
+#include "report/methods.h"
 #include "report/placement.h"
 #include "report/tables.h"
 
@@ -207,6 +208,7 @@ int report_doc_build(struct doc *d, const struct rctx *x)
 
     doc_section(d, "method", "Method");
     doc_paras(d, x->method, x->nmethod);
+    methods_section(d, x);
     doc_end(d);
 
     doc_section(d, "fairness", "Fairness notes");

@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "base/escape.h"
 #include "charts/heatmap.h"
+#include "report/methods.h"
 #include "report/tables.h"
 
 #include <math.h>
@@ -488,9 +489,10 @@ static int sheet_environment(struct workbook *w, lxw_worksheet *ws)
 static int sheet_method(struct workbook *w, lxw_worksheet *ws)
 {
     const struct rctx *x = w->x;
-    struct table meta = {0}, facts = {0};
+    struct table meta = {0}, facts = {0}, side = {0}, diff = {0};
     int err;
-    if ((err = tables_build(x, TABLE_META, &meta)) < 0 || (err = tables_build(x, TABLE_FACTS, &facts)) < 0)
+    if ((err = tables_build(x, TABLE_META, &meta)) < 0 || (err = tables_build(x, TABLE_FACTS, &facts)) < 0 ||
+        (err = methods_side_table(x, &side)) < 0 || (err = methods_diff_table(x, &diff)) < 0)
         goto done;
     worksheet_set_column(ws, 0, 0, 110, NULL);
     worksheet_set_column(ws, 1, 12, 24, NULL);
@@ -498,6 +500,12 @@ static int sheet_method(struct workbook *w, lxw_worksheet *ws)
     lxw_row_t r = workbook_put_table(w, ws, 1, &meta) + 1;
     workbook_put_str(w, ws, r++, 0, "Method", w->title);
     r = workbook_put_paragraphs(w, ws, r, x->method, x->nmethod) + 1;
+    if (side.nrows) { /* cells run under both methods (report/methods.h) */
+        workbook_put_str(w, ws, r++, 0, "Published vs corrected, side by side", w->bold);
+        r = workbook_put_table(w, ws, r, &side) + 1;
+        workbook_put_str(w, ws, r++, 0, "What differs per cell", w->bold);
+        r = workbook_put_table(w, ws, r, &diff) + 1;
+    }
     workbook_put_str(w, ws, r++, 0, "Fairness notes", w->title);
     r = workbook_put_paragraphs(w, ws, r, x->fairness, x->nfairness) + 1;
     workbook_put_str(w, ws, r++, 0, "Facts recorded per backend", w->bold);
@@ -518,6 +526,8 @@ static int sheet_method(struct workbook *w, lxw_worksheet *ws)
 done:
     table_free(&meta);
     table_free(&facts);
+    table_free(&side);
+    table_free(&diff);
     return err;
 }
 

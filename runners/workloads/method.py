@@ -261,5 +261,13 @@ def choices(model, task, backend, method):
 
 
 def facts(cell):
-    """The `method.*` facts of one cell (values only)."""
-    return {f"method.{k}": v for k, (v, _) in choices(cell.model, cell.task, cell.backend, of(cell)).items()}
+    """The `method.*` facts of one cell (its values), and a
+    `method_source.<name>` fact for each choice that follows the original's
+    source (its v0.0.5 file:line): the report's per-cell table of what
+    differs between the methods is built from these."""
+    out = {}
+    for k, (v, ref) in choices(cell.model, cell.task, cell.backend, of(cell)).items():
+        out[f"method.{k}"] = v
+        if ref:
+            out[f"method_source.{k}"] = ref.replace(V, "").strip()
+    return out

@@ -1,0 +1,297 @@
+/*
+ * methods.c - the two methods side by side in the Method section (see
+ * methods.h).
+ */
+#include "report/methods.h"
+#include "base/error.h"
+#include "plan/status.h"
+#include "stats/significance.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define METHODS_LEVEL 0.95
+#define METHODS_RESAMPLES 2000 /* bootstrap resamples of the ratio (fixed seed) */
+
+/* Why a cell has no number: its status, "not run" or "no samples". */
+static const char *status_text(const struct rd_cell *c)
+{
+    if (c->status == STATUS_NONE)
+        return "not run";
+    return c->status == STATUS_OK ? "no samples" : status_name(c->status);
+}
+
+/* One model/task/batch/backend with its first cell under each method, in plan order. */
+struct position {
+    const struct rd_cell *first;    /* the first of either */
+    const struct rd_cell *pub, *cor;
+};
+
+static int same_position(const struct rd_cell *a, const struct rd_cell *b)
+{
+    return a->batch == b->batch && !strcmp(a->model, b->model) && !strcmp(a->task, b->task) &&
+           !strcmp(a->backend, b->backend);
+}
+
+static int is_ok(const struct rd_cell *c)
+{
+    return c->status == STATUS_OK && c->ntimed > 0;
+}
+
+/* The positions of rd that ran under both methods, in plan order; *n of them. */
+static int positions(const struct rundata *rd, struct position **out, size_t *n)
+{
+    struct position *p = calloc(rd->ncells + 1, sizeof(*p));
+    size_t np = 0, kept = 0;
+    if (!p)
+        return error_set(BG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < rd->ncells; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        int pub = c->method && strcmp(c->method, "published") == 0;
+        if (!pub && !(c->method && strcmp(c->method, "corrected") == 0))
+            continue;
+        size_t k = 0;
+        while (k < np && !same_position(p[k].first, c))
+            k++;
+        if (k == np)
+            p[np++].first = c;
+        const struct rd_cell **slot = pub ? &p[k].pub : &p[k].cor;
+        if (!*slot || (!is_ok(*slot) && is_ok(c)))
+            *slot = c; /* the first, or the first ok one: its facts describe what ran */
+    }
+    for (size_t k = 0; k < np; k++)
+        if (p[k].pub && p[k].cor)
+            p[kept++] = p[k];
+    *out = p;
+    *n = kept;
+    return 0;
+}
+
+/* The ok repeats of position pos under method m as groups of ms values. */
+static int groups_of(const struct rundata *rd, const struct rd_cell *pos, const char *m,
+                     struct significance_group **out, size_t *n)
+{
+    *out = calloc(rd->ncells + 1, sizeof(**out));
+    *n = 0;
+    if (!*out)
+        return error_set(BG_ENOMEM, "out of memory");
+    for (size_t i = 0; i < rd->ncells; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        if (!is_ok(c) || !c->method || strcmp(c->method, m) || !same_position(c, pos))
+            continue;
+        double *ms = malloc(c->ntimed * sizeof(*ms));
+        if (!ms)
+            return error_set(BG_ENOMEM, "out of memory");
+        for (size_t k = 0; k < c->ntimed; k++)
+            ms[k] = (double)c->timed_ns[k] / 1e6;
+        (*out)[(*n)++] = (struct significance_group){ms, c->ntimed};
+    }
+    return 0;
+}
+
+static void groups_free(struct significance_group *g, size_t n)
+{
+    for (size_t i = 0; g && i < n; i++)
+        free((void *)g[i].x);
+    free(g);
+}
+
+/* The mean of every sample of the groups (the report's published metric), NAN when none. */
+static double pooled_mean(const struct significance_group *g, size_t n)
+{
+    double sum = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < g[i].n; j++, k++)
+            sum += g[i].x[j];
+    return k ? sum / (double)k : NAN;
+}
+
+static int set_cell_name(struct table *t, long r, const struct rd_cell *c)
+{
+    return table_set(t, r, 0, TC_MONO, NAN, "%s/%s/b%d/%s", c->model, c->task, c->batch, c->backend);
+}
+
+/* A mean ms/step, or "NA (<status>)" when the side has no ok step. */
+static int set_ms(struct table *t, long r, size_t col, int valid, double ms, const struct rd_cell *c)
+{
+    if (!valid || !isfinite(ms))
+        return table_set(t, r, col, TC_NA, NAN, "NA (%s)", status_text(c));
+    char buf[32];
+    rctx_fmt_ms(ms, buf, sizeof(buf));
+    return table_set(t, r, col, 0, ms, "%s", buf);
+}
+
+static int side_row(const struct rctx *x, struct table *t, const struct position *p)
+{
+    struct significance_group *gp = NULL, *gc = NULL;
+    size_t np = 0, nc = 0;
+    struct significance_test st = {0};
+    long r = table_row(t);
+    int err = r < 0 ? (int)r : 0;
+    if (!err)
+        err = groups_of(x->rd, p->first, "published", &gp, &np);
+    if (!err)
+        err = groups_of(x->rd, p->first, "corrected", &gc, &nc);
+    /* B/A with A = corrected: above 1, the published method made the cell slower */
+    if (!err && np && nc)
+        err = significance_test(gc, nc, gp, np, METHODS_LEVEL, METHODS_RESAMPLES, 1, &st);
+    int valid = np && nc && st.valid;
+    if (!err)
+        err = set_cell_name(t, r, p->first);
+    if (!err)
+        err = set_ms(t, r, 1, np > 0, pooled_mean(gp, np), p->pub);
+    if (!err)
+        err = set_ms(t, r, 2, nc > 0, pooled_mean(gc, nc), p->cor);
+    if (!err && valid) {
+        err = table_set(t, r, 3, 0, st.ratio, "%.2fx", st.ratio);
+        if (!err)
+            err = isfinite(st.ci_lo) && isfinite(st.ci_hi)
+                      ? table_set(t, r, 4, 0, NAN, "%.2f-%.2fx", st.ci_lo, st.ci_hi)
+                      : table_set(t, r, 4, TC_NA, NAN, "NA");
+    } else if (!err) {
+        err = table_set(t, r, 3, TC_NA, NAN, "NA");
+        if (!err)
+            err = table_set(t, r, 4, TC_NA, NAN, "NA");
+    }
+    groups_free(gp, np);
+    groups_free(gc, nc);
+    return err;
+}
+
+int methods_side_table(const struct rctx *x, struct table *t)
+{
+    struct position *pos = NULL;
+    size_t n = 0;
+    int err = table_init(t, 5);
+    if (!err)
+        err = positions(x->rd, &pos, &n);
+    const char *head[] = {"Cell", "Published ms/step", "Corrected ms/step", "Published / corrected",
+                          "95% interval"};
+    for (size_t c = 0; c < 5 && !err; c++)
+        err = table_head(t, c, head[c], c > 0);
+    for (size_t k = 0; k < n && !err; k++)
+        err = side_row(x, t, &pos[k]);
+    if (!err)
+        err = table_finish(t);
+    free(pos);
+    if (err < 0)
+        table_free(t);
+    return err;
+}
+
+/* One row for a position one of whose cells recorded no facts (it failed
+ * before, or never ran): "recorded" or "NA (<status>)" per side. */
+static int unrecorded_row(struct table *t, const struct position *p)
+{
+    const struct rd_cell *side[2] = {p->pub, p->cor};
+    long r = table_row(t);
+    int err = r < 0 ? (int)r : set_cell_name(t, r, p->first);
+    if (!err)
+        err = table_set(t, r, 1, TC_NA, NAN, "no facts to compare");
+    for (int s = 0; s < 2 && !err; s++) {
+        const struct rd_cell *c = side[s];
+        err = kvlist_get(&c->facts, "method")
+                  ? table_set(t, r, 2 + (size_t)s, 0, NAN, "recorded")
+                  : table_set(t, r, 2 + (size_t)s, TC_NA, NAN, "NA (%s)", status_text(c));
+    }
+    return err;
+}
+
+/* The rows of one position: each method.<name> fact that differs. */
+static int diff_rows(struct table *t, const struct position *p)
+{
+    const struct kvlist *fp = &p->pub->facts, *fc = &p->cor->facts;
+    const struct kvlist *sides[2] = {fp, fc};
+    int err = 0;
+    if (!kvlist_get(fp, "method") || !kvlist_get(fc, "method"))
+        return unrecorded_row(t, p);
+    for (int s = 0; s < 2 && !err; s++)
+        for (size_t i = 0; i < sides[s]->n && !err; i++) {
+            const char *name = sides[s]->items[i].key;
+            if (strncmp(name, "method.", 7) != 0 || !name[7])
+                continue;
+            if (s == 1 && kvlist_get(fp, name))
+                continue; /* listed with the published side's names */
+            const char *pv = kvlist_get(fp, name), *cv = kvlist_get(fc, name);
+            if (pv && cv && strcmp(pv, cv) == 0)
+                continue;
+            char src[160];
+            snprintf(src, sizeof(src), "method_source.%s", name + 7);
+            const char *ref = kvlist_get(fp, src);
+            long r = table_row(t);
+            if (r < 0)
+                return (int)r;
+            if ((err = set_cell_name(t, r, p->first)) < 0 ||
+                (err = table_set(t, r, 1, TC_MONO, NAN, "%s", name + 7)) < 0 ||
+                (err = table_set(t, r, 2, pv ? 0 : TC_NA, NAN, "%s", pv ? pv : "-")) < 0 ||
+                (err = table_set(t, r, 3, cv ? 0 : TC_NA, NAN, "%s", cv ? cv : "-")) < 0)
+                return err;
+            err = table_set(t, r, 4, TC_MONO, NAN, "%s", ref ? ref : "");
+        }
+    return err;
+}
+
+int methods_diff_table(const struct rctx *x, struct table *t)
+{
+    struct position *pos = NULL;
+    size_t n = 0;
+    int err = table_init(t, 5);
+    if (!err)
+        err = positions(x->rd, &pos, &n);
+    const char *head[] = {"Cell", "Fact (method.*)", "Published", "Corrected", "v0.0.5 source"};
+    for (size_t c = 0; c < 5 && !err; c++)
+        err = table_head(t, c, head[c], 0);
+    for (size_t k = 0; k < n && !err; k++)
+        err = diff_rows(t, &pos[k]);
+    if (!err)
+        err = table_finish(t);
+    free(pos);
+    if (err < 0)
+        table_free(t);
+    return err;
+}
+
+void methods_section(struct doc *d, const struct rctx *x)
+{
+    struct table side = {0}, diff = {0};
+    int err;
+    if (d->err)
+        return;
+    if ((err = methods_side_table(x, &side)) < 0) {
+        d->err = err;
+        return;
+    }
+    if (!side.nrows) {
+        table_free(&side);
+        return;
+    }
+    if ((err = methods_diff_table(x, &diff)) < 0) {
+        table_free(&side);
+        d->err = err;
+        return;
+    }
+    /* the grid shows the method of each position's first cell: the first the spec lists */
+    const char *shown = "published";
+    for (size_t i = 0; i < x->rd->ncells; i++)
+        if (x->rd->cells[i].method) {
+            shown = x->rd->cells[i].method;
+            break;
+        }
+    doc_heading(d, "Published vs corrected, side by side");
+    doc_paraf(d, DOC_NORMAL, 0,
+              "%zu cell%s ran under both methods: published, what haifeng-jin/keras-benchmarks v0.0.5 did, and "
+              "corrected, benchgen's method (docs/METHOD.md). Mean ms/step of each; the ratio is published / "
+              "corrected with its 95%% interval: above 1 the original's method made the cell slower than the "
+              "corrected measurement, below 1 faster; that is the size of its flaws on the cell. The tables and "
+              "charts above show the %s cells.",
+              side.nrows, side.nrows == 1 ? "" : "s", shown);
+    doc_table(d, &side, 7);
+    doc_heading(d, "What differs per cell");
+    doc_para(d, DOC_NORMAL,
+             "Each choice the two methods make differently for a cell, as the cells recorded it (their method.* "
+             "facts), with the v0.0.5 source the published cell followed (its method_source.* fact).");
+    doc_table(d, &diff, 6.5);
+}

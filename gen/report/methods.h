@@ -1,0 +1,39 @@
+/*
+ * methods.h - the two methods side by side in the run report's Method
+ * section (docs/METHOD.md, "Two answers side by side").
+ *
+ * A run whose spec says `method: [published, corrected]` has every such cell
+ * under both methods (keys "...@published" and "...@corrected"). For each
+ * position (model, task, batch, backend) that ran under both, the report
+ * sets the published-method number beside the corrected one with their
+ * ratio, published / corrected, and its 95% interval: the size of the
+ * original's flaws on that cell. A second table lists, per such position,
+ * each `method.<name>` fact whose recorded value differs between the two
+ * cells, with the v0.0.5 source the published cell recorded for it
+ * (`method_source.<name>`): built from the facts the cells recorded, never
+ * from a list kept here.
+ *
+ * A run with no position under both methods gets neither table (its report
+ * reads as before).
+ */
+#ifndef BENCHGEN_METHODS_H
+#define BENCHGEN_METHODS_H
+
+#include "report/doc.h"
+#include "report/rctx.h"
+#include "report/tables.h"
+
+/* Positions under both methods: Cell, Published ms/step, Corrected ms/step,
+ * Published / corrected, its 95% interval. An empty table (no rows) when none.
+ * 0, or BG_ENOMEM (t is released). */
+int methods_side_table(const struct rctx *x, struct table *t);
+
+/* What differs per position: Cell, Fact, Published, Corrected, v0.0.5 source.
+ * 0, or BG_ENOMEM (t is released). */
+int methods_diff_table(const struct rctx *x, struct table *t);
+
+/* Adds both tables with their headings and a sentence each to d (inside the
+ * Method section), when some position ran under both methods. */
+void methods_section(struct doc *d, const struct rctx *x);
+
+#endif /* BENCHGEN_METHODS_H */
