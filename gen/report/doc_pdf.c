@@ -23,13 +23,18 @@
 #define MARGIN 36.0
 #define FOOTER_H 18.0
 #define BODY_W (PAGE_W - 2 * MARGIN)
-#define BOTTOM (PAGE_H - MARGIN - FOOTER_H)
+#define BOTTOM (p->page_h - MARGIN - FOOTER_H)
+/* the least a figure is scaled to fit a page's height; below it the page
+ * grows instead (chart text is 6.5 to 8.5 pt: never under 5 pt) */
+#define MIN_FIG_SCALE 0.8
+#define FIG_CAPTION_H 48.0
 
 struct doc_pdf {
     cairo_surface_t *s;
     cairo_t *cr;
     struct chart c;
     double y;
+    double page_h; /* PAGE_H, or more on a page that holds one tall figure */
     int page;
     char footer[400];
     struct strbuf out;
@@ -47,12 +52,12 @@ static void draw_footer(struct doc_pdf *p)
     snprintf(buf, sizeof(buf), "page %d", p->page);
     chart_rgb(&p->c, CHART_MUTED);
     cairo_set_line_width(p->cr, 0.5);
-    cairo_move_to(p->cr, MARGIN, PAGE_H - MARGIN - 8);
-    cairo_line_to(p->cr, PAGE_W - MARGIN, PAGE_H - MARGIN - 8);
+    cairo_move_to(p->cr, MARGIN, p->page_h - MARGIN - 8);
+    cairo_line_to(p->cr, PAGE_W - MARGIN, p->page_h - MARGIN - 8);
     cairo_stroke(p->cr);
-    chart_text(&p->c, CHART_FONT_REGULAR, 7.5, MARGIN, PAGE_H - MARGIN - 4, 0, 0, BODY_W - 80,
+    chart_text(&p->c, CHART_FONT_REGULAR, 7.5, MARGIN, p->page_h - MARGIN - 4, 0, 0, BODY_W - 80,
                CHART_ELLIPSIZE, p->footer);
-    chart_text(&p->c, CHART_FONT_REGULAR, 7.5, PAGE_W - MARGIN, PAGE_H - MARGIN - 4, 1, 0, 0, 0, buf);
+    chart_text(&p->c, CHART_FONT_REGULAR, 7.5, PAGE_W - MARGIN, p->page_h - MARGIN - 4, 1, 0, 0, 0, buf);
 }
 
 static void new_page(struct doc_pdf *p)
@@ -61,6 +66,10 @@ static void new_page(struct doc_pdf *p)
     cairo_show_page(p->cr);
     p->page++;
     p->y = MARGIN;
+    if (p->page_h != PAGE_H) { /* after a tall figure's page, back to A4 */
+        p->page_h = PAGE_H;
+        cairo_pdf_surface_set_size(p->s, PAGE_W, PAGE_H);
+    }
 }
 
 static void need(struct doc_pdf *p, double h)
@@ -263,13 +272,29 @@ done:
 
 /* ---- figures and code ----------------------------------------------------------- */
 
+double doc_pdf_figure_scale(double w, double h, double *page_h)
+{
+    double avail_h = PAGE_H - MARGIN - FOOTER_H - MARGIN - 24;
+    double wscale = fmin(1, BODY_W / w), scale = fmin(wscale, avail_h / h);
+    *page_h = PAGE_H;
+    if (scale < wscale * MIN_FIG_SCALE) { /* too tall: a taller page, not tiny text */
+        scale = wscale;
+        *page_h = MARGIN + h * scale + 4 + FIG_CAPTION_H + FOOTER_H + MARGIN;
+    }
+    return scale;
+}
+
 int doc_pdf_figure(struct doc_pdf *p, const struct figure *f)
 {
-    double avail_h = BOTTOM - MARGIN - 24;
-    double scale = fmin(BODY_W / f->w, avail_h / f->h);
-    if (scale > 1)
-        scale = 1;
+    double page_h;
+    double scale = doc_pdf_figure_scale(f->w, f->h, &page_h);
     double h = f->h * scale;
+    if (page_h > PAGE_H) {
+        if (p->y > MARGIN + 1)
+            new_page(p);
+        p->page_h = page_h;
+        cairo_pdf_surface_set_size(p->s, PAGE_W, page_h);
+    }
     need(p, h + 20);
     cairo_save(p->cr);
     cairo_translate(p->cr, MARGIN + (BODY_W - f->w * scale) / 2, p->y);
@@ -388,6 +413,7 @@ int doc_pdf_open(struct doc_pdf **out, const char *title, const char *subject, c
     if (!p)
         return error_set(BG_ENOMEM, "out of memory");
     p->y = MARGIN;
+    p->page_h = PAGE_H;
     p->page = 1;
     p->s = cairo_pdf_surface_create_for_stream(write_strbuf, &p->out, PAGE_W, PAGE_H);
     cairo_pdf_surface_set_metadata(p->s, CAIRO_PDF_METADATA_TITLE, title);

@@ -39,8 +39,13 @@ void doc_pdf_paragraph(struct doc_pdf *p, const char *text, enum chart_font f, d
 void doc_pdf_paragraphs(struct doc_pdf *p, char **paras, size_t n);
 /* A table at font size `size`, header repeated after a page break; "None." when empty. */
 void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size);
-/* A figure scaled to fit, drawn as vectors by its own draw function, with its caption. */
+/* A figure scaled to fit, drawn as vectors by its own draw function, with its caption.
+ * A figure that would shrink below 80% to fit an A4 page's height gets a page
+ * of its own, as tall as it needs (doc_pdf_figure_scale). */
 int doc_pdf_figure(struct doc_pdf *p, const struct figure *f);
+/* The scale a w x h figure is drawn at, and the height of its page:
+ * PAGE_H, or taller for a figure too tall to fit at 80% of its width-fit scale. */
+double doc_pdf_figure_scale(double w, double h, double *page_h);
 /* A monospaced block, one line at a time. */
 void doc_pdf_code(struct doc_pdf *p, const char *text);
 /* The title, subtitle and every block of d, in order. */

@@ -21,6 +21,7 @@
 #include "charts/trend.h"
 #include "plan/catalog.h"
 #include "charts/scatter.h"
+#include "report/doc_pdf.h"
 #include "report/grid.h"
 #include "report/reference.h"
 #include "base/util.h"
@@ -288,6 +289,20 @@ static void test_names_never_break_mid_word(void **state)
     free(css);
 }
 
+/* A tall chart in the PDF: its page grows, its 7 pt text never drops
+ * under 5 pt; a chart that fits keeps an A4 page. */
+static void test_pdf_tall_figure(void **state)
+{
+    (void)state;
+    double page_h, scale = doc_pdf_figure_scale(760, 1283, &page_h); /* the 12-row speed-up chart */
+    assert_true(scale * 6.5 >= 5.0);
+    assert_true(page_h > 595.28 && page_h >= 1283 * scale);
+    scale = doc_pdf_figure_scale(760, 400, &page_h);
+    assert_true(scale == 1.0 && page_h == 595.28);
+    scale = doc_pdf_figure_scale(1000, 857, &page_h); /* the ms/step panels, three a row */
+    assert_true(scale * 7 >= 5.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_detail_line),          cmocka_unit_test(test_backend_colours),
         cmocka_unit_test(test_text_contrast),        cmocka_unit_test(test_measured_vs_published),
         cmocka_unit_test(test_trend_one_scale),      cmocka_unit_test(test_names_never_break_mid_word),
+        cmocka_unit_test(test_pdf_tall_figure),
     };
     return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
 }
