@@ -161,25 +161,32 @@ static int side_row(const struct rctx *x, struct table *t, const struct position
     return err;
 }
 
-int methods_side_table(const struct rctx *x, struct table *t)
+/* A 5-column table with HEAD, one call of ROW per position of both methods. */
+static int position_table(const struct rctx *x, struct table *t, const char *const head[5], int numeric,
+                          int (*row)(const struct rctx *, struct table *, const struct position *))
 {
     struct position *pos = NULL;
     size_t n = 0;
     int err = table_init(t, 5);
     if (!err)
         err = positions(x->rd, &pos, &n);
-    const char *head[] = {"Cell", "Published ms/step", "Corrected ms/step", "Published / corrected",
-                          "95% interval"};
     for (size_t c = 0; c < 5 && !err; c++)
-        err = table_head(t, c, head[c], c > 0);
+        err = table_head(t, c, head[c], numeric && c > 0);
     for (size_t k = 0; k < n && !err; k++)
-        err = side_row(x, t, &pos[k]);
+        err = row(x, t, &pos[k]);
     if (!err)
         err = table_finish(t);
     free(pos);
     if (err < 0)
         table_free(t);
     return err;
+}
+
+int methods_side_table(const struct rctx *x, struct table *t)
+{
+    static const char *const head[5] = {"Cell", "Published ms/step", "Corrected ms/step",
+                                        "Published / corrected", "95% interval"};
+    return position_table(x, t, head, 1, side_row);
 }
 
 /* One row for a position one of whose cells recorded no facts (it failed
@@ -201,8 +208,9 @@ static int unrecorded_row(struct table *t, const struct position *p)
 }
 
 /* The rows of one position: each method.<name> fact that differs. */
-static int diff_rows(struct table *t, const struct position *p)
+static int diff_rows(const struct rctx *x, struct table *t, const struct position *p)
 {
+    (void)x;
     const struct kvlist *fp = &p->pub->facts, *fc = &p->cor->facts;
     const struct kvlist *sides[2] = {fp, fc};
     int err = 0;
@@ -236,22 +244,9 @@ static int diff_rows(struct table *t, const struct position *p)
 
 int methods_diff_table(const struct rctx *x, struct table *t)
 {
-    struct position *pos = NULL;
-    size_t n = 0;
-    int err = table_init(t, 5);
-    if (!err)
-        err = positions(x->rd, &pos, &n);
-    const char *head[] = {"Cell", "Fact (method.*)", "Published", "Corrected", "v0.0.5 source"};
-    for (size_t c = 0; c < 5 && !err; c++)
-        err = table_head(t, c, head[c], 0);
-    for (size_t k = 0; k < n && !err; k++)
-        err = diff_rows(t, &pos[k]);
-    if (!err)
-        err = table_finish(t);
-    free(pos);
-    if (err < 0)
-        table_free(t);
-    return err;
+    static const char *const head[5] = {"Cell", "Fact (method.*)", "Published", "Corrected",
+                                        "v0.0.5 source"};
+    return position_table(x, t, head, 0, diff_rows);
 }
 
 void methods_section(struct doc *d, const struct rctx *x)
