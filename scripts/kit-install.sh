@@ -27,6 +27,8 @@ case ${1:-} in -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;
 py=${1:-python3}
 venv=$kit/venv
 # pip sees the kit's wheels and nothing else: no index, no configured find-links or config file.
+# The kit's own files, whatever BENCHGEN_HOME the shell had.
+export BENCHGEN_HOME=$kit
 unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS PIP_REQUIRE_VIRTUALENV PIP_TARGET PIP_PREFIX PIP_USER
 export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null
 

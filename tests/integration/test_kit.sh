@@ -75,6 +75,8 @@ hide=("$ROOT" "${XDG_CACHE_HOME:-$HOME/.cache}/benchgen" "${XDG_CACHE_HOME:-$HOM
 cat >"$TMP/offline.sh" <<'EOF'
 set -u
 t=$1 root=$2 nodepy=$3; shift 3
+# A node has none of this checkout's settings (tests/run.sh exports BENCHGEN_HOME).
+unset BENCHGEN_HOME BENCHGEN BENCHGEN_BIN
 mount --make-rprivate / || exit 3
 for d in "$@"; do [ -d "$d" ] && { mount -t tmpfs -o ro none "$d" || exit 3; }; done
 say() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fi; }
