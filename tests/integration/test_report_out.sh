@@ -49,7 +49,9 @@ links() { grep -o 'href="charts/[^"]*"' "$1" | sed 's/href="//; s/"$//' | sort -
 "$BENCHGEN" report runs/a --out html-only --format html -j 1 -q >/dev/null 2>&1
 check "--format html writes report.html" test -f html-only/report.html
 check "... and links no chart file" test -z "$(links html-only/report.html)"
-check "... and writes no other file" test "$(cd html-only && find . -type f | LC_ALL=C sort | tr '\n' ' ')" = "./.benchgen-report ./report.html "
+# report.json and summary.csv, the machine-readable summary, come with every format (docs/REPORT.md)
+check "... and writes no other file than the machine-readable summary" \
+  test "$(cd html-only && find . -type f | LC_ALL=C sort | tr '\n' ' ')" = "./.benchgen-report ./report.html ./report.json ./summary.csv "
 "$BENCHGEN" report runs/a --out html-md --format html,md -j 1 -q >/dev/null 2>&1
 n=$(links html-md/report.html | wc -l)
 missing=$(cd html-md && links report.html | while read -r f; do [ -f "$f" ] || echo "$f"; done)
