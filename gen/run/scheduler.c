@@ -178,15 +178,29 @@ static void count(struct sched_summary *sum, enum status status)
     }
 }
 
+/* SIGINT and SIGTERM ask the run to stop (on_stop); OLD keeps the caller's
+ * handlers for stop_handlers_restore(). */
+static void stop_handlers_install(struct sigaction old[2])
+{
+    struct sigaction sa = {0};
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old[0]);
+    sigaction(SIGTERM, &sa, &old[1]);
+    stop_requested = 0;
+}
+
+static void stop_handlers_restore(const struct sigaction old[2])
+{
+    sigaction(SIGINT, &old[0], NULL);
+    sigaction(SIGTERM, &old[1], NULL);
+}
+
 int sched_run(struct store *st, const struct matrix *todo, const struct exec_options *eo,
               struct sched_summary *sum)
 {
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    stop_requested = 0;
+    struct sigaction old[2];
+    stop_handlers_install(old);
 
     memset(sum, 0, sizeof(*sum));
     struct progress p = {.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
@@ -227,8 +241,7 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
         ex.ops->close(&ex);
     if (!err && !stop_requested && wait)
         err = store_mark_finished(st, time(NULL));
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    stop_handlers_restore(old);
     if (!err && stop_requested)
         err = error_set(BG_EINTR, "interrupted: the cell in flight was recorded as interrupted; "
                                   "continue with `benchgen run --resume %s`", store_dir(st));
@@ -265,12 +278,8 @@ static void arm_env(const struct sched_arm *a, char **saved, int restore)
 int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
                  struct sched_summary *sum)
 {
-    struct sigaction sa = {0}, old_int, old_term;
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    stop_requested = 0;
+    struct sigaction old[2];
+    stop_handlers_install(old);
 
     memset(sum, 0, sizeof(*sum));
     struct progress p = {.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
@@ -305,8 +314,7 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
     }
     for (int k = 0; k < 2 && !err && !stop_requested; k++)
         err = store_mark_finished(arms[k].st, time(NULL));
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    stop_handlers_restore(old);
     if (!err && stop_requested)
         err = error_set(BG_EINTR, "interrupted: the cell in flight was recorded as interrupted; "
                                   "resume %s and %s one at a time with `benchgen run --resume DIR`",
