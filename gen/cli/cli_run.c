@@ -461,7 +461,8 @@ const struct cli_command cli_run = {
                 "SPEC --executor slurm [--partition P] [--gpus-per-cell N] [--cpus-per-cell N]\n"
                 " [--mem SIZE] [--time LIMIT] [--max-parallel K] [--sbatch-arg ARG]...\n"
                 " [--max-attempts N] [--no-wait]\n"
-                "SPEC --ab [--with PKG==V ...] [--b-env NAME=VALUE ...] [--repeats N] [--out DIR]\n"
+                "SPEC --ab [--out DIR] [--only KEY=VAL,...] [--dry-run] [--with PKG==V ...]\n"
+                " [--b-env NAME=VALUE ...] [--repeats N] [--wait-idle SECONDS]\n"
                 "--resume DIR [SPEC] [--retry STATUS,...]",
     .summary = "run a matrix spec (or finish an interrupted run with --resume)",
     .about = "Expands SPEC (a YAML matrix spec, see docs/SPEC.md), prints the plan and runs\n"

@@ -117,6 +117,26 @@ static void print_done(const struct progress *p, const struct result *r)
             r->wall_s, line);
 }
 
+/* A run's progress before its first cell: the ETA's first guess is the sum
+ * of the catalog's typical durations of every cell in todo. */
+static void progress_init(struct progress *p, const struct matrix *todo)
+{
+    *p = (struct progress){.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
+    for (size_t i = 0; i < todo->ncells; i++)
+        p->typical_all += catalog_typical_seconds(todo->cells[i].model, todo->cells[i].size);
+}
+
+/* A cell came back: its line, and what it teaches the ETA (its wall time
+ * against its typical duration). */
+static void progress_cell_done(struct progress *p, const struct cell *c, const struct result *r)
+{
+    p->cell = c;
+    print_done(p, r);
+    p->done++;
+    p->done_wall += r->wall_s;
+    p->typical_done += catalog_typical_seconds(c->model, c->size);
+}
+
 void sched_print_plan(const struct matrix *todo, FILE *out)
 {
     fprintf(out, "plan: %zu cell(s)\n", todo->ncells);
@@ -203,9 +223,8 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
     stop_handlers_install(old);
 
     memset(sum, 0, sizeof(*sum));
-    struct progress p = {.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
-    for (size_t i = 0; i < todo->ncells; i++)
-        p.typical_all += catalog_typical_seconds(todo->cells[i].model, todo->cells[i].size);
+    struct progress p;
+    progress_init(&p, todo);
     struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .state = on_state, .arg = &p};
     struct executor ex;
     int err = executor_open(&ex, eo, st, &stop_requested, &hooks);
@@ -229,10 +248,7 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
         p.cell = ev.cell;
         err = record(st, &ev);
         if (!err) {
-            print_done(&p, &ev.result);
-            p.done++;
-            p.done_wall += ev.result.wall_s;
-            p.typical_done += catalog_typical_seconds(ev.cell->model, ev.cell->size);
+            progress_cell_done(&p, ev.cell, &ev.result);
             count(sum, ev.result.status);
         }
         exec_event_free(&ev);
@@ -282,7 +298,8 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
     stop_handlers_install(old);
 
     memset(sum, 0, sizeof(*sum));
-    struct progress p = {.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
+    struct progress p;
+    progress_init(&p, todo);
     struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .state = on_state, .arg = &p};
     int err = 0;
     for (int k = 0; k < 2 && !err; k++)
@@ -304,9 +321,7 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
         if (!err)
             err = store_record(a->st, c, &r, log);
         if (!err) {
-            print_done(&p, &r);
-            p.done++;
-            p.done_wall += r.wall_s;
+            progress_cell_done(&p, c, &r);
             count(sum, r.status);
         }
         result_free(&r);

@@ -103,6 +103,23 @@ check "--retry without --resume exits 2" test $? -eq 2
 check "--repeats 0 exits 2" test $? -eq 2
 check "... giving the range" grep -q -- "--repeats 0: expected an integer from 1 to 1000" "$TMP/err"
 
+# run --ab: the same help, the same options, the same usage errors as run
+"$BENCHGEN" run tests/specs/good-minimal.yaml --ab --help >"$TMP/abhelp.out" 2>&1
+check "'run SPEC --ab --help' exits 0" test $? -eq 0
+"$BENCHGEN" run --help | cmp -s - "$TMP/abhelp.out"
+check "... and prints run's help" test $? -eq 0
+check "run's usage lists the options --ab takes" grep -q -- "--ab \[--out DIR\] \[--only KEY=VAL,...\] \[--dry-run\]" "$TMP/abhelp.out"
+"$BENCHGEN" run tests/specs/good-minimal.yaml --ab --only model=mlp --dry-run --wait-idle 1 --repeats 2 >"$TMP/abdry.out" 2>&1
+check "run --ab takes --only, --dry-run, --wait-idle and --repeats (exit 0)" test $? -eq 0
+check "... and its dry run prints the interleaved plan" grep -q "^interleaved A/B plan: " "$TMP/abdry.out"
+"$BENCHGEN" run tests/specs/good-minimal.yaml -q >"$TMP/q.out" 2>&1; rc_q=$?
+"$BENCHGEN" run tests/specs/good-minimal.yaml --ab -q >"$TMP/abq.out" 2>&1; rc_abq=$?
+check "run -q and run --ab -q: the same usage error (run has no quiet mode; exit 2)" \
+  sh -c "test $rc_q -eq 2 && test $rc_abq -eq 2 && cmp -s '$TMP/q.out' '$TMP/abq.out'"
+"$BENCHGEN" run tests/specs/good-minimal.yaml --ab --cpus-per-cell 1 >/dev/null 2>"$TMP/err"
+check "run --ab --cpus-per-cell exits 2 (--ab runs one process at a time)" test $? -eq 2
+check "... saying so" grep -q -- "--ab runs locally, one cell at a time" "$TMP/err"
+
 # option forms the one parser accepts
 "$BENCHGEN" run --dry-run --only=model=mlp tests/specs/good-minimal.yaml >"$TMP/dry.out" 2>&1
 check "--name=value and options before the argument" test $? -eq 0

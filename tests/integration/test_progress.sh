@@ -2,7 +2,9 @@
 # test_progress.sh - the progress line on a terminal says what it shows
 # (starting, importing, building, warm-up K/N, step K/N) and the ETA has a
 # value from the first cell on (the catalog's typical duration as the first
-# guess). Runs two small NumPy cells under a pseudo-terminal (script(1)).
+# guess), for a plain run and for an interleaved `run --ab`. Runs two small
+# NumPy cells, then the A and B processes of one, under a pseudo-terminal
+# (script(1)).
 # Needs the `base` environment (numpy).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -26,4 +28,12 @@ check "the first cell's line says 'step K/300'" grep -Eq ' step [0-9]+/300 ' "$T
 check "... and every redraw has a label" test -z "$(grep -v '^\[1/2\] .* ok ' "$TMP/first" | grep -Ev "^\[1/2\] mlp/predict/b64/numpy  $labels  [0-9:]+  ETA")"
 check "the ETA has a value during the first cell" grep -Eq 'ETA [0-9]+:[0-9][0-9]$' "$TMP/first"
 check "... never '?'" test -z "$(grep 'ETA ?' "$TMP/first")"
+
+# run --ab: the same line, the same first guess, for the A process that comes first
+script -q -e -c "'$BENCHGEN' run '$TMP/spec.yaml' --ab --only task=predict --out '$TMP/ab'" "$TMP/ab.ts" >/dev/null 2>&1
+check "run --ab exits 0" test $? -eq 0
+tr '\r' '\n' <"$TMP/ab.ts" | sed 's/\x1b\[K//g' | grep '^\[1/2\]' >"$TMP/abfirst"
+check "run --ab: the first process's line says 'step K/300'" grep -Eq ' step [0-9]+/300 ' "$TMP/abfirst"
+check "run --ab: the ETA has a value during the first process" grep -Eq 'ETA [0-9]+:[0-9][0-9]$' "$TMP/abfirst"
+check "run --ab: ... never '?'" test -z "$(grep 'ETA ?' "$TMP/abfirst")"
 finish
