@@ -47,7 +47,7 @@ char *escape_filename(const char *s);
  * bytes become \n, \t, \r, \xHH or \u00HH, and a backslash becomes \\,
  * so a stored or archived name can never move the cursor, recolour the
  * screen or fake a line of output, and the escaped text is unambiguous.
- * escape_terminal_dup() returns a malloc'd copy (NULL on allocation failure). */
+ * escape_terminal_dup() returns a malloc'd copy (never NULL: out of memory exits). */
 int escape_terminal(struct strbuf *sb, const char *s);
 char *escape_terminal_dup(const char *s);
 

@@ -35,10 +35,7 @@ int strbuf_append(struct strbuf *sb, const char *s, size_t n)
         size_t cap = sb->cap ? sb->cap : 64;
         while (cap < sb->len + n + 1)
             cap *= 2;
-        char *p = realloc(sb->buf, cap);
-        if (!p)
-            return sb->err = error_set(BG_ENOMEM, "out of memory");
-        sb->buf = p;
+        sb->buf = xrealloc(sb->buf, cap);
         sb->cap = cap;
     }
     memcpy(sb->buf + sb->len, s, n);
@@ -69,12 +66,7 @@ int strbuf_printf(struct strbuf *sb, const char *fmt, ...)
         size_t cap = sb->cap;
         while (cap < sb->len + (size_t)n + 1)
             cap *= 2;
-        char *p = realloc(sb->buf, cap);
-        if (!p) {
-            err = sb->err = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
-        sb->buf = p;
+        sb->buf = xrealloc(sb->buf, cap);
         sb->cap = cap;
     }
     vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap2);
@@ -86,10 +78,12 @@ done:
 
 char *strbuf_detach(struct strbuf *sb)
 {
-    if (sb->err || (!sb->buf && strbuf_append(sb, "", 0) < 0)) {
+    if (sb->err) {
         strbuf_free(sb);
         return NULL;
     }
+    if (!sb->buf)
+        strbuf_append(sb, "", 0);
     char *p = sb->buf;
     sb->buf = NULL;
     sb->len = sb->cap = 0;
@@ -309,9 +303,8 @@ int util_read_file(const char *path, char **out, size_t *len)
     size_t n;
     int err = 0;
     while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-        if ((err = strbuf_append(&sb, buf, n)) < 0)
-            break;
-    if (!err && ferror(f))
+        strbuf_append(&sb, buf, n);
+    if (ferror(f))
         err = error_set(BG_EIO, "%s: read error", path);
     fclose(f);
     if (err < 0) {
@@ -321,7 +314,7 @@ int util_read_file(const char *path, char **out, size_t *len)
     if (len)
         *len = sb.len;
     *out = strbuf_detach(&sb);
-    return *out ? 0 : error_set(BG_ENOMEM, "out of memory");
+    return 0;
 }
 
 int util_write_file_atomic(const char *path, const void *data, size_t len)

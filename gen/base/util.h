@@ -18,11 +18,13 @@
 /* A string builder that remembers its first error: after a failed append
  * every later one does nothing and returns that error, so a builder is
  * written with no check per call and one strbuf_error() (or a NULL from
- * strbuf_detach()) at the end. */
+ * strbuf_detach()) at the end. It grows with xrealloc (base/xalloc.h), so
+ * running out of memory exits and is never the remembered error: that is a
+ * format strbuf_printf cannot expand (BG_EGENERIC), or one a caller sets. */
 struct strbuf {
     char *buf; /* NUL-terminated when len > 0 or after any append */
     size_t len, cap;
-    int err;   /* the first error (BG_ENOMEM, BG_EGENERIC for a bad format); 0 */
+    int err;   /* the first error (BG_EGENERIC for a bad format); 0 */
 };
 int strbuf_append(struct strbuf *sb, const char *s, size_t n);
 int strbuf_puts(struct strbuf *sb, const char *s);

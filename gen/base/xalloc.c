@@ -38,6 +38,15 @@ void *xrealloc(void *p, size_t n)
     return q;
 }
 
+void *xaligned_alloc(size_t align, size_t n)
+{
+    size_t m = (n + align - 1) / align * align;
+    void *p = aligned_alloc(align, m ? m : align);
+    if (!p)
+        xalloc_die(n);
+    return p;
+}
+
 char *xstrdup(const char *s)
 {
     char *p = strdup(s);

@@ -14,6 +14,8 @@
 void *xmalloc(size_t n);
 void *xcalloc(size_t count, size_t size);
 void *xrealloc(void *p, size_t n);
+/* aligned_alloc(align, n); n is rounded up to a multiple of align. */
+void *xaligned_alloc(size_t align, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* malloc'd printf. */

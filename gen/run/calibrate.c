@@ -14,6 +14,7 @@
  */
 #include "run/calibrate.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "run/envs.h"
 #include "run/hostload.h"
 
@@ -90,12 +91,7 @@ static void *run(void *arg)
         CPU_SET(w->cpu, &set);
         sched_setaffinity(0, sizeof(set), &set);
     }
-    float *a = aligned_alloc(64, sizeof(float) * DIM * DIM), *c = aligned_alloc(64, sizeof(float) * DIM * DIM);
-    if (!a || !c) {
-        free(a);
-        free(c);
-        return NULL;
-    }
+    float *a = xaligned_alloc(64, sizeof(float) * DIM * DIM), *c = xaligned_alloc(64, sizeof(float) * DIM * DIM);
     for (size_t i = 0; i < (size_t)DIM * DIM; i++) {
         a[i] = (float)((i * 7) % 13) * 0.01f;
         c[i] = 0;
@@ -115,9 +111,7 @@ static void *run(void *arg)
 /* GFLOP/s with n threads (pinned to the first n allowed CPUs). */
 static double measure(int n, const int *cpus, const float *bp, double seconds)
 {
-    struct worker *w = calloc((size_t)n, sizeof(*w));
-    if (!w)
-        return 0;
+    struct worker *w = xcalloc((size_t)n, sizeof(*w));
     for (int i = 0; i < n; i++) {
         w[i] = (struct worker){.cpu = cpus ? cpus[i] : -1, .bp = bp, .seconds = seconds};
         if (pthread_create(&w[i].th, NULL, run, &w[i]) != 0)
@@ -139,7 +133,7 @@ static double measure(int n, const int *cpus, const float *bp, double seconds)
 static char *calibration_path(void)
 {
     const char *p = getenv("BENCHGEN_CALIBRATION");
-    return p && *p ? strdup(p) : util_printf("%s/calibration-cpu.txt", envs_cache_dir());
+    return p && *p ? xstrdup(p) : xprintf("%s/calibration-cpu.txt", envs_cache_dir());
 }
 
 static void cpu_key(char *buf, size_t len)
@@ -169,12 +163,7 @@ int calibrate_cpu(double seconds, FILE *out)
                 cpus[n++] = i;
     if (n == 0)
         n = 1;
-    float *b = aligned_alloc(64, sizeof(float) * DIM * DIM), *bp = aligned_alloc(64, sizeof(float) * DIM * DIM);
-    if (!b || !bp) {
-        free(b);
-        free(bp);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
+    float *b = xaligned_alloc(64, sizeof(float) * DIM * DIM), *bp = xaligned_alloc(64, sizeof(float) * DIM * DIM);
     for (size_t i = 0; i < (size_t)DIM * DIM; i++)
         b[i] = (float)((i * 5) % 11) * 0.01f;
     for (int j = 0; j < DIM; j += NR) /* panels of NR columns, row by row */
@@ -201,9 +190,8 @@ int calibrate_cpu(double seconds, FILE *out)
     char key[320];
     cpu_key(key, sizeof(key));
     char *path = calibration_path();
-    char *text = util_printf("cpu %s\nthreads %d\ngflops_float32 %.3f\ngflops_float32_1thread %.3f\n", key, n,
-                             all, one);
-    int err = path && text ? util_write_file_atomic(path, text, strlen(text)) : error_set(BG_ENOMEM, "out of memory");
+    char *text = xprintf("cpu %s\nthreads %d\ngflops_float32 %.3f\ngflops_float32_1thread %.3f\n", key, n, all, one);
+    int err = util_write_file_atomic(path, text, strlen(text));
     if (!err)
         fprintf(out, "stored in %s: runs created on this CPU record cpu.peak_gflops.float32 = %.1f\n", path, all);
     free(path);

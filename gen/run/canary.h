@@ -28,7 +28,7 @@ struct canary {
 };
 
 /* Times the kernels in the calling process, whose affinity the worker
- * inherits. 0 or BG_ENOMEM. */
+ * inherits. Returns 0 (running out of memory exits, base/xalloc.h). */
 int canary_measure(struct canary *out);
 
 /* Adds canary.gemm_ms, canary.copy_ms and canary.threads to facts. */

@@ -6,6 +6,7 @@
 #include "run/cellfile.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,12 +23,16 @@
 
 char *cellfile_dir(const char *run_dir)
 {
-    return util_printf("%s/cells", run_dir);
+    return xprintf("%s/cells", run_dir);
 }
 
-static int oom(void)
+/* jansson's own failure: it returns NULL for a document it cannot build
+ * (its allocator failed, or a text is not UTF-8); a library boundary, so a
+ * plain error rather than the x-family's exit. */
+static int json_failed(const char *path)
 {
-    return error_set(BG_ENOMEM, "out of memory");
+    return error_set(BG_EGENERIC, "%s: cannot build the JSON document (jansson: out of memory or text not UTF-8)",
+                     path);
 }
 
 /* Writes a JSON document atomically and syncs the directory, so the rename
@@ -36,7 +41,7 @@ static int write_json(const char *dir, const char *path, json_t *doc)
 {
     char *text = doc ? json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
     if (!text)
-        return oom();
+        return json_failed(path);
     int err = util_mkdir_p(dir, 0755);
     if (!err)
         err = util_write_file_atomic(path, text, strlen(text));
@@ -94,10 +99,9 @@ static int resources_load(const json_t *j, struct resources *r)
     const char *p = jtext(j, "partition"), *m = jtext(j, "mem"), *t = jtext(j, "time");
     r->gpus = (int)jint(j, "gpus");
     r->cpus = (int)jint(j, "cpus");
-    if ((p && !(r->partition = strdup(p))) || (m && !(r->mem = strdup(m))) || (t && !(r->time = strdup(t)))) {
-        resources_free(r);
-        return oom();
-    }
+    r->partition = p ? xstrdup(p) : NULL;
+    r->mem = m ? xstrdup(m) : NULL;
+    r->time = t ? xstrdup(t) : NULL;
     return 0;
 }
 
@@ -118,16 +122,16 @@ static json_t *cell_json(const struct cell *c)
 int cellfile_write_plan(const char *run_dir, const struct matrix *plan)
 {
     char *dir = cellfile_dir(run_dir);
-    char *path = dir ? util_printf("%s/plan.json", dir) : NULL;
+    char *path = xprintf("%s/plan.json", dir);
     json_t *cells = json_array(), *doc = NULL;
     int err = 0;
-    if (!path || !cells) {
-        err = oom();
+    if (!cells) {
+        err = json_failed(path);
         goto done;
     }
     for (size_t i = 0; i < plan->ncells; i++)
         if (json_array_append_new(cells, cell_json(&plan->cells[i])) < 0) {
-            err = oom();
+            err = json_failed(path);
             goto done;
         }
     doc = json_pack("{s:s, s:O}", "format", CELLFILE_PLAN_FORMAT, "cells", cells);
@@ -142,9 +146,7 @@ done:
 
 int cellfile_ensure_plan(const char *run_dir, struct store *st)
 {
-    char *path = util_printf("%s/cells/plan.json", run_dir);
-    if (!path)
-        return oom();
+    char *path = xprintf("%s/cells/plan.json", run_dir);
     bool have = util_is_file(path);
     free(path);
     if (have)
@@ -159,18 +161,14 @@ int cellfile_ensure_plan(const char *run_dir, struct store *st)
 
 static char *dup_or_null(const char *s)
 {
-    return s ? strdup(s) : NULL;
+    return s ? xstrdup(s) : NULL;
 }
 
 int cellfile_read_plan(const char *run_dir, struct matrix *out)
 {
-    char *path = util_printf("%s/cells/plan.json", run_dir);
-    json_t *doc = path ? load_json(path) : NULL;
+    char *path = xprintf("%s/cells/plan.json", run_dir);
+    json_t *doc = load_json(path);
     int err = 0;
-    if (!path) {
-        err = oom();
-        goto done;
-    }
     if (!doc) {
         err = error_prefix(error_code(), "%s: the plan of cells run elsewhere", run_dir);
         goto done;
@@ -274,7 +272,7 @@ static int series_load(const json_t *a, struct series *s)
 
 static char *attempt_path(const char *run_dir, int id, const char *name)
 {
-    return util_printf("%s/cells/%d/%s", run_dir, id, name);
+    return xprintf("%s/cells/%d/%s", run_dir, id, name);
 }
 
 int cellfile_write_attempt(const char *run_dir, const struct cell *c, const char *tag, int verdict,
@@ -284,9 +282,9 @@ int cellfile_write_attempt(const char *run_dir, const struct cell *c, const char
         return error_set(BG_EUSAGE, "attempt tag '%s' is not a plain file name", tag);
     struct timespec now;
     clock_gettime(CLOCK_REALTIME, &now);
-    char *name = util_printf("%s%s.json", tag, verdict ? ".slurm" : "");
-    char *dir = util_printf("%s/cells/%d", run_dir, c->id);
-    char *path = name ? attempt_path(run_dir, c->id, name) : NULL;
+    char *name = xprintf("%s%s.json", tag, verdict ? ".slurm" : "");
+    char *dir = xprintf("%s/cells/%d", run_dir, c->id);
+    char *path = attempt_path(run_dir, c->id, name);
     json_t *doc = json_pack(
         "{s:s, s:i, s:s, s:s, s:b, s:s, s:o, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:i, s:i, s:o, s:o, s:o, s:o, s:o, "
         "s:o}",
@@ -298,7 +296,7 @@ int cellfile_write_attempt(const char *run_dir, const struct cell *c, const char
         samples_json(r->warmup_ns, r->nwarmup), "timed_ns", samples_json(r->timed_ns, r->ntimed), "phases",
         pairs_json(&r->phases), "facts", pairs_json(&r->facts), "env", pairs_json(&r->env), "telemetry",
         series_json(&r->telemetry));
-    int err = path && dir && doc ? write_json(dir, path, doc) : oom();
+    int err = write_json(dir, path, doc);
     json_decref(doc);
     free(path);
     free(dir);
@@ -334,10 +332,10 @@ static int samples_load(const json_t *a, struct result *r, int warmup)
 int cellfile_read_attempt(const char *run_dir, const struct cell *c, const char *name, struct result *r)
 {
     char *path = attempt_path(run_dir, c->id, name);
-    json_t *doc = path ? load_json(path) : NULL;
+    json_t *doc = load_json(path);
     int err = 0;
     if (!doc) {
-        err = path ? error_code() : oom();
+        err = error_code();
         goto done;
     }
     const char *fmt = jtext(doc, "format"), *key = jtext(doc, "key"), *status = jtext(doc, "status");
@@ -394,9 +392,7 @@ static bool ends_with(const char *s, const char *suffix)
 int cellfile_list_attempts(const char *run_dir, int id, struct cellfile_attempts *out)
 {
     memset(out, 0, sizeof(*out));
-    char *dir = util_printf("%s/cells/%d", run_dir, id);
-    if (!dir)
-        return oom();
+    char *dir = xprintf("%s/cells/%d", run_dir, id);
     DIR *d = opendir(dir);
     int err = 0;
     size_t cap = 0;
@@ -406,33 +402,24 @@ int cellfile_list_attempts(const char *run_dir, int id, struct cellfile_attempts
         if (e->d_name[0] == '.' || !ends_with(e->d_name, ".json"))
             continue;
         char *path = attempt_path(run_dir, id, e->d_name);
-        json_t *doc = path ? load_json(path) : NULL;
+        json_t *doc = load_json(path);
         const char *tag = doc ? jtext(doc, "tag") : NULL, *status = doc ? jtext(doc, "status") : NULL;
         int s = status ? status_parse(status) : -1;
         if (!tag || s <= STATUS_NONE || jint(doc, "id") != id) {
-            fprintf(stderr, "benchgen: warning: skipping %s: %s\n", path ? path : e->d_name,
+            fprintf(stderr, "benchgen: warning: skipping %s: %s\n", path,
                     !doc ? error_last() : status && s <= STATUS_NONE ? "unknown status" : "not an attempt of this cell");
         } else {
             if (out->n == cap) {
                 cap = cap ? cap * 2 : 4;
-                struct cellfile_attempt *v = realloc(out->v, cap * sizeof(*v));
-                if (!v)
-                    err = oom();
-                else
-                    out->v = v;
+                out->v = xrealloc(out->v, cap * sizeof(*out->v));
             }
-            if (!err) {
-                struct cellfile_attempt *a = &out->v[out->n];
-                memset(a, 0, sizeof(*a));
-                a->name = strdup(e->d_name);
-                a->tag = strdup(tag);
-                a->status = (enum status)s;
-                a->verdict = json_is_true(json_object_get(doc, "verdict"));
-                a->finished_ns = jint(doc, "finished_ns");
-                out->n++;
-                if (!a->name || !a->tag)
-                    err = oom();
-            }
+            struct cellfile_attempt *a = &out->v[out->n++];
+            memset(a, 0, sizeof(*a));
+            a->name = xstrdup(e->d_name);
+            a->tag = xstrdup(tag);
+            a->status = (enum status)s;
+            a->verdict = json_is_true(json_object_get(doc, "verdict"));
+            a->finished_ns = jint(doc, "finished_ns");
         }
         json_decref(doc);
         free(path);

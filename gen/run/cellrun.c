@@ -32,12 +32,12 @@ static char *attempt_tag(int *restart)
     const char *job = getenv("SLURM_JOB_ID"), *rc = getenv("SLURM_RESTART_COUNT");
     *restart = rc ? atoi(rc) : 0;
     if (array && task)
-        return util_printf("s%s_%s.%d", array, task, *restart);
+        return xprintf("s%s_%s.%d", array, task, *restart);
     if (job)
-        return util_printf("s%s.%d", job, *restart);
+        return xprintf("s%s.%d", job, *restart);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    return util_printf("l%lld%09ld.%ld", (long long)ts.tv_sec, ts.tv_nsec, (long)getpid());
+    return xprintf("l%lld%09ld.%ld", (long long)ts.tv_sec, ts.tv_nsec, (long)getpid());
 }
 
 /* What the stop signal means for a cell the worker killed. */
@@ -51,16 +51,14 @@ static void judge_signal(struct result *r, int sig)
     char *why;
     if (sig == SIGUSR1) {
         r->status = STATUS_TIMEOUT;
-        why = strdup("killed at the Slurm job's time limit (--time): the task got SIGUSR1 from sbatch --signal");
+        why = xstrdup("killed at the Slurm job's time limit (--time): the task got SIGUSR1 from sbatch --signal");
     } else {
         r->status = STATUS_INTERRUPTED;
-        why = util_printf("stopped by SIG%s%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+        why = xprintf("stopped by SIG%s%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
                           getenv("SLURM_JOB_ID") ? " (Slurm preemption, requeue or scancel)" : "");
     }
-    if (why) {
-        free(r->detail);
-        r->detail = why;
-    }
+    free(r->detail);
+    r->detail = why;
 }
 
 int cellrun(const char *run_dir, int id, const struct cellrun_options *o, enum status *status)
@@ -89,7 +87,7 @@ int cellrun(const char *run_dir, int id, const struct cellrun_options *o, enum s
 
     if (restart + 1 > max) {
         r.status = STATUS_INTERRUPTED;
-        r.detail = util_printf("not run again: Slurm started this task %d times (--max-attempts %d); "
+        r.detail = xprintf("not run again: Slurm started this task %d times (--max-attempts %d); "
                                "`benchgen run --resume %s` tries it afresh",
                                restart + 1, max, run_dir);
         r.started = r.finished = time(NULL);

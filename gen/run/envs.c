@@ -13,6 +13,7 @@
 #include "run/envs_python.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -87,29 +88,22 @@ static int resolve_external(const char *name, const char *reg, struct env_info *
         err = error_set(BG_EPYTHON, "%s: not a registration written by `benchgen env add`", reg);
         goto done;
     }
-    out->name = strdup(name);
-    out->python = strdup(python);
+    out->name = xstrdup(name);
+    out->python = xstrdup(python);
     if (prefix && prefix[0] == '/') {
-        out->dir = strdup(prefix);
+        out->dir = xstrdup(prefix);
     } else { /* <prefix>/bin/python */
-        out->dir = strdup(python);
-        for (int up = 0; out->dir && up < 2; up++) {
+        out->dir = xstrdup(python);
+        for (int up = 0; up < 2; up++) {
             char *slash = strrchr(out->dir, '/');
             if (slash && slash != out->dir)
                 *slash = '\0';
         }
     }
-    if (!out->name || !out->python || !out->dir) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     out->hash[0] = '\0';
     snprintf(out->pyver, sizeof(out->pyver), "%s", ver ? ver : "");
     if (cmd.n) {
-        if (!(out->prefix = calloc(cmd.n + 1, sizeof(char *)))) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
+        out->prefix = xcalloc(cmd.n + 1, sizeof(char *));
         for (size_t i = 0; i < cmd.n; i++)
             out->prefix[i] = cmd.v[i];
         cmd.n = 0;
@@ -128,7 +122,7 @@ static int resolve_lock(const char *name, const char *lock, struct env_info *out
     int err;
     char want[16];
     envs_python_requested(lock, want);
-    out->builder = want[0] ? envs_python_find(want) : strdup(BENCHGEN_PYTHON);
+    out->builder = want[0] ? envs_python_find(want) : xstrdup(BENCHGEN_PYTHON);
     const char *ver = out->builder ? envs_python_version(out->builder) : "";
     snprintf(out->pyver, sizeof(out->pyver), "%s", ver[0] ? ver : want);
     if (want[0] && ver[0] && strncmp(ver, want, strlen(want)) != 0) {
@@ -140,16 +134,11 @@ static int resolve_lock(const char *name, const char *lock, struct env_info *out
         env_info_free(out);
         return err;
     }
-    out->name = strdup(name);
-    out->lock_path = strdup(lock);
-    out->dir = util_printf("%s/envs/%s-%s", envs_cache_dir(), name, out->hash);
-    out->python = out->dir ? util_printf("%s/bin/python", out->dir) : NULL;
-    char *marker = out->dir ? util_printf("%s/" ENVS_READY_MARKER, out->dir) : NULL;
-    if (!out->name || !out->lock_path || !out->dir || !out->python || !marker) {
-        free(marker);
-        env_info_free(out);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
+    out->name = xstrdup(name);
+    out->lock_path = xstrdup(lock);
+    out->dir = xprintf("%s/envs/%s-%s", envs_cache_dir(), name, out->hash);
+    out->python = xprintf("%s/bin/python", out->dir);
+    char *marker = xprintf("%s/" ENVS_READY_MARKER, out->dir);
     if (util_is_file(marker))
         out->state = access(out->python, X_OK) == 0 ? "ready" : "broken";
     else if (util_is_dir(out->dir))
@@ -166,13 +155,9 @@ int envs_resolve(const char *name, struct env_info *out)
     if (!util_is_safe_name(name))
         return error_set(BG_EUSAGE, "invalid environment name '%s' (letters, digits, '.', '_', '+', '-')",
                          name ? name : "");
-    char *reg = util_printf("%s/external/%s", envs_cache_dir(), name);
-    char *lock = util_printf("%s/data/envs/%s.txt", util_home_dir(), name);
+    char *reg = xprintf("%s/external/%s", envs_cache_dir(), name);
+    char *lock = xprintf("%s/data/envs/%s.txt", util_home_dir(), name);
     int err = 0;
-    if (!reg || !lock) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     if (util_is_file(reg)) {
         err = resolve_external(name, reg, out);
     } else if (util_is_file(lock)) {
@@ -180,8 +165,8 @@ int envs_resolve(const char *name, struct env_info *out)
     } else if (strchr(name, '+')) {
         /* A derived environment (`run --with`): its lock lives in the cache. */
         free(lock);
-        lock = util_printf("%s/derived/%s.txt", envs_cache_dir(), name);
-        if (lock && util_is_file(lock))
+        lock = xprintf("%s/derived/%s.txt", envs_cache_dir(), name);
+        if (util_is_file(lock))
             err = resolve_lock(name, lock, out);
         else
             err = error_set(BG_ENOTFOUND, "no derived environment '%s' (made by `benchgen run --with`)", name);
@@ -193,7 +178,6 @@ int envs_resolve(const char *name, struct env_info *out)
                         name, lock, known ? known : "?");
         free(known);
     }
-done:
     free(reg);
     free(lock);
     return err;

@@ -7,6 +7,7 @@
 #include "run/envs_python.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -33,18 +34,14 @@ int envs_add(const char *name, const char *python, const char *const *cmd_prefix
                              i + 1);
     if (nprefix) {
         /* The interpreter lives where the prefix's command finds it (a container). */
-        exe = strdup(python);
+        exe = xstrdup(python);
     } else if (!(exe = envs_python_which(python))) {
         err = error_set(BG_ENOTFOUND, "env add %s: %s not found", name, python);
         goto done;
     }
-    if (!exe) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     if (!nprefix && util_is_dir(exe)) { /* a venv (or any prefix) directory */
-        char *in_dir = util_printf("%s/bin/python", exe);
-        if (!in_dir || access(in_dir, X_OK) != 0) {
+        char *in_dir = xprintf("%s/bin/python", exe);
+        if (access(in_dir, X_OK) != 0) {
             err = error_set(BG_ENOTFOUND, "env add %s: %s is a directory without bin/python, not a venv",
                             name, exe);
             free(in_dir);
@@ -57,26 +54,20 @@ int envs_add(const char *name, const char *python, const char *const *cmd_prefix
         err = error_set(BG_ENOTFOUND, "env add %s: cannot execute %s: %s", name, exe, strerror(errno));
         goto done;
     }
-    if (!(argv_prefix = calloc(nprefix + 1, sizeof(*argv_prefix)))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    argv_prefix = xcalloc(nprefix + 1, sizeof(*argv_prefix));
     for (size_t i = 0; i < nprefix; i++)
         argv_prefix[i] = cmd_prefix[i];
     if ((err = envs_python_probe(exe, argv_prefix, true, ver, &prefix)) < 0) {
         error_prefix(err, "env add %s", name);
         goto done;
     }
-    reg_dir = util_printf("%s/external", envs_cache_dir());
-    reg = reg_dir ? util_printf("%s/%s", reg_dir, name) : NULL;
+    reg_dir = xprintf("%s/external", envs_cache_dir());
+    reg = xprintf("%s/%s", reg_dir, name);
     strbuf_printf(&text, "%s\n%s\n%s\n", exe, prefix, ver);
     for (size_t i = 0; i < nprefix; i++)
         strbuf_printf(&text, "%s\n", cmd_prefix[i]);
-    if (!reg_dir || !reg || !text.buf) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
-    if ((err = util_mkdir_p(reg_dir, 0755)) < 0 ||
+    if ((err = strbuf_error(&text)) < 0 || (err = util_mkdir_p
+(reg_dir, 0755)) < 0 ||
         (err = util_write_file_atomic(reg, text.buf, text.len)) < 0)
         goto done;
     printf("env %s: registered %s (Python %s, prefix %s%s%s)\n", name, exe, ver, prefix,

@@ -8,6 +8,7 @@
 #include "run/envs.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -58,12 +59,8 @@ int envs_derive(const char *base, const char *const *pins, size_t npins, char **
     struct env_info info = {0};
     char *text = NULL, *name = NULL, *path = NULL;
     struct strbuf lock = {0}, nm = {0};
-    char (*pkgs)[128] = calloc(npins ? npins : 1, 128);
+    char (*pkgs)[128] = xcalloc(npins ? npins : 1, 128);
     int err = 0;
-    if (!pkgs) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     if ((err = envs_resolve(base, &info)) < 0)
         goto done;
     if (!info.lock_path) {
@@ -103,17 +100,11 @@ int envs_derive(const char *base, const char *const *pins, size_t npins, char **
         err = error_set(BG_EUSAGE, "--with: the pins make an invalid environment name '%s'", name ? name : "");
         goto done;
     }
-    char *dir = util_printf("%s/derived", envs_cache_dir());
-    err = dir ? util_mkdir_p(dir, 0755) : error_set(BG_ENOMEM, "out of memory");
-    path = dir && !err ? util_printf("%s/%s.txt", dir, name) : NULL;
+    char *dir = xprintf("%s/derived", envs_cache_dir());
+    err = util_mkdir_p(dir, 0755);
+    path = xprintf("%s/%s.txt", dir, name);
     free(dir);
-    if (err < 0)
-        goto done;
-    if (!path || !lock.buf) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
-    if ((err = util_write_file_atomic(path, lock.buf, lock.len)) < 0)
+    if (err < 0 || (err = strbuf_error(&lock)) < 0 || (err = util_write_file_atomic(path, lock.buf, lock.len)) < 0)
         goto done;
     *name_out = name;
     name = NULL;

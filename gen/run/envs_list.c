@@ -8,6 +8,7 @@
 #include "run/envs_packages.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -28,8 +29,8 @@ static int list_one(FILE *out, const char *name)
     if (strcmp(e.state, "missing") == 0) {
         fprintf(out, "  (not built yet: run `benchgen env sync %s`)\n", e.name);
     } else if (strcmp(e.state, "incomplete") == 0) {
-        char *failed_path = util_printf("%s/" ENVS_FAILED_MARKER, e.dir), *why = NULL;
-        if (failed_path && util_is_file(failed_path) && util_read_file(failed_path, &why, NULL) == 0) {
+        char *failed_path = xprintf("%s/" ENVS_FAILED_MARKER, e.dir), *why = NULL;
+        if (util_is_file(failed_path) && util_read_file(failed_path, &why, NULL) == 0) {
             why[strcspn(why, "\n")] = '\0';
             fprintf(out, "  (last sync failed: %s)\n", why);
         }
@@ -45,8 +46,8 @@ static int list_one(FILE *out, const char *name)
                     e.dir, e.name);
     } else {
         if (external) {
-            char *lock = util_printf("%s/data/envs/%s.txt", util_home_dir(), e.name);
-            if (lock && util_is_file(lock))
+            char *lock = xprintf("%s/data/envs/%s.txt", util_home_dir(), e.name);
+            if (util_is_file(lock))
                 fprintf(out, "  (this registration takes precedence over %s)\n", lock);
             free(lock);
             fprintf(out, "  prefix: %s\n", e.dir);
@@ -65,9 +66,9 @@ done:
 int envs_list(FILE *out)
 {
     struct strlist names = {0}, ext = {0};
-    char *derived = util_printf("%s/derived", envs_cache_dir());
-    int err = derived ? 0 : error_set(BG_ENOMEM, "out of memory");
-    if (err || (err = envs_names_locks(&names, NULL)) < 0 || (err = envs_names_external(&ext)) < 0 ||
+    char *derived = xprintf("%s/derived", envs_cache_dir());
+    int err = 0;
+    if ((err = envs_names_locks(&names, NULL)) < 0 || (err = envs_names_external(&ext)) < 0 ||
         (err = envs_names_locks(&ext, derived)) < 0)
         goto done;
     for (size_t i = 0; i < ext.n; i++)

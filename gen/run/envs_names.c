@@ -6,6 +6,7 @@
 #include "run/envs_cache.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -19,13 +20,11 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-char *envs_names_lock_dir(void) { return util_printf("%s/data/envs", util_home_dir()); }
+char *envs_names_lock_dir(void) { return xprintf("%s/data/envs", util_home_dir()); }
 
 int envs_names_locks(struct strlist *nl, const char *where)
 {
-    char *dir = where ? strdup(where) : envs_names_lock_dir();
-    if (!dir)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *dir = where ? xstrdup(where) : envs_names_lock_dir();
     int err = 0;
     DIR *d = opendir(dir);
     if (!d)
@@ -48,9 +47,7 @@ done:
 
 int envs_names_external(struct strlist *nl)
 {
-    char *dir = util_printf("%s/external", envs_cache_dir());
-    if (!dir)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *dir = xprintf("%s/external", envs_cache_dir());
     int err = 0;
     DIR *d = opendir(dir);
     if (!d)

@@ -6,6 +6,7 @@
 #include "run/envs_packages.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -58,13 +59,10 @@ int envs_packages_read(const char *prefix, const char *pyver, struct strlist *nl
 {
     char mm[16];
     major_minor(pyver, mm, sizeof(mm));
-    char *site = util_printf("%s/lib/python%s/site-packages", prefix, mm);
-    if (!site)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *site = xprintf("%s/lib/python%s/site-packages", prefix, mm);
     if (!util_is_dir(site)) { /* Debian's own interpreter */
         free(site);
-        if (!(site = util_printf("%s/lib/python3/dist-packages", prefix)))
-            return error_set(BG_ENOMEM, "out of memory");
+        site = xprintf("%s/lib/python3/dist-packages", prefix);
     }
     int err = 0;
     DIR *d = opendir(site);
@@ -74,15 +72,11 @@ int envs_packages_read(const char *prefix, const char *pyver, struct strlist *nl
     while (!err && (e = readdir(d))) {
         char *meta = NULL;
         if (ends_with(e->d_name, ".dist-info"))
-            meta = util_printf("%s/%s/METADATA", site, e->d_name);
+            meta = xprintf("%s/%s/METADATA", site, e->d_name);
         else if (ends_with(e->d_name, ".egg-info")) /* a directory, or a single PKG-INFO-like file */
-            meta = util_printf("%s/%s%s", site, e->d_name, e->d_type == DT_REG ? "" : "/PKG-INFO");
+            meta = xprintf("%s/%s%s", site, e->d_name, e->d_type == DT_REG ? "" : "/PKG-INFO");
         else
             continue;
-        if (!meta) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
         err = read_metadata(meta, nl);
         free(meta);
     }

@@ -13,6 +13,7 @@
 #include "runners/worker.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -44,13 +45,11 @@ int envs_python_probe(const char *python, const char *const *cmd_prefix, bool ch
     size_t np = 0;
     while (cmd_prefix && cmd_prefix[np])
         np++;
-    char **argv = calloc(np + 8, sizeof(*argv));
+    char **argv = xcalloc(np + 8, sizeof(*argv));
     struct strbuf out = {0};
     int status = 0, err = 0;
     *prefix = NULL;
     ver[0] = '\0';
-    if (!argv)
-        return error_set(BG_ENOMEM, "out of memory");
     size_t k = 0;
     for (size_t i = 0; i < np; i++)
         argv[k++] = (char *)cmd_prefix[i];
@@ -92,8 +91,7 @@ int envs_python_probe(const char *python, const char *const *cmd_prefix, bool ch
         err = error_set(BG_EPYTHON, "%s could not report its version (%s)", python, how);
         goto done;
     }
-    if (!(*prefix = strdup(l2)))
-        err = error_set(BG_ENOMEM, "out of memory");
+    *prefix = xstrdup(l2);
 done:
     free(argv);
     strbuf_free(&out);
@@ -129,20 +127,19 @@ char *envs_python_which(const char *cmd)
 {
     if (strchr(cmd, '/')) {
         if (cmd[0] == '/')
-            return strdup(cmd);
+            return xstrdup(cmd);
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof(cwd)))
             return NULL;
-        return util_printf("%s/%s", cwd, cmd[0] == '.' && cmd[1] == '/' ? cmd + 2 : cmd);
+        return xprintf("%s/%s", cwd, cmd[0] == '.' && cmd[1] == '/' ? cmd + 2 : cmd);
     }
     const char *path = getenv("PATH");
     if (!path)
         return NULL;
-    char *copy = strdup(path), *save = NULL, *found = NULL;
-    for (char *dir = copy ? strtok_r(copy, ":", &save) : NULL; dir && !found;
-         dir = strtok_r(NULL, ":", &save)) {
-        char *cand = util_printf("%s/%s", dir, cmd);
-        if (cand && cand[0] == '/' && access(cand, X_OK) == 0 && !util_is_dir(cand))
+    char *copy = xstrdup(path), *save = NULL, *found = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+        char *cand = xprintf("%s/%s", dir, cmd);
+        if (cand[0] == '/' && access(cand, X_OK) == 0 && !util_is_dir(cand))
             found = cand;
         else
             free(cand);
@@ -175,16 +172,16 @@ char *envs_python_find(const char *want)
     char *argv[] = {"pyenv", "prefix", (char *)want, NULL};
     if (envs_proc_run(argv, &out, &status) == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && out.buf) {
         out.buf[strcspn(out.buf, "\r\n")] = '\0';
-        found = util_printf("%s/bin/python3", out.buf);
-        if (found && access(found, X_OK) != 0) {
+        found = xprintf("%s/bin/python3", out.buf);
+        if (access(found, X_OK) != 0) {
             free(found);
             found = NULL;
         }
     }
     strbuf_free(&out);
     const char *root = getenv("PYENV_ROOT");
-    char *versions = root && *root ? util_printf("%s/versions", root) : util_printf("%s/.pyenv/versions", envs_user_home());
-    DIR *d = !found && versions ? opendir(versions) : NULL;
+    char *versions = root && *root ? xprintf("%s/versions", root) : xprintf("%s/.pyenv/versions", envs_user_home());
+    DIR *d = !found ? opendir(versions) : NULL;
     struct dirent *e;
     char best[256] = "";
     size_t wl = strlen(want);
@@ -198,8 +195,8 @@ char *envs_python_find(const char *want)
     if (d)
         closedir(d);
     if (!found && best[0]) {
-        found = util_printf("%s/%s/bin/python3", versions, best);
-        if (found && access(found, X_OK) != 0) {
+        found = xprintf("%s/%s/bin/python3", versions, best);
+        if (access(found, X_OK) != 0) {
             free(found);
             found = NULL;
         }

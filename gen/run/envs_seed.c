@@ -6,6 +6,7 @@
 #include "run/envs_cache.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <dirent.h>
@@ -21,10 +22,8 @@ int envs_seed_parent(const struct env_info *e, struct env_info *parent)
 {
     memset(parent, 0, sizeof(*parent));
     const char *plus = strchr(e->name, '+');
-    char *derived = util_printf("%s/derived/", envs_cache_dir());
+    char *derived = xprintf("%s/derived/", envs_cache_dir());
     int err = 0;
-    if (!derived)
-        return error_set(BG_ENOMEM, "out of memory");
     if (!plus || !e->lock_path || strncmp(e->lock_path, derived, strlen(derived)) != 0) {
         err = error_set(BG_ENOTFOUND, "%s is not a derived environment", e->name);
         goto done;
@@ -47,7 +46,7 @@ static char *site_packages(const char *dir, const char *pyver)
 {
     int major = 0, minor = 0;
     sscanf(pyver, "%d.%d", &major, &minor);
-    return util_printf("%s/lib/python%d.%d/site-packages", dir, major, minor);
+    return xprintf("%s/lib/python%d.%d/site-packages", dir, major, minor);
 }
 
 /* nftw has no user pointer: the one tree being linked. */
@@ -88,12 +87,8 @@ static int link_entry(const char *path, const struct stat *st, int type, struct 
     snprintf(top, sizeof(top), "%.*s", (int)strcspn(rel, "/"), rel);
     if (ftw->level == 1 && kept(top))
         return type == FTW_D ? FTW_SKIP_SUBTREE : FTW_CONTINUE;
-    char *dst = util_printf("%s/%s", tree.to, rel);
+    char *dst = xprintf("%s/%s", tree.to, rel);
     int rc = 0;
-    if (!dst) {
-        tree.err = error_set(BG_ENOMEM, "out of memory");
-        return FTW_STOP;
-    }
     if (type == FTW_D) {
         rc = mkdir(dst, st->st_mode & 07777);
     } else if (type == FTW_SL) {
@@ -142,9 +137,9 @@ static int skip_pinned(const char *lock, const char *from)
         project_of(de->d_name, proj, sizeof(proj));
         if (!strlist_contains(&pinned, proj))
             continue;
-        char *record = util_printf("%s/%s/RECORD", from, de->d_name), *rec = NULL;
+        char *record = xprintf("%s/%s/RECORD", from, de->d_name), *rec = NULL;
         err = strlist_add_unique(&tree.keep, de->d_name);
-        if (!err && record && util_read_file(record, &rec, NULL) == 0) {
+        if (!err && util_read_file(record, &rec, NULL) == 0) {
             for (char *l = rec; l && *l && !err; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
                 char top[256];
                 size_t n = strcspn(l, "/,\n");
@@ -167,14 +162,10 @@ static int skip_pinned(const char *lock, const char *from)
 int envs_seed_link(const struct env_info *e, const struct env_info *parent, long *files)
 {
     char *sp = site_packages(parent->dir, parent->pyver), *to = site_packages(e->dir, e->pyver);
-    char *from = sp ? realpath(sp, NULL) : NULL; /* nftw does not descend a symlink given as the root */
+    char *from = realpath(sp, NULL); /* nftw does not descend a symlink given as the root */
     int err = 0;
     *files = 0;
     memset(&tree, 0, sizeof(tree));
-    if (!sp || !to) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     if (!from || !util_is_dir(from) || !util_is_dir(to)) {
         err = error_set(BG_ENOTFOUND, "no site-packages in %s or %s", parent->dir, e->dir);
         goto done;

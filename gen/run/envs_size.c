@@ -6,6 +6,7 @@
 #include "run/envs_proc.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,14 +57,12 @@ void envs_size_announce(const struct env_info *e, bool with_uv, const struct env
         return;
     const char *uv_cache = with_uv && getenv("UV_CACHE_DIR") ? getenv("UV_CACHE_DIR") : "";
     const char *index = index_url(with_uv);
-    char *helper = util_printf("%s/runners/envs_size.py", util_home_dir());
-    char *have = parent ? util_printf("%s", parent->dir) : strdup("");
+    char *helper = xprintf("%s/runners/envs_size.py", util_home_dir());
+    char *have = parent ? xprintf("%s", parent->dir) : xstrdup("");
     struct strbuf out = {0};
     int status = 0, pinned = 0, fresh = 0, cached = 0, unknown = 0;
     long long bytes = 0;
     char size[32], reason[256] = "";
-    if (!helper || !have)
-        goto done;
     char *argv[] = {e->builder, "-I", helper, e->lock_path, (char *)uv_cache, (char *)index, have, NULL};
     if (envs_proc_run(argv, &out, &status) < 0 || !out.buf) {
         snprintf(reason, sizeof(reason), "%s could not be run", helper);

@@ -13,6 +13,7 @@
 #include "run/envs_uv.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -51,20 +52,15 @@ static int write_ready_marker(const struct env_info *e)
     util_iso8601_utc(time(NULL), when);
     if ((err = envs_packages_read(e->dir, e->pyver, &pkgs)) < 0)
         goto done;
-    if ((err = strbuf_printf(&sb,
-                             "# benchgen environment: written once pip finished; present means ready\n"
-                             "name=%s\nlock=%s\nlock_hash=%s\npython=%s\nbase_python=%s\ncreated=%s\n",
-                             e->name, e->lock_path, e->hash, e->pyver, e->builder,
-                             when)) < 0)
-        goto done;
+    strbuf_printf(&sb,
+                  "# benchgen environment: written once pip finished; present means ready\n"
+                  "name=%s\nlock=%s\nlock_hash=%s\npython=%s\nbase_python=%s\ncreated=%s\n",
+                  e->name, e->lock_path, e->hash, e->pyver, e->builder, when);
     for (size_t i = 0; i < pkgs.n; i++)
-        if ((err = strbuf_printf(&sb, "%s\n", pkgs.v[i])) < 0)
-            goto done;
-    char *path = util_printf("%s/" ENVS_READY_MARKER, e->dir);
-    if (!path) {
-        err = error_set(BG_ENOMEM, "out of memory");
+        strbuf_printf(&sb, "%s\n", pkgs.v[i]);
+    if ((err = strbuf_error(&sb)) < 0)
         goto done;
-    }
+    char *path = xprintf("%s/" ENVS_READY_MARKER, e->dir);
     err = util_write_file_atomic(path, sb.buf, sb.len);
     free(path);
 done:
@@ -76,8 +72,8 @@ done:
 /* Records why the last sync failed, for `env list`; best effort. */
 static void write_failed_marker(const struct env_info *e, const char *why)
 {
-    char *path = util_printf("%s/" ENVS_FAILED_MARKER, e->dir);
-    if (path && util_is_dir(e->dir))
+    char *path = xprintf("%s/" ENVS_FAILED_MARKER, e->dir);
+    if (util_is_dir(e->dir))
         util_write_file_atomic(path, why, strlen(why));
     free(path);
 }
@@ -177,12 +173,8 @@ int envs_sync(const char *const *names, size_t n)
     size_t count = 0;
     int err = 0, first_err = 0, fd = -1;
     bool base_checked = false;
-    char *envs_dir = util_printf("%s/envs", envs_cache_dir());
-    char *lock = envs_dir ? util_printf("%s/.lock", envs_dir) : NULL;
-    if (!envs_dir || !lock) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    char *envs_dir = xprintf("%s/envs", envs_cache_dir());
+    char *lock = xprintf("%s/.lock", envs_dir);
 
     if (n == 0) {
         if ((err = envs_names_locks(&todo, NULL)) < 0)
@@ -200,10 +192,7 @@ int envs_sync(const char *const *names, size_t n)
                 goto done;
     }
     /* Resolve every name first, so a typo fails before anything is built. */
-    if (!(infos = calloc(todo.n, sizeof(*infos)))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    infos = xcalloc(todo.n, sizeof(*infos));
     for (; count < todo.n; count++)
         if ((err = envs_resolve(todo.v[count], &infos[count])) < 0)
             goto done;

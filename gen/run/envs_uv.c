@@ -6,6 +6,7 @@
 #include "run/envs_proc.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,10 +29,10 @@ static bool runs(const char *exe)
 static char *on_path(void)
 {
     const char *path = getenv("PATH");
-    char *copy = path ? strdup(path) : NULL, *save = NULL, *found = NULL;
+    char *copy = path ? xstrdup(path) : NULL, *save = NULL, *found = NULL;
     for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && !found; d = strtok_r(NULL, ":", &save)) {
-        char *exe = util_printf("%s/uv", *d ? d : ".");
-        if (exe && access(exe, X_OK) == 0)
+        char *exe = xprintf("%s/uv", *d ? d : ".");
+        if (access(exe, X_OK) == 0)
             found = exe;
         else
             free(exe);
@@ -43,14 +44,12 @@ static char *on_path(void)
 /* $CACHE/tools/uv: a venv of builder with uv installed from PyPI. */
 static char *install_tool(const char *builder, const char *cache_dir)
 {
-    char *venv = util_printf("%s/tools/uv", cache_dir);
-    char *py = venv ? util_printf("%s/bin/python", venv) : NULL;
-    char *exe = venv ? util_printf("%s/bin/uv", venv) : NULL;
-    char *pin = util_printf("uv==%s", ENVS_UV_VERSION);
+    char *venv = xprintf("%s/tools/uv", cache_dir);
+    char *py = xprintf("%s/bin/python", venv);
+    char *exe = xprintf("%s/bin/uv", venv);
+    char *pin = xprintf("uv==%s", ENVS_UV_VERSION);
     int status = 0;
     bool ok = false;
-    if (!venv || !py || !exe || !pin)
-        goto done;
     if (access(exe, X_OK) == 0 && runs(exe)) {
         ok = true;
         goto done;
@@ -89,15 +88,14 @@ char *envs_uv_find(const char *builder, const char *cache_dir)
             printf("env: BENCHGEN_UV=%s does not run; building with pip\n", want);
             return NULL;
         }
-        uv = strdup(want);
+        uv = xstrdup(want);
     } else if (!(uv = on_path()) || !runs(uv)) {
         free(uv);
         uv = install_tool(builder, cache_dir);
     }
     if (uv) {
-        char *cache = util_printf("%s/uv", cache_dir);
-        if (cache)
-            setenv("UV_CACHE_DIR", cache, 0);
+        char *cache = xprintf("%s/uv", cache_dir);
+        setenv("UV_CACHE_DIR", cache, 0);
         setenv("UV_LINK_MODE", "hardlink", 0);
         free(cache);
     }

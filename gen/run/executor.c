@@ -60,9 +60,8 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
     int err = 0;
     if (envs_resolve(c->env, &env) < 0 || (strcmp(env.state, "ready") && strcmp(env.state, "external"))) {
         r->status = STATUS_SKIPPED;
-        r->detail = env.state ? util_printf("environment %s is %s: run `benchgen env sync %s`", c->env, env.state,
-                                            c->env)
-                              : strdup(error_last());
+        r->detail = env.state ? xprintf("environment %s is %s: run `benchgen env sync %s`", c->env, env.state, c->env)
+                              : xstrdup(error_last());
         r->started = r->finished = time(NULL);
     } else {
         struct worker_job job = {.cell = c,
@@ -96,20 +95,20 @@ done:
 }
 
 /* "0-3,8,10-11" for a CPU set. */
-static int format_cpus(const cpu_set_t *set, struct strbuf *sb)
+static void format_cpus(const cpu_set_t *set, struct strbuf *sb)
 {
-    int err = 0;
-    for (int i = 0; !err && i < CPU_SETSIZE; i++) {
+    for (int i = 0; i < CPU_SETSIZE; i++) {
         if (!CPU_ISSET(i, set))
             continue;
         int j = i;
         while (j + 1 < CPU_SETSIZE && CPU_ISSET(j + 1, set))
             j++;
-        err = j > i ? strbuf_printf(sb, "%s%d-%d", sb->len ? "," : "", i, j)
-                    : strbuf_printf(sb, "%s%d", sb->len ? "," : "", i);
+        if (j > i)
+            strbuf_printf(sb, "%s%d-%d", sb->len ? "," : "", i, j);
+        else
+            strbuf_printf(sb, "%s%d", sb->len ? "," : "", i);
         i = j;
     }
-    return err;
 }
 
 void executor_set_threads(int n, bool overwrite)
@@ -124,20 +123,18 @@ void executor_set_threads(int n, bool overwrite)
 }
 
 /* Inside a Slurm job: the job, array, node and GPUs, as slurm.* keys. */
-static int note_slurm(struct kvlist *env)
+static void note_slurm(struct kvlist *env)
 {
     static const char *const vars[][2] = {
         {"SLURM_JOB_ID", "slurm.job_id"},         {"SLURM_ARRAY_JOB_ID", "slurm.array_job_id"},
         {"SLURM_ARRAY_TASK_ID", "slurm.array_task_id"}, {"SLURMD_NODENAME", "slurm.node"},
         {"SLURM_JOB_PARTITION", "slurm.partition"}, {"SLURM_JOB_GPUS", "slurm.job_gpus"},
         {"SLURM_RESTART_COUNT", "slurm.restart_count"}, {"SLURM_CPUS_PER_TASK", "slurm.cpus_per_task"}};
-    int err = 0;
-    for (size_t i = 0; !err && i < sizeof(vars) / sizeof(vars[0]); i++) {
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
         const char *v = getenv(vars[i][0]);
         if (v)
-            err = kvlist_add(env, vars[i][1], v);
+            kvlist_add(env, vars[i][1], v);
     }
-    return err;
 }
 
 /* The kind of CPU: /proc/cpuinfo's first "model name". */
@@ -163,22 +160,20 @@ static void cpu_model(char *buf, size_t n)
  * CUDA_VISIBLE_DEVICES entries (with CUDA_DEVICE_ORDER=PCI_BUS_ID, as the
  * local executor sets it, or under Slurm's device cgroup, NVML's own
  * numbering); "" when NVML sees none. */
-static int gpu_kinds(const char *visible, struct strbuf *sb)
+static void gpu_kinds(const char *visible, struct strbuf *sb)
 {
     struct gpu_facts f;
     if (!visible || !*visible || gpu_collect(&f) < 0 || !f.nvml_ok || f.nvml_count == 0)
-        return 0;
-    int err = 0;
-    for (const char *p = visible; !err && *p;) {
+        return;
+    for (const char *p = visible; *p;) {
         char *end;
         long i = strtol(p, &end, 10);
         const char *name = end != p && i >= 0 && i < f.nvml_count ? f.nvml_name[i] : "?";
-        err = strbuf_printf(sb, "%s%s", sb->len ? "," : "", name);
+        strbuf_printf(sb, "%s%s", sb->len ? "," : "", name);
         p += strcspn(p, ",");
         if (*p)
             p++;
     }
-    return err;
 }
 
 int executor_note_place(struct result *r)
@@ -189,23 +184,23 @@ int executor_note_place(struct result *r)
     struct strbuf cores = {0};
     cpu_set_t set;
     CPU_ZERO(&set);
-    int err = 0;
     if (sched_getaffinity(0, sizeof(set), &set) == 0)
-        err = format_cpus(&set, &cores);
+        format_cpus(&set, &cores);
     const char *dev = getenv("CUDA_VISIBLE_DEVICES");
-    if (!err && (err = kvlist_add(&r->env, "where.host", host)) == 0 &&
-        (err = kvlist_add(&r->env, "where.cores", cores.len ? cores.buf : "")) == 0)
-        err = kvlist_add(&r->env, "where.devices", dev ? dev : "");
+    kvlist_add(&r->env, "where.host", host);
+    kvlist_add(&r->env, "where.cores", cores.len ? cores.buf : "");
+    kvlist_add(&r->env, "where.devices", dev ? dev : "");
     char cpu[256];
     cpu_model(cpu, sizeof(cpu));
     struct strbuf gpus = {0};
-    if (!err && (err = kvlist_add(&r->env, "where.cpu", cpu)) == 0 && (err = gpu_kinds(dev, &gpus)) == 0)
-        err = kvlist_add(&r->env, "where.gpu", gpus.len ? gpus.buf : "");
+    gpu_kinds(dev, &gpus);
+    kvlist_add(&r->env, "where.cpu", cpu);
+    kvlist_add(&r->env, "where.gpu", gpus.len ? gpus.buf : "");
     strbuf_free(&gpus);
-    if (!err && getenv("SLURM_JOB_ID"))
-        err = note_slurm(&r->env);
+    if (getenv("SLURM_JOB_ID"))
+        note_slurm(&r->env);
     strbuf_free(&cores);
-    return err < 0 ? error_set(BG_ENOMEM, "out of memory") : 0;
+    return 0;
 }
 
 char *executor_log_path(const char *run_dir, const struct cell *c)

@@ -271,7 +271,7 @@ static int slot_finish(struct executor *ex, struct slot *s, int wstatus, struct 
         memset(&ev->result, 0, sizeof(ev->result));
         bool sig = WIFSIGNALED(wstatus);
         ev->result.status = sig ? STATUS_CRASH : STATUS_ERROR;
-        ev->result.detail = util_printf("`benchgen cell` %s %d without writing a result (%s)",
+        ev->result.detail = xprintf("`benchgen cell` %s %d without writing a result (%s)",
                                         sig ? "died of signal" : "exited with status",
                                         sig ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus), error_last());
         ev->result.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;

@@ -24,6 +24,7 @@
 #include "run/slurmrun.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,9 +60,7 @@ struct slurm {
 static int slurm_open(struct executor *ex)
 {
     const struct exec_options *o = ex->opt;
-    struct slurm *s = calloc(1, sizeof(*s));
-    if (!s)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct slurm *s = xcalloc(1, sizeof(*s));
     ex->priv = s;
     if (o->devices)
         return error_set(BG_EUSAGE, "--devices is for the local executor; under Slurm use --gpus-per-cell N");
@@ -75,13 +74,17 @@ static int slurm_open(struct executor *ex)
     return 0;
 }
 
-/* 'text' quoted for sh. */
-static int sh_quote(struct strbuf *sb, const char *text)
+/* 'text' quoted for sh; an error stays in sb. */
+static void sh_quote(struct strbuf *sb, const char *text)
 {
-    int err = strbuf_puts(sb, "'");
-    for (const char *p = text; !err && *p; p++)
-        err = *p == '\'' ? strbuf_puts(sb, "'\\''") : strbuf_append(sb, p, 1);
-    return err ? err : strbuf_puts(sb, "'");
+    strbuf_puts(sb, "'");
+    for (const char *p = text; *p; p++) {
+        if (*p == '\'')
+            strbuf_puts(sb, "'\\''");
+        else
+            strbuf_append(sb, p, 1);
+    }
+    strbuf_puts(sb, "'");
 }
 
 static int write_script(const char *run_dir, int max_attempts, char **path_out)
@@ -92,25 +95,18 @@ static int write_script(const char *run_dir, int max_attempts, char **path_out)
         return error_set(BG_EIO, "cannot find the benchgen binary (/proc/self/exe)");
     exe[n] = '\0';
     struct strbuf sb = {0};
-    int err = strbuf_puts(&sb, "#!/bin/sh\n"
-                               "# One task of a benchgen Slurm array: the cell whose id is the task id.\n"
-                               "# Written by `benchgen run --executor slurm`; see docs/CLUSTER.md.\n"
-                               "BENCHGEN_HOME=");
-    if (!err)
-        err = sh_quote(&sb, util_home_dir());
-    if (!err)
-        err = strbuf_puts(&sb, "\nexport BENCHGEN_HOME\nexec ");
-    if (!err)
-        err = sh_quote(&sb, exe);
-    if (!err)
-        err = strbuf_puts(&sb, " cell ");
-    if (!err)
-        err = sh_quote(&sb, run_dir);
-    if (!err)
-        err = strbuf_printf(&sb, " \"$SLURM_ARRAY_TASK_ID\" --max-attempts %d\n", max_attempts);
-    char *path = util_printf("%s/cells/job.sh", run_dir);
-    if (!err && !path)
-        err = error_set(BG_ENOMEM, "out of memory");
+    strbuf_puts(&sb, "#!/bin/sh\n"
+                     "# One task of a benchgen Slurm array: the cell whose id is the task id.\n"
+                     "# Written by `benchgen run --executor slurm`; see docs/CLUSTER.md.\n"
+                     "BENCHGEN_HOME=");
+    sh_quote(&sb, util_home_dir());
+    strbuf_puts(&sb, "\nexport BENCHGEN_HOME\nexec ");
+    sh_quote(&sb, exe);
+    strbuf_puts(&sb, " cell ");
+    sh_quote(&sb, run_dir);
+    strbuf_printf(&sb, " \"$SLURM_ARRAY_TASK_ID\" --max-attempts %d\n", max_attempts);
+    char *path = xprintf("%s/cells/job.sh", run_dir);
+    int err = strbuf_error(&sb);
     if (!err)
         err = util_write_file_atomic(path, sb.buf, sb.len);
     if (!err && chmod(path, 0755) < 0)
@@ -144,50 +140,46 @@ static long limit_minutes(const char *t)
     return k == 3 ? h * 60 + m : -1;
 }
 
-/* Appends one formatted argument; keeps the first error. */
-static void addf(struct strlist *a, int *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void addf(struct strlist *a, int *err, const char *fmt, ...)
+/* Appends one formatted argument. */
+static void addf(struct strlist *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void addf(struct strlist *a, const char *fmt, ...)
 {
-    if (*err)
-        return;
     va_list ap;
     va_start(ap, fmt);
     char *v = NULL;
     if (vasprintf(&v, fmt, ap) < 0)
-        v = NULL;
+        xalloc_die(0);
     va_end(ap);
-    *err = v ? strlist_add(a, v) : error_set(BG_ENOMEM, "out of memory");
+    strlist_add(a, v);
     free(v);
 }
 
-static int build_args(const struct exec_options *o, const struct resources *r, const char *run_dir,
-                      const char *ranges, const char *name, struct strlist *a)
+static void build_args(const struct exec_options *o, const struct resources *r, const char *run_dir,
+                       const char *ranges, const char *name, struct strlist *a)
 {
-    int err = 0;
     if (o->max_parallel > 0)
-        addf(a, &err, "--array=%s%%%d", ranges, o->max_parallel);
+        addf(a, "--array=%s%%%d", ranges, o->max_parallel);
     else
-        addf(a, &err, "--array=%s", ranges);
-    addf(a, &err, "--job-name=benchgen-%s", name);
-    addf(a, &err, "--output=%s/logs/slurm-%%A_%%a.out", run_dir);
-    addf(a, &err, "--open-mode=append");
-    addf(a, &err, "--requeue");
+        addf(a, "--array=%s", ranges);
+    addf(a, "--job-name=benchgen-%s", name);
+    addf(a, "--output=%s/logs/slurm-%%A_%%a.out", run_dir);
+    addf(a, "--open-mode=append");
+    addf(a, "--requeue");
     /* The signal may come up to a minute early: only worth it for long limits. */
     if (limit_minutes(r->time) >= 10)
-        addf(a, &err, "--signal=B:USR1@90");
+        addf(a, "--signal=B:USR1@90");
     if (r->partition)
-        addf(a, &err, "--partition=%s", r->partition);
+        addf(a, "--partition=%s", r->partition);
     if (r->gpus > 0)
-        addf(a, &err, "--gres=gpu:%d", r->gpus);
+        addf(a, "--gres=gpu:%d", r->gpus);
     if (r->cpus > 0)
-        addf(a, &err, "--cpus-per-task=%d", r->cpus);
+        addf(a, "--cpus-per-task=%d", r->cpus);
     if (r->mem)
-        addf(a, &err, "--mem=%s", r->mem);
+        addf(a, "--mem=%s", r->mem);
     if (r->time)
-        addf(a, &err, "--time=%s", r->time);
+        addf(a, "--time=%s", r->time);
     for (size_t i = 0; i < o->nsbatch_args; i++)
-        addf(a, &err, "%s", o->sbatch_args[i]);
-    return err;
+        addf(a, "%s", o->sbatch_args[i]);
 }
 
 /* Cells that ask for the same resources go in one array. */
@@ -218,22 +210,19 @@ static int submit_group(struct executor *ex, struct slurm *s, const struct group
     struct strlist args = {0};
     char *ranges = slurm_ranges(g->ids, g->n), *note_key = NULL, *note = NULL, *script = NULL;
     const char *base = strrchr(s->run_dir, '/');
-    int err = ranges ? 0 : error_set(BG_ENOMEM, "out of memory");
-    if (!err)
-        err = write_script(s->run_dir, ex->opt->max_attempts > 0 ? ex->opt->max_attempts : 3, &script);
-    if (!err)
-        err = build_args(ex->opt, &g->res, s->run_dir, ranges, base ? base + 1 : s->run_dir, &args);
+    int err = write_script(s->run_dir, ex->opt->max_attempts > 0 ? ex->opt->max_attempts : 3, &script);
+    build_args(ex->opt, &g->res, s->run_dir, ranges, base ? base + 1 : s->run_dir, &args);
     if (!err)
         err = slurm_submit(&args, script, job);
     char when[32];
     util_iso8601_utc(time(NULL), when);
     if (!err) {
-        note_key = util_printf("slurm.job.%s", job);
-        note = util_printf("cells=%s submitted=%s", ranges, when);
-        err = note_key && note ? store_note_run(ex->st, note_key, note) : error_set(BG_ENOMEM, "out of memory");
+        note_key = xprintf("slurm.job.%s", job);
+        note = xprintf("cells=%s submitted=%s", ranges, when);
+        err = store_note_run(ex->st, note_key, note);
     }
     if (!err)
-        err = strlist_add(&s->jobs, job);
+        strlist_add(&s->jobs, job);
     strlist_free(&args);
     free(ranges);
     free(note_key);
@@ -255,12 +244,8 @@ static int slurm_start(struct executor *ex, const struct matrix *todo)
         return error_set(BG_EIO, "%s: cannot resolve the run directory", store_dir(ex->st));
     if ((err = cellfile_ensure_plan(s->run_dir, ex->st)) < 0 || (err = cellfile_read_plan(s->run_dir, &plan)) < 0)
         goto done;
-    s->cells = calloc(todo->ncells, sizeof(*s->cells));
-    groups = calloc(todo->ncells, sizeof(*groups));
-    if (!s->cells || !groups) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    s->cells = xcalloc(todo->ncells, sizeof(*s->cells));
+    groups = xcalloc(todo->ncells, sizeof(*groups));
     s->n = todo->ncells;
     for (size_t i = 0; !err && i < todo->ncells; i++) {
         struct resources r;
@@ -272,13 +257,11 @@ static int slurm_start(struct executor *ex, const struct matrix *todo)
             g++;
         if (g == ngroups) {
             groups[ngroups++].res = r;
-            if (!(groups[g].ids = calloc(todo->ncells, sizeof(int))))
-                err = error_set(BG_ENOMEM, "out of memory");
+            groups[g].ids = xcalloc(todo->ncells, sizeof(int));
         } else {
             resources_free(&r);
         }
-        if (!err)
-            groups[g].ids[groups[g].n++] = todo->cells[i].id;
+        groups[g].ids[groups[g].n++] = todo->cells[i].id;
     }
     struct strbuf jobs = {0};
     for (size_t g = 0; !err && g < ngroups; g++) {
@@ -405,7 +388,7 @@ static int slurm_next(struct executor *ex, struct exec_event *ev)
                              ex->submitted, s->run_dir, s->run_dir);
         struct slurm_tasks q = {0};
         int err = slurm_queue(&s->jobs, &q);
-        if (err < 0 && err != BG_ENOMEM && ++s->queue_failures < MAX_QUEUE_FAILURES) {
+        if (err < 0 && ++s->queue_failures < MAX_QUEUE_FAILURES) {
             /* A busy or restarting slurmctld: keep watching the files. */
             fprintf(stderr, "benchgen: warning: %s (attempt %d of %d; still watching)\n", error_last(),
                     s->queue_failures, MAX_QUEUE_FAILURES);

@@ -13,6 +13,7 @@
  */
 #include "run/gpu.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -513,9 +514,7 @@ done:
 
 int gpu_describe(struct kvlist *out)
 {
-    struct gpu_facts *f = calloc(1, sizeof(*f)); /* ~8 KiB: keep it off small stacks */
-    if (!f)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct gpu_facts *f = xcalloc(1, sizeof(*f)); /* ~8 KiB: keep it off small stacks */
     int err = gpu_collect(f);
     if (!err)
         err = gpu_format(f, out);

@@ -7,6 +7,7 @@
 #include "run/hostload.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -74,9 +75,9 @@ static int scan_procs(struct procent **out, size_t *nout)
     if (tick <= 0)
         tick = 100;
     size_t n = 0, cap = 256;
-    struct procent *v = malloc(cap * sizeof(*v));
+    struct procent *v = xmalloc(cap * sizeof(*v));
     struct dirent *e;
-    while (v && (e = readdir(d))) {
+    while ((e = readdir(d))) {
         if (e->d_name[0] < '1' || e->d_name[0] > '9')
             continue;
         char path[64], buf[1024];
@@ -84,13 +85,7 @@ static int scan_procs(struct procent **out, size_t *nout)
         if (read_small(path, buf, sizeof(buf)) <= 0)
             continue;
         if (n == cap) {
-            struct procent *nv = realloc(v, 2 * cap * sizeof(*v));
-            if (!nv) {
-                free(v);
-                v = NULL;
-                break;
-            }
-            v = nv;
+            v = xrealloc(v, 2 * cap * sizeof(*v));
             cap *= 2;
         }
         struct procent *p = &v[n];
@@ -100,8 +95,6 @@ static int scan_procs(struct procent **out, size_t *nout)
             n++;
     }
     closedir(d);
-    if (!v)
-        return BG_ENOMEM;
     /* Mark the tree: self, then anything whose parent is marked, until no
      * change (depth passes; process trees are shallow). */
     pid_t self = getpid();
@@ -190,11 +183,7 @@ int hostload_snap(struct hostload_snap *s, int with_procs)
             nf++;
     }
     if (with_procs && nf) {
-        s->foreign = malloc(nf * sizeof(*s->foreign));
-        if (!s->foreign) {
-            free(v);
-            return BG_ENOMEM;
-        }
+        s->foreign = xmalloc(nf * sizeof(*s->foreign));
         for (size_t i = 0; i < n; i++) {
             if (v[i].ours)
                 continue;

@@ -10,6 +10,7 @@
  */
 #include "run/nvml.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -73,9 +74,7 @@ int nvml_open(struct nvml **out)
     *out = NULL;
     const char *override = getenv("BENCHGEN_NVML_LIB");
     const char *path = override && *override ? override : "libnvidia-ml.so.1";
-    struct nvml *n = calloc(1, sizeof(*n));
-    if (!n)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct nvml *n = xcalloc(1, sizeof(*n));
     snprintf(n->path, sizeof(n->path), "%s", path);
     int err = 0;
     if (!(n->lib = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {

@@ -276,7 +276,7 @@ static void arm_env(const struct sched_arm *a, char **saved, int restore)
         snprintf(name, sizeof(name), "%.*s", (int)(eq - a->setenv[i]), a->setenv[i]);
         if (!restore) {
             const char *old = getenv(name);
-            saved[i] = old ? strdup(old) : NULL;
+            saved[i] = old ? xstrdup(old) : NULL;
             setenv(name, eq + 1, 1);
         } else {
             if (saved[i])

@@ -3,6 +3,7 @@
  */
 #include "run/slurm.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -77,7 +78,7 @@ int slurm_command(char *const argv[], char **out, char **err_out, int *status)
             char buf[4096];
             ssize_t n = read(p[i].fd, buf, sizeof(buf));
             if (n > 0) {
-                err = strbuf_append(i ? &se : &so, buf, (size_t)n);
+                strbuf_append(i ? &se : &so, buf, (size_t)n);
             } else if (n == 0 || errno != EINTR) {
                 close(p[i].fd);
                 p[i].fd = -1;
@@ -97,9 +98,9 @@ int slurm_command(char *const argv[], char **out, char **err_out, int *status)
     if (!err && *status == 127 && se.len && strstr(se.buf, strerror(ENOENT)))
         err = error_set(BG_ENOTFOUND, "%s is not installed here (not on PATH)", argv[0]);
     if (!err && out)
-        *out = so.len ? strbuf_detach(&so) : strdup("");
+        *out = strbuf_detach(&so); /* "" when it printed nothing */
     if (!err && err_out)
-        *err_out = se.len ? strbuf_detach(&se) : strdup("");
+        *err_out = strbuf_detach(&se);
     strbuf_free(&so);
     strbuf_free(&se);
     return err;
@@ -112,8 +113,8 @@ bool slurm_have(const char *cmd)
         return false;
     for (const char *p = path; *p;) {
         size_t n = strcspn(p, ":");
-        char *f = util_printf("%.*s/%s", (int)n, p, cmd);
-        bool ok = f && access(f, X_OK) == 0;
+        char *f = xprintf("%.*s/%s", (int)n, p, cmd);
+        bool ok = access(f, X_OK) == 0;
         free(f);
         if (ok)
             return true;
@@ -133,12 +134,10 @@ static void chomp(char *s)
 
 int slurm_submit(const struct strlist *args, const char *script, char job[32])
 {
-    char **argv = calloc(args->n + 4, sizeof(*argv));
+    char **argv = xcalloc(args->n + 4, sizeof(*argv));
     char *out = NULL, *err_text = NULL;
     int status = 0, err = 0;
     job[0] = '\0';
-    if (!argv)
-        return error_set(BG_ENOMEM, "out of memory");
     size_t k = 0;
     argv[k++] = "sbatch";
     argv[k++] = "--parsable";
@@ -212,12 +211,7 @@ int slurm_queue(const struct strlist *jobs, struct slurm_tasks *out)
         snprintf(t.node, sizeof(t.node), "%s", f[4]);
         if (out->n == cap) {
             cap = cap ? cap * 2 : 16;
-            struct slurm_task *v = realloc(out->v, cap * sizeof(*v));
-            if (!v) {
-                err = error_set(BG_ENOMEM, "out of memory");
-                break;
-            }
-            out->v = v;
+            out->v = xrealloc(out->v, cap * sizeof(*out->v));
         }
         out->v[out->n++] = t;
     }
@@ -251,7 +245,7 @@ char *slurm_show(const char *job, int task)
     int status = 0;
     if (slurm_command(argv, &out, NULL, &status) < 0 || status != 0) {
         free(out);
-        return strdup("");
+        return xstrdup("");
     }
     chomp(out);
     return out;
@@ -263,7 +257,7 @@ char *slurm_field(const char *line, const char *name)
     for (const char *p = line; p && *p; p++) {
         if ((p == line || p[-1] == ' ') && strncmp(p, name, n) == 0 && p[n] == '=') {
             const char *v = p + n + 1;
-            return strndup(v, strcspn(v, " "));
+            return xstrndup(v, strcspn(v, " "));
         }
     }
     return NULL;
@@ -318,5 +312,5 @@ char *slurm_ranges(const int *ids, size_t n)
             strbuf_printf(&sb, "%s%d", sb.len ? "," : "", ids[i]);
         i = j + 1;
     }
-    return sb.len ? strbuf_detach(&sb) : strdup("");
+    return strbuf_detach(&sb); /* "" for no ids */
 }

@@ -33,24 +33,23 @@ int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job,
     char *reason = line ? slurm_field(line, "Reason") : NULL, *code = line ? slurm_field(line, "ExitCode") : NULL;
     if (t) {
         r.status = slurm_state_status(t->state);
-        r.detail = util_printf("Slurm ended task %s_%d as %s (reason %s, exit code %s) on %s%s%s", job, c->id,
-                               t->state, reason ? reason : t->reason, code ? code : "?",
-                               *t->node ? t->node : "no node", newest_status ? "; the task recorded: " : "", status_name(newest_status));
+        r.detail = xprintf("Slurm ended task %s_%d as %s (reason %s, exit code %s) on %s%s%s", job, c->id,
+                           t->state, reason ? reason : t->reason, code ? code : "?", *t->node ? t->node : "no node",
+                           newest_status ? "; the task recorded: " : "", status_name(newest_status));
     } else {
         r.status = STATUS_INTERRUPTED;
-        r.detail = util_printf("Slurm no longer knows task %s_%d and it left no final result; "
-                               "`benchgen run --resume` runs it again",
-                               job, c->id);
+        r.detail = xprintf("Slurm no longer knows task %s_%d and it left no final result; "
+                           "`benchgen run --resume` runs it again",
+                           job, c->id);
     }
     r.started = r.finished = time(NULL);
     r.exit_code = -1;
-    int err = r.detail ? 0 : error_set(BG_ENOMEM, "out of memory");
-    if (!err && (err = kvlist_add(&r.env, "slurm.array_job_id", job)) == 0 && t && *t->node)
-        err = kvlist_add(&r.env, "slurm.node", t->node);
-    if (!err && t)
-        err = kvlist_add(&r.env, "slurm.state", t->state);
-    if (!err)
-        err = cellfile_write_attempt(run_dir, c, tag, 1, &r);
+    kvlist_add(&r.env, "slurm.array_job_id", job);
+    if (t && *t->node)
+        kvlist_add(&r.env, "slurm.node", t->node);
+    if (t)
+        kvlist_add(&r.env, "slurm.state", t->state);
+    int err = cellfile_write_attempt(run_dir, c, tag, 1, &r);
     free(line);
     free(reason);
     free(code);

@@ -4,6 +4,7 @@
 #include "run/telemetry.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "run/hostload.h"
 #include "run/nvml.h"
 
@@ -238,9 +239,7 @@ static double measure_window(int ms, char *top, size_t len)
 int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop)
 {
     *out = NULL;
-    struct telemetry *t = calloc(1, sizeof(*t));
-    if (!t)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct telemetry *t = xcalloc(1, sizeof(*t));
     double wait_idle_s = wait_idle();
     if (wait_idle_s > 0) {
         int64_t start = util_now_ns(), limit = start + (int64_t)(wait_idle_s * 1e9);

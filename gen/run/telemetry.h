@@ -45,7 +45,7 @@ struct telemetry;
 void telemetry_set_wait_idle(double seconds);
 
 /* Starts measuring. Never fails for a missing GPU or /proc file: those are
- * facts. BG_ENOMEM or BG_EIO (the thread cannot start) otherwise. *stop
+ * facts. BG_EIO when the thread cannot start. *stop
  * (may be NULL) becoming non-zero ends a --wait-idle wait early. */
 int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop);
 
