@@ -10,6 +10,7 @@
  */
 #include "runners/channel.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -76,7 +77,7 @@ static int handle_line(struct channel_reader *cr, const char *line, struct resul
         const char *text = json_string_value(json_object_get(o, t[0] == 'u' ? "reason" : "detail"));
         if (text) {
             free(res->detail);
-            res->detail = strdup(text);
+            res->detail = xstrdup(text);
         }
     }
     json_decref(o);
@@ -84,19 +85,15 @@ static int handle_line(struct channel_reader *cr, const char *line, struct resul
 }
 
 /* Makes room for n more bytes (plus a NUL). */
-static int reserve(struct channel_reader *cr, size_t n)
+static void reserve(struct channel_reader *cr, size_t n)
 {
     if (cr->len + n + 1 <= cr->cap)
-        return 0;
+        return;
     size_t cap = cr->cap ? cr->cap : 4096;
     while (cap < cr->len + n + 1)
         cap *= 2;
-    char *p = realloc(cr->buf, cap);
-    if (!p)
-        return error_set(BG_ENOMEM, "out of memory");
-    cr->buf = p;
+    cr->buf = xrealloc(cr->buf, cap);
     cr->cap = cap;
-    return 0;
 }
 
 int channel_feed(struct channel_reader *cr, const char *data, size_t n, struct result *res)
@@ -106,8 +103,7 @@ int channel_feed(struct channel_reader *cr, const char *data, size_t n, struct r
         return 0; /* the cell is ending: nothing more is read into memory */
     /* Only the unfinished line is kept, so buf never holds more than one
      * line plus one read; bytes before cr->scanned hold no newline. */
-    if ((err = reserve(cr, n)) < 0)
-        return err;
+    reserve(cr, n);
     memcpy(cr->buf + cr->len, data, n);
     cr->len += n;
     size_t start = 0;

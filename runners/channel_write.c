@@ -89,6 +89,8 @@ static int line_send(int fd, struct line *l)
 {
     int err = 0;
     if (l->failed) {
+        /* Not the x-family: this runs inside the worker's Python, which
+         * raises MemoryError and reports it, rather than exiting unheard. */
         err = error_set(BG_ENOMEM, "out of memory");
         goto done;
     }

@@ -5,6 +5,7 @@
 #include "runners/contain.h"
 #include "runners/contain_backend.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -342,9 +343,7 @@ int contain_open(struct contain **out, const char *cell_key, uint64_t memory_lim
                                                          &contain_tree_ops};
     (void)cell_key;
     *out = NULL;
-    struct contain *ct = calloc(1, sizeof(*ct));
-    if (!ct)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct contain *ct = xcalloc(1, sizeof(*ct));
     /* Orphans of the cell are re-parented to benchgen, not init, so the
      * sweep and the reaping below find them. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);

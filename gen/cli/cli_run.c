@@ -111,10 +111,7 @@ static char *join_args(int argc, char **argv)
     struct strbuf sb = {0};
     for (int i = 0; i < argc; i++)
         strbuf_printf(&sb, "%s%s", i ? " " : "", argv[i]);
-    char *s = strbuf_detach(&sb); /* NULL only when out of memory */
-    if (!s)
-        xalloc_die(sb.cap);
-    return s;
+    return strbuf_detach(&sb); /* "%s" cannot fail to format */
 }
 
 /* --retry LIST -> retry[STATUS_*] for the statuses to rerun; BG_EUSAGE for an unknown one. */
@@ -235,10 +232,8 @@ static int resume_collect(struct store *st, struct matrix *plan, struct exec_opt
         fprintf(stderr, "collected %d result file(s) of %d cell(s)\n", files, cells);
     if (!still)
         return 0;
-    unsigned char *keep = calloc(plan->ncells ? plan->ncells : 1, 1);
+    unsigned char *keep = xcalloc(plan->ncells ? plan->ncells : 1, 1);
     size_t n = 0;
-    if (!keep)
-        return error_set(BG_ENOMEM, "out of memory");
     if ((err = slurmrun_active(st, plan, keep, &n)) == 0) {
         for (size_t i = 0; i < plan->ncells; i++)
             keep[i] = !keep[i];
@@ -293,13 +288,9 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
     if (o->repeats)
         spec->repeats = o->repeats;
     outdir = o->out ? xstrdup(o->out) : default_out(spec->name, "-ab");
-    da = outdir ? util_printf("%s/a", outdir) : NULL;
-    db = outdir ? util_printf("%s/b", outdir) : NULL;
+    da = xprintf("%s/a", outdir);
+    db = xprintf("%s/b", outdir);
     cmdline = join_args(call->argc, call->argv);
-    if (!da || !db || !cmdline) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     if ((err = matrix_expand(&pa, spec, o->only)) < 0 || (err = matrix_expand(&pb, spec, o->only)) < 0 ||
         (!o->dry_run && ((err = rundir_check_free(da)) < 0 || (err = rundir_check_free(db)) < 0)) ||
         (err = derive_envs(&pb, o->with.v, o->with.n, o->dry_run)) < 0 ||

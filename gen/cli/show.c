@@ -136,9 +136,9 @@ static void fmt_ms_(char *buf, size_t n, double ms)
 static const char *tx_(struct strlist *keep, const char *s)
 {
     char *e = escape_terminal_dup(s);
-    int err = e ? strlist_add(keep, e) : BG_ENOMEM;
+    strlist_add(keep, e ? e : "?");
     free(e);
-    return err ? "?" : keep->v[keep->n - 1];
+    return keep->v[keep->n - 1];
 }
 
 static void show_header_(const struct rundata *rd, FILE *out, struct strlist *k)
