@@ -5,6 +5,7 @@
 #include "charts/chart.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -74,9 +75,7 @@ int chart_init(struct chart *c, cairo_t *cr)
     memset(c, 0, sizeof(*c));
     c->cr = cr;
     chart_font_options(cr);
-    c->layout = pango_cairo_create_layout(cr);
-    if (!c->layout)
-        return error_set(BG_ENOMEM, "out of memory");
+    c->layout = pango_cairo_create_layout(cr); /* GLib aborts rather than return NULL */
     PangoContext *ctx = pango_layout_get_context(c->layout);
     /* 1 pt == 1 user unit on every surface */
     pango_cairo_context_set_resolution(ctx, 72.0);
@@ -84,13 +83,8 @@ int chart_init(struct chart *c, cairo_t *cr)
     pango_layout_context_changed(c->layout);
     static const char *const desc[CHART_FONT_COUNT] = {CHART_FAMILY, CHART_FAMILY " Bold", CHART_FAMILY_MONO,
                                                        CHART_FAMILY " Italic"};
-    for (int i = 0; i < CHART_FONT_COUNT; i++) {
+    for (int i = 0; i < CHART_FONT_COUNT; i++)
         c->font[i] = pango_font_description_from_string(desc[i]);
-        if (!c->font[i]) {
-            chart_fini(c);
-            return error_set(BG_ENOMEM, "out of memory");
-        }
-    }
     return 0;
 }
 
@@ -237,9 +231,7 @@ static double sorted_quantile(const double *v, size_t n, double q)
 
 int chart_fences(const double *v, size_t n, double *lo, double *hi)
 {
-    double *s = malloc((n ? n : 1) * sizeof(*s));
-    if (!s)
-        return error_set(BG_ENOMEM, "out of memory");
+    double *s = xmalloc((n ? n : 1) * sizeof(*s));
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (isfinite(v[i]))
@@ -499,7 +491,7 @@ static int svg_normalise(struct strbuf *svg)
 
 /* ---- PNG ------------------------------------------------------------------ */
 
-static int png_chunk(struct strbuf *out, const char *type, const unsigned char *data, size_t len)
+static void png_chunk(struct strbuf *out, const char *type, const unsigned char *data, size_t len)
 {
     unsigned char be[4] = {(unsigned char)(len >> 24), (unsigned char)(len >> 16), (unsigned char)(len >> 8),
                            (unsigned char)len};
@@ -508,10 +500,11 @@ static int png_chunk(struct strbuf *out, const char *type, const unsigned char *
         crc = crc32(crc, data, (uInt)len);
     unsigned char cb[4] = {(unsigned char)(crc >> 24), (unsigned char)(crc >> 16), (unsigned char)(crc >> 8),
                            (unsigned char)crc};
-    int err = strbuf_append(out, (const char *)be, 4);
-    err = err ? err : strbuf_append(out, type, 4);
-    err = err || !len ? err : strbuf_append(out, (const char *)data, len);
-    return err ? err : strbuf_append(out, (const char *)cb, 4);
+    strbuf_append(out, (const char *)be, 4);
+    strbuf_append(out, type, 4);
+    if (len)
+        strbuf_append(out, (const char *)data, len);
+    strbuf_append(out, (const char *)cb, 4);
 }
 
 /* Encodes an RGB24 image surface as an 8-bit RGB PNG. cairo's own writer
@@ -525,18 +518,15 @@ static int png_encode(cairo_surface_t *s, struct strbuf *out)
     int stride = cairo_image_surface_get_stride(s);
     const unsigned char *px = cairo_image_surface_get_data(s);
     size_t row = 1 + 3 * (size_t)w;
-    unsigned char *line = malloc(row), *zbuf = NULL;
+    unsigned char *line = xmalloc(row), *zbuf = NULL;
     z_stream z = {0};
     int err = 0;
-    if (!line || deflateInit(&z, 1) != Z_OK) {
+    if (deflateInit(&z, 1) != Z_OK) { /* zlib's own allocation: the library's failure */
         free(line);
-        return error_set(BG_ENOMEM, "out of memory");
+        return error_set(BG_EGENERIC, "PNG compression cannot start: %s", z.msg ? z.msg : "zlib failed");
     }
     size_t zcap = deflateBound(&z, (uLong)(row * (size_t)h));
-    if (!(zbuf = malloc(zcap))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    zbuf = xmalloc(zcap);
     z.next_out = zbuf;
     z.avail_out = (uInt)zcap;
     for (int y = 0; y < h; y++) {
@@ -569,10 +559,10 @@ static int png_encode(cairo_surface_t *s, struct strbuf *out)
                               0,
                               0,
                               0};
-    err = strbuf_append(out, (const char *)sig, 8);
-    err = err ? err : png_chunk(out, "IHDR", ihdr, 13);
-    err = err ? err : png_chunk(out, "IDAT", zbuf, z.total_out);
-    err = err ? err : png_chunk(out, "IEND", NULL, 0);
+    strbuf_append(out, (const char *)sig, 8);
+    png_chunk(out, "IHDR", ihdr, 13);
+    png_chunk(out, "IDAT", zbuf, z.total_out);
+    png_chunk(out, "IEND", NULL, 0);
 done:
     deflateEnd(&z);
     free(line);
@@ -591,8 +581,8 @@ static int render_png(const char *path, double w, double h, double scale, chart_
     if ((err = draw_page(cr, w, h, fn, data)) < 0)
         goto done;
     cairo_surface_flush(s);
-    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) {
-        err = error_set(BG_ENOMEM, "cannot draw %s", path);
+    if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) { /* cairo's failure, out of memory among them */
+        err = error_set(BG_EGENERIC, "cannot draw %s: %s", path, cairo_status_to_string(cairo_surface_status(s)));
         goto done;
     }
     if ((err = png_encode(s, &png)) == 0)

@@ -46,7 +46,7 @@ struct chart {
 #define CHART_FAMILY "DejaVu Sans"
 #define CHART_FAMILY_MONO "DejaVu Sans Mono"
 
-/* Sets the fixed font options on cr and creates the layout. 0 or BG_ENOMEM.
+/* Sets the fixed font options on cr and creates the layout. Returns 0.
  * chart_fini() releases what chart_init() made (not cr). */
 int chart_init(struct chart *c, cairo_t *cr);
 void chart_fini(struct chart *c);
@@ -124,7 +124,7 @@ void chart_axis_label(const struct chart_axis *a, double v, int percent, char *b
 /* Fences outside which a value is an outlier that a chart marks instead of
  * letting it set the scale: Q1 - 3 IQR and Q3 + 3 IQR of v (n > 0), the IQR
  * taken as at least 2% of the median so a perfectly flat series keeps a
- * visible band. v is not modified. 0, or BG_ENOMEM. */
+ * visible band. v is not modified. Returns 0 (out of memory exits). */
 int chart_fences(const double *v, size_t n, double *lo, double *hi);
 
 /* ---- numbers ------------------------------------------------------------ */

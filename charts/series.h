@@ -35,14 +35,14 @@ struct series {
 };
 
 /* The range the y axis covers: the smallest and largest step inside the
- * timed steps' outlier fences (all steps when none is timed). 0 or BG_ENOMEM. */
+ * timed steps' outlier fences (all steps when none is timed). Returns 0. */
 int series_range(const struct series *s, double *lo, double *hi);
 
 /* Gives all n panels of one figure one axis kind: logarithmic when some
- * panel's range (series_range) spans more than 8x, else linear. 0 or BG_ENOMEM. */
+ * panel's range (series_range) spans more than 8x, else linear. Returns 0. */
 int series_pick_scale(struct series *const *s, size_t n);
 
-/* The y axis series_draw() uses for s. 0 or BG_ENOMEM. */
+/* The y axis series_draw() uses for s. Returns 0. */
 int series_axis(const struct series *s, struct chart_axis *ay);
 
 /* chart_draw_fn over a struct series. */
