@@ -4,6 +4,7 @@
 #include "base/json.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -12,6 +13,14 @@
 #include <string.h>
 
 #define JSON_FLAGS (JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15))
+
+/* jansson allocates through the x-family (base/xalloc.h): the one policy,
+ * so a jansson constructor returns NULL only for what it refuses (text that
+ * is not UTF-8, a bad json_pack format), never because memory ran out. */
+__attribute__((constructor)) static void json_alloc_policy(void)
+{
+    json_set_alloc_funcs(xmalloc, free);
+}
 
 /* Length of the UTF-8 sequence a lead byte starts; 0 when it cannot lead. */
 static size_t utf8_len(unsigned c)
@@ -31,8 +40,7 @@ char *json_utf8_clean(const char *s)
 {
     struct strbuf sb = {0};
     const unsigned char *p = (const unsigned char *)s;
-    int err = 0;
-    while (!err && *p) {
+    while (*p) {
         unsigned c = p[0];
         size_t len = utf8_len(c);
         bool ok = len > 0;
@@ -47,18 +55,14 @@ char *json_utf8_clean(const char *s)
                    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)))
             ok = false;
         if (ok) {
-            err = strbuf_append(&sb, (const char *)p, len);
+            strbuf_append(&sb, (const char *)p, len);
             p += len;
         } else {
-            err = strbuf_puts(&sb, "\xef\xbf\xbd");
+            strbuf_puts(&sb, "\xef\xbf\xbd");
             p++;
         }
     }
-    if (err) {
-        strbuf_free(&sb);
-        return NULL;
-    }
-    return strbuf_detach(&sb);
+    return strbuf_detach(&sb); /* appends cannot fail: never NULL */
 }
 
 json_t *json_str(const char *s)
@@ -89,7 +93,7 @@ void json_put(json_t *o, const char *key, json_t *v, int *err)
         json_decref(v);
     free(k);
     if (rc != 0 && !*err)
-        *err = error_set(BG_ENOMEM, "cannot build JSON: out of memory");
+        *err = error_set(BG_EGENERIC, "cannot build JSON: jansson refused the value of '%s'", key);
 }
 
 void json_push(json_t *a, json_t *v, int *err)
@@ -99,16 +103,16 @@ void json_push(json_t *a, json_t *v, int *err)
         return;
     }
     if (!v || json_array_append_new(a, v) != 0) /* takes v, even on failure */
-        *err = error_set(BG_ENOMEM, "cannot build JSON: out of memory");
+        *err = error_set(BG_EGENERIC, "cannot build JSON: jansson refused an array element");
 }
 
 char *json_text(const json_t *root)
 {
     char *s = json_dumps(root, JSON_FLAGS);
-    char *t = s ? util_printf("%s\n", s) : NULL;
+    char *t = s ? xprintf("%s\n", s) : NULL;
     free(s);
     if (!t)
-        error_set(BG_ENOMEM, "out of memory");
+        error_set(BG_EGENERIC, "cannot write JSON: jansson refused the document");
     return t;
 }
 

@@ -30,8 +30,9 @@ json_t *json_str(const char *s);
 json_t *json_num(double x);
 
 /* o[key] = v, taking v (released on any failure; a NULL v is a failure).
- * The key is cleaned like a value. Sets *err to BG_ENOMEM on failure; does
- * nothing but release v when *err is already set. */
+ * The key is cleaned like a value. Sets *err to BG_EGENERIC on failure (a
+ * value jansson refused; jansson allocates with the x-family, so running out
+ * of memory exits instead); does nothing but release v when *err is already set. */
 void json_put(json_t *o, const char *key, json_t *v, int *err);
 
 /* Appends v to the array a, with json_put()'s contract. */
@@ -42,14 +43,14 @@ void json_push(json_t *a, json_t *v, int *err);
 struct kvlist;
 json_t *json_kvmap(const struct kvlist *kl, int *err);
 
-/* The document as text, with a final newline; malloc'd. NULL and BG_ENOMEM
- * in error_last() when out of memory. */
+/* The document as text, with a final newline; malloc'd. NULL and
+ * BG_EGENERIC in error_last() when jansson refuses the document. */
 char *json_text(const json_t *root);
 
 /* The document written to out; 0 or BG_EIO. */
 int json_write(const json_t *root, FILE *out);
 
-/* A copy of s with the rule above applied; NULL when out of memory. */
+/* A copy of s with the rule above applied; malloc'd, never NULL. */
 char *json_utf8_clean(const char *s);
 
 #endif /* BENCHGEN_JSON_H */
