@@ -18,6 +18,7 @@
 #include "store/store.h"
 #include "base/util.h"
 #include "base/version.h"
+#include "base/xalloc.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -88,10 +89,8 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
         err = error_code();
         goto done;
     }
-    if (!(root = util_printf("%s/%s", stage, top)) || !(path = util_printf("%s/run/run.db", root))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    root = xprintf("%s/%s", stage, top);
+    path = xprintf("%s/run/run.db", root);
     /* run/logs/ always exists, as in a run directory, even when empty */
     if ((err = util_mkdir_p(root, 0755)) < 0 || (err = bundle_fs_mkparents(root, "run/logs/x")) < 0 ||
         (err = store_copy(run_dir, path)) < 0)
@@ -99,18 +98,13 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
 
     /* logs */
     free(path);
-    if (!(path = util_printf("%s/logs", run_dir))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    path = xprintf("%s/logs", run_dir);
     if (util_is_dir(path) && (err = bundle_fs_walk(path, "", &logs, NULL)) < 0)
         goto done;
     for (size_t i = 0; i < logs.n && !err; i++) {
-        char *src = util_printf("%s/%s", path, logs.v[i]), *rel = util_printf("run/logs/%s", logs.v[i]);
-        char *dst = rel ? util_printf("%s/%s", root, rel) : NULL;
-        if (!src || !dst)
-            err = error_set(BG_ENOMEM, "out of memory");
-        else if ((err = bundle_fs_mkparents(root, rel)) == 0)
+        char *src = xprintf("%s/%s", path, logs.v[i]), *rel = xprintf("run/logs/%s", logs.v[i]);
+        char *dst = xprintf("%s/%s", root, rel);
+        if ((err = bundle_fs_mkparents(root, rel)) == 0)
             err = bundle_fs_copy(src, dst);
         free(src);
         free(rel);
@@ -122,21 +116,14 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     /* the spec as the run stored it */
     if (rd->spec_text[0]) {
         free(path);
-        if (!(path = util_printf("%s/spec.yaml", root))) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
+        path = xprintf("%s/spec.yaml", root);
         if ((err = bundle_fs_write(path, rd->spec_text, strlen(rd->spec_text))) < 0)
             goto done;
     }
 
-    manifest = json_object();
+    manifest = json_object(); /* jansson allocates with the x-family: never NULL */
     flist = json_array();
     envs = json_array();
-    if (!manifest || !flist || !envs) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     if ((err = bundle_manifest_envs(rd, root, envs, o.quiet)) < 0)
         goto done;
 
@@ -154,11 +141,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     for (size_t i = 0; i < files.n && !err; i++) {
         char hex[65];
         struct stat st;
-        char *full = util_printf("%s/%s", root, files.v[i]);
-        if (!full) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
+        char *full = xprintf("%s/%s", root, files.v[i]);
         if ((err = sha256_file(full, hex)) == 0 && stat(full, &st) != 0)
             err = error_set(BG_EIO, "cannot stat %s: %s", full, strerror(errno));
         free(full);
@@ -187,9 +170,9 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     {
         /* Paths differ between machines and bundles; the commands are given
          * with placeholders so that they do not change the bytes. */
-        char *b = util_printf("benchgen bundle RUN_DIR --out FILE.tar.gz%s%s",
+        char *b = xprintf("benchgen bundle RUN_DIR --out FILE.tar.gz%s%s",
                               o.baseline ? " --baseline " : "", o.baseline ? o.baseline : "");
-        char *r = util_printf("benchgen report run --out report%s%s", o.baseline ? " --baseline " : "",
+        char *r = xprintf("benchgen report run --out report%s%s", o.baseline ? " --baseline " : "",
                               o.baseline ? o.baseline : "");
         json_put(cmds, "bundle", json_str(b), &err);
         json_put(cmds, "report", json_str(r), &err);
@@ -213,32 +196,25 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
         goto done;
     free(path);
     path = NULL;
-    if (!(text = json_text(manifest))) { /* json_text_ said why */
-        err = BG_ENOMEM;
+    if (!(text = json_text(manifest))) { /* json_text said why */
+        err = error_code();
         goto done;
     }
-    if (!(path = util_printf("%s/MANIFEST.json", root))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    path = xprintf("%s/MANIFEST.json", root);
     if ((err = bundle_fs_write(path, text, strlen(text))) < 0 ||
         (err = strlist_add(&files, "MANIFEST.json")) < 0)
         goto done;
     strlist_sort(&files, false);
     for (size_t i = 0; i < files.n && !err; i++) {
         char hex[65];
-        char *full = util_printf("%s/%s", root, files.v[i]);
-        err = full ? sha256_file(full, hex) : error_set(BG_ENOMEM, "out of memory");
-        if (!err)
-            err = strbuf_printf(&sums, "%s  %s\n", hex, files.v[i]);
+        char *full = xprintf("%s/%s", root, files.v[i]);
+        if ((err = sha256_file(full, hex)) == 0)
+            strbuf_printf(&sums, "%s  %s\n", hex, files.v[i]);
         free(full);
     }
     free(path);
-    if (err || !(path = util_printf("%s/SHA256SUMS", root))) {
-        err = err ? err : error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
-    if ((err = bundle_fs_write(path, sums.buf, sums.len)) < 0)
+    path = xprintf("%s/SHA256SUMS", root);
+    if (err || (err = strbuf_error(&sums)) < 0 || (err = bundle_fs_write(path, sums.buf, sums.len)) < 0)
         goto done;
 
     err = bundle_tar_write(stage, top, created, out_path);

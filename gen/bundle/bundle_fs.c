@@ -3,6 +3,7 @@
  */
 #include "bundle/bundle_fs.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,9 +14,7 @@
 
 int bundle_fs_walk(const char *root, const char *rel, struct strlist *files, struct strlist *dirs)
 {
-    char *dir = rel[0] ? util_printf("%s/%s", root, rel) : strdup(root);
-    if (!dir)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *dir = rel[0] ? xprintf("%s/%s", root, rel) : xstrdup(root);
     DIR *d = opendir(dir);
     int err = 0;
     if (!d) {
@@ -27,17 +26,15 @@ int bundle_fs_walk(const char *root, const char *rel, struct strlist *files, str
     while (!err && (de = readdir(d)) != NULL) {
         if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
             continue;
-        char *r = rel[0] ? util_printf("%s/%s", rel, de->d_name) : strdup(de->d_name);
-        char *full = util_printf("%s/%s", dir, de->d_name);
+        char *r = rel[0] ? xprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+        char *full = xprintf("%s/%s", dir, de->d_name);
         struct stat st;
-        if (!r || !full) {
-            err = error_set(BG_ENOMEM, "out of memory");
-        } else if (lstat(full, &st) != 0) {
+        if (lstat(full, &st) != 0) {
             err = error_set(BG_EIO, "cannot stat %s: %s", full, strerror(errno));
         } else if (S_ISDIR(st.st_mode)) {
             if (dirs) {
-                char *slash = util_printf("%s/", r);
-                err = slash ? strlist_add(dirs, slash) : error_set(BG_ENOMEM, "out of memory");
+                char *slash = xprintf("%s/", r);
+                strlist_add(dirs, slash);
                 free(slash);
             }
             if (!err)
@@ -76,9 +73,7 @@ int bundle_fs_copy(const char *src, const char *dst)
 
 int bundle_fs_mkparents(const char *root, const char *rel)
 {
-    char *p = util_printf("%s/%s", root, rel);
-    if (!p)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *p = xprintf("%s/%s", root, rel);
     char *slash = strrchr(p, '/');
     *slash = '\0';
     int err = util_mkdir_p(p, 0755);
@@ -100,11 +95,7 @@ bool bundle_fs_same(const char *a, const char *b)
 char *bundle_fs_tmpdir(const char *what)
 {
     const char *base = getenv("TMPDIR");
-    char *t = util_printf("%s/benchgen-%s-XXXXXX", base && *base ? base : "/tmp", what);
-    if (!t) {
-        error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
+    char *t = xprintf("%s/benchgen-%s-XXXXXX", base && *base ? base : "/tmp", what);
     if (!mkdtemp(t)) {
         error_set(BG_EIO, "cannot create a temporary directory %s: %s", t, strerror(errno));
         free(t);

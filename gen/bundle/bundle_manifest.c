@@ -8,6 +8,7 @@
 #include "run/envs.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,22 +37,15 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
         for (size_t i = 0; i < rd->ncells && !rep; i++)
             if (!strcmp(rd->cells[i].env, name) && rd->cells[i].status == STATUS_OK)
                 rep = &rd->cells[i];
-        json_t *o = json_object();
-        if (!o) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
+        json_t *o = json_object(); /* never NULL: jansson allocates with the x-family */
         json_put(o, "name", json_str(name), &err);
 
         struct env_info info = {0};
         char *lock_rel = NULL, *lock_dst = NULL;
         if (envs_resolve(name, &info) == 0 && info.lock_path) {
-            lock_rel = util_printf("envs/%s.txt", name);
-            lock_dst = util_printf("%s/envs/%s.txt", root, name);
-            if (!lock_rel || !lock_dst)
-                err = error_set(BG_ENOMEM, "out of memory");
-            else
-                err = bundle_fs_copy(info.lock_path, lock_dst);
+            lock_rel = xprintf("envs/%s.txt", name);
+            lock_dst = xprintf("%s/envs/%s.txt", root, name);
+            err = bundle_fs_copy(info.lock_path, lock_dst);
             /* Does today's lock still describe the venv the run used? The
              * venv directory is named <name>-<hash of lock + Python>. */
             const char *prefix = rep ? kvlist_get(&rep->environment, "python.prefix") : NULL;
@@ -84,21 +78,20 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
         struct strbuf sb = {0};
         if (!err && rep) {
             const char *py = kvlist_get(&rep->environment, "python.version");
-            err = strbuf_printf(&sb,
-                                "# packages recorded by the run for environment %s (cell %s)\n# python %s\n",
-                                name, rep->key, py ? py : "unknown");
-            for (size_t i = 0; !err && i < rep->environment.n; i++) {
+            strbuf_printf(&sb, "# packages recorded by the run for environment %s (cell %s)\n# python %s\n", name,
+                          rep->key, py ? py : "unknown");
+            for (size_t i = 0; i < rep->environment.n; i++) {
                 const struct kv *e = &rep->environment.items[i];
                 if (!strncmp(e->key, "pkg.", 4))
-                    err = strbuf_printf(&sb, "%s==%s\n", e->key + 4, e->value ? e->value : "");
+                    strbuf_printf(&sb, "%s==%s\n", e->key + 4, e->value ? e->value : "");
             }
+            err = strbuf_error(&sb);
         }
         char *res_rel = NULL, *res_dst = NULL;
         if (!err && rep) {
-            res_rel = util_printf("envs/%s.resolved.txt", name);
-            res_dst = util_printf("%s/envs/%s.resolved.txt", root, name);
-            err = res_rel && res_dst ? bundle_fs_write(res_dst, sb.buf, sb.len)
-                                     : error_set(BG_ENOMEM, "out of memory");
+            res_rel = xprintf("envs/%s.resolved.txt", name);
+            res_dst = xprintf("%s/envs/%s.resolved.txt", root, name);
+            err = bundle_fs_write(res_dst, sb.buf, sb.len);
         }
         json_put(o, "resolved", json_str(res_rel), &err);
         json_put(o, "python", json_str(rep ? kvlist_get(&rep->environment, "python.version") : NULL), &err);
@@ -115,12 +108,6 @@ done:
 json_t *bundle_manifest_run(const struct rundata *rd, int *err)
 {
     json_t *o = json_object(), *statuses = json_object();
-    if (!o || !statuses) {
-        json_decref(o);
-        json_decref(statuses);
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
     json_put(o, "name", json_str(rd->name), err);
     json_put(o, "description", json_str(rd->description), err);
     json_put(o, "created_utc", json_str(rd->created_utc), err);

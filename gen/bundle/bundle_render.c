@@ -4,6 +4,7 @@
 #include "bundle/bundle_render.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "report/report.h"
 
 #include <stdio.h>
@@ -12,11 +13,11 @@
 
 int bundle_render_in(bundle_render_fn fn, const char *dir, const char *baseline)
 {
-    char *run = util_printf("%s/run", dir), *out = util_printf("%s/report", dir);
+    char *run = xprintf("%s/run", dir), *out = xprintf("%s/report", dir);
     struct report_options ro = {.baseline = baseline, .reference_revision = -1, .formats = REPORT_ALL, .quiet = 1};
-    int err = run && out ? 0 : error_set(BG_ENOMEM, "out of memory");
+    int err = 0;
     fflush(stdout);
-    if (!err && (err = (fn ? fn : report_render)(run, out, &ro)) < 0)
+    if ((err = (fn ? fn : report_render)(run, out, &ro)) < 0)
         err = error_prefix(err, "rendering the report failed");
     fflush(stdout);
     free(run);
@@ -24,11 +25,9 @@ int bundle_render_in(bundle_render_fn fn, const char *dir, const char *baseline)
     if (err)
         return err;
     /* a reader may leave SQLite's side files next to the database */
-    char *shm = util_printf("%s/run/run.db-shm", dir), *wal = util_printf("%s/run/run.db-wal", dir);
-    if (shm)
-        unlink(shm);
-    if (wal)
-        unlink(wal);
+    char *shm = xprintf("%s/run/run.db-shm", dir), *wal = xprintf("%s/run/run.db-wal", dir);
+    unlink(shm);
+    unlink(wal);
     free(shm);
     free(wal);
     return 0;

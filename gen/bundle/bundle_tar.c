@@ -5,6 +5,7 @@
 #include "bundle/bundle_fs.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,29 +26,23 @@ int bundle_tar_write(const char *stage, const char *top, time_t mtime, const cha
     struct strlist files = {0}, dirs = {0}, all = {0};
     struct archive *a = NULL;
     struct archive_entry *e = NULL;
-    char *root = util_printf("%s/%s", stage, top), *tmp = util_printf("%s.tmp.XXXXXX", out_path);
-    char *buf = malloc(BUNDLE_CHUNK);
+    char *root = xprintf("%s/%s", stage, top), *tmp = xprintf("%s.tmp.XXXXXX", out_path);
+    char *buf = xmalloc(BUNDLE_CHUNK);
     int fd = -1, err = 0;
-    if (!root || !tmp || !buf) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     if ((err = bundle_fs_walk(root, "", &files, &dirs)) < 0)
         goto done;
     /* one sorted list: "top/", "top/envs/", "top/envs/x.txt", ... */
-    char *topdir = util_printf("%s/", top);
-    err = topdir ? strlist_add(&all, topdir) : error_set(BG_ENOMEM, "out of memory");
+    char *topdir = xprintf("%s/", top);
+    strlist_add(&all, topdir);
     free(topdir);
-    for (int pass = 0; pass < 2 && !err; pass++) {
+    for (int pass = 0; pass < 2; pass++) {
         const struct strlist *l = pass ? &files : &dirs;
-        for (size_t i = 0; i < l->n && !err; i++) {
-            char *p = util_printf("%s/%s", top, l->v[i]);
-            err = p ? strlist_add(&all, p) : error_set(BG_ENOMEM, "out of memory");
+        for (size_t i = 0; i < l->n; i++) {
+            char *p = xprintf("%s/%s", top, l->v[i]);
+            strlist_add(&all, p);
             free(p);
         }
     }
-    if (err)
-        goto done;
     strlist_sort(&all, false);
 
     if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
@@ -57,8 +52,8 @@ int bundle_tar_write(const char *stage, const char *top, time_t mtime, const cha
     fchmod(fd, 0644);
     a = archive_write_new();
     e = archive_entry_new();
-    if (!a || !e) {
-        err = error_set(BG_ENOMEM, "out of memory");
+    if (!a || !e) { /* libarchive's own allocation: the library's failure */
+        err = error_set(BG_EGENERIC, "libarchive cannot start %s", a ? "an entry" : "a writer");
         goto done;
     }
     if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
@@ -72,13 +67,9 @@ int bundle_tar_write(const char *stage, const char *top, time_t mtime, const cha
         const char *path = all.v[i];
         size_t len = strlen(path);
         bool is_dir = path[len - 1] == '/';
-        char *full = util_printf("%s/%s", stage, path);
+        char *full = xprintf("%s/%s", stage, path);
         struct stat st;
         FILE *f = NULL;
-        if (!full) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
         if (!is_dir && (stat(full, &st) != 0 || !(f = fopen(full, "rbe")))) {
             err = error_set(BG_EIO, "cannot read %s: %s", full, strerror(errno));
             free(full);

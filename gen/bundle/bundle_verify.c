@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "base/version.h"
+#include "base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +39,7 @@ static const char *sum_of(const struct kvlist *sums, const char *path)
 /* SHA256SUMS lines "<64 hex>  <path>", as path -> hash. */
 static int read_sums_(const char *root, struct kvlist *sums, struct verify_log *v)
 {
-    char *p = util_printf("%s/SHA256SUMS", root), *text = NULL;
-    if (!p)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *p = xprintf("%s/SHA256SUMS", root), *text = NULL;
     int err = 0;
     if (!util_is_file(p)) {
         verify_problem(v, "MISSING", "SHA256SUMS", "nothing can be checked without it");
@@ -90,11 +89,9 @@ static int read_sums_(const char *root, struct kvlist *sums, struct verify_log *
 static int check_manifest_(const char *root, const struct verify_extracted *x, const struct kvlist *sums,
                            json_t **manifest_out, struct verify_log *v)
 {
-    char *p = util_printf("%s/MANIFEST.json", root);
+    char *p = xprintf("%s/MANIFEST.json", root);
     json_error_t je;
     *manifest_out = NULL;
-    if (!p)
-        return error_set(BG_ENOMEM, "out of memory");
     json_t *m = util_is_file(p) ? json_load_file(p, 0, &je) : NULL;
     free(p);
     if (!m) {
@@ -162,25 +159,17 @@ static int check_report_(const char *tmp, const char *root, const struct verify_
         return 0;
     }
     struct strlist logs = {0}, have = {0}, got = {0};
-    char *work = util_printf("%s/render", tmp), *src = NULL, *a = NULL, *b = NULL;
+    char *work = xprintf("%s/render", tmp), *src = NULL, *a = NULL, *b = NULL;
     int err = 0;
-    if (!work) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
     /* the same layout the bundle was rendered in: work/run/{run.db,logs/} */
-    src = util_printf("%s/run", root);
-    if (!src || (err = bundle_fs_walk(src, "", &logs, NULL)) < 0) {
-        err = err ? err : error_set(BG_ENOMEM, "out of memory");
+    src = xprintf("%s/run", root);
+    if ((err = bundle_fs_walk(src, "", &logs, NULL)) < 0)
         goto done;
-    }
     err = bundle_fs_mkparents(work, "run/logs/x");
     for (size_t i = 0; i < logs.n && !err; i++) {
-        char *from = util_printf("%s/%s", src, logs.v[i]), *rel = util_printf("run/%s", logs.v[i]);
-        char *to = rel ? util_printf("%s/%s", work, rel) : NULL;
-        if (!from || !to)
-            err = error_set(BG_ENOMEM, "out of memory");
-        else if ((err = bundle_fs_mkparents(work, rel)) == 0)
+        char *from = xprintf("%s/%s", src, logs.v[i]), *rel = xprintf("run/%s", logs.v[i]);
+        char *to = xprintf("%s/%s", work, rel);
+        if ((err = bundle_fs_mkparents(work, rel)) == 0)
             err = bundle_fs_copy(from, to);
         free(from);
         free(rel);
@@ -193,12 +182,8 @@ static int check_report_(const char *tmp, const char *root, const struct verify_
         err = 0;
         goto done;
     }
-    a = util_printf("%s/report", root);
-    b = util_printf("%s/report", work);
-    if (!a || !b) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    a = xprintf("%s/report", root);
+    b = xprintf("%s/report", work);
     /* the bundled report/ files, as hashed while extracting */
     for (size_t i = 0; i < x->nfiles && !err; i++)
         if (!strncmp(x->file[i].path, "report/", 7))
@@ -209,13 +194,11 @@ static int check_report_(const char *tmp, const char *root, const struct verify_
     strlist_sort(&got, false);
     size_t same = 0, bad = v->problems;
     for (size_t i = 0; i < have.n && !err; i++) {
-        char *rel = util_printf("report/%s", have.v[i]), *y = util_printf("%s/%s", b, have.v[i]), hex[65];
-        const struct verify_file *f = rel ? verify_find(x, rel) : NULL;
-        if (!rel || !y || !f)
-            err = error_set(BG_ENOMEM, "out of memory");
-        else if (!strlist_has_sorted(&got, have.v[i]))
+        char *rel = xprintf("report/%s", have.v[i]), *y = xprintf("%s/%s", b, have.v[i]), hex[65];
+        const struct verify_file *f = verify_find(x, rel); /* have holds x's report/ files */
+        if (!strlist_has_sorted(&got, have.v[i]))
             verify_problem(v, "REPORT", rel, "in the bundle, but re-rendering did not produce it");
-        else if (sha256_file(y, hex) != 0 || strcmp(hex, f->sha256) != 0)
+        else if (sha256_file(y, hex) != 0 || !f || strcmp(hex, f->sha256) != 0)
             verify_problem(v, "DIFFERS", rel, "the re-rendered file differs from the bundled one");
         else
             same++;
@@ -225,8 +208,8 @@ static int check_report_(const char *tmp, const char *root, const struct verify_
     for (size_t i = 0; i < got.n && !err; i++) {
         if (strlist_has_sorted(&have, got.v[i]))
             continue;
-        char *rel = util_printf("report/%s", got.v[i]);
-        verify_problem(v, "REPORT", rel ? rel : got.v[i], "re-rendering produced it, the bundle lacks it");
+        char *rel = xprintf("report/%s", got.v[i]);
+        verify_problem(v, "REPORT", rel, "re-rendering produced it, the bundle lacks it");
         free(rel);
     }
     if (!err && v->problems == bad)
@@ -256,10 +239,9 @@ int bundle_verify(const char *path, FILE *out, size_t *problems, const struct bu
         return error_set(BG_ENOTFOUND, "%s: no such file", path);
     if (!(tmp = bundle_fs_tmpdir("verify")))
         return error_code();
-    if (!(xdir = util_printf("%s/x", tmp)) || (err = util_mkdir_p(xdir, 0755)) < 0) {
-        err = err ? err : error_set(BG_ENOMEM, "out of memory");
+    xdir = xprintf("%s/x", tmp);
+    if ((err = util_mkdir_p(xdir, 0755)) < 0)
         goto done;
-    }
     verify_line(&v, "verify %s", path);
     char digest[65];
     if ((err = sha256_file(path, digest)) < 0)
@@ -272,10 +254,7 @@ int bundle_verify(const char *path, FILE *out, size_t *problems, const struct bu
         verify_problem(&v, "EMPTY", path, "no files in the bundle");
         goto done;
     }
-    if (!(root = util_printf("%s/%s", xdir, x.top))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    root = xprintf("%s/%s", xdir, x.top);
     v.root = root;
     v.scratch = tmp;
 

@@ -5,6 +5,7 @@
 #include "bundle/verify_extract.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -72,7 +73,7 @@ bool verify_path_safe(const char *p)
 }
 
 /* Reads the extracted MANIFEST.json into l and sets x's limits: 0, 1 when
- * it cannot bound the rest (a problem counted), or BG_ENOMEM. */
+ * it cannot bound the rest (a problem counted). */
 static int read_limits(const char *manifest_path, uint64_t manifest_size, struct limits *l,
                         struct verify_extracted *x, struct verify_log *v)
 {
@@ -92,10 +93,7 @@ static int read_limits(const char *manifest_path, uint64_t manifest_size, struct
                        json_array_size(files), VERIFY_MAX_ENTRIES);
         goto done;
     }
-    if (!(l->files = calloc(json_array_size(files) + 1, sizeof(*l->files)))) {
-        rc = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    l->files = xcalloc(json_array_size(files) + 1, sizeof(*l->files));
     l->sums_size = SUM_LINE(strlen("MANIFEST.json"));
     json_array_foreach(files, i, f)
     {
@@ -111,19 +109,12 @@ static int read_limits(const char *manifest_path, uint64_t manifest_size, struct
         }
         total += sz;
         l->sums_size += SUM_LINE(strlen(path));
-        if (!(l->files[l->n].path = strdup(path))) {
-            rc = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
+        l->files[l->n].path = xstrdup(path);
         l->files[l->n++].size = sz;
         for (const char *s = strchr(path, '/'); s; s = strchr(s + 1, '/')) {
-            char *d = util_printf("%.*s", (int)(s - path), path);
-            int err = d ? strlist_add(&dirs, d) : BG_ENOMEM;
+            char *d = xprintf("%.*s", (int)(s - path), path);
+            strlist_add(&dirs, d);
             free(d);
-            if (err) {
-                rc = error_set(BG_ENOMEM, "out of memory");
-                goto done;
-            }
         }
     }
     qsort(l->files, l->n, sizeof(*l->files), cmp_listed);
@@ -184,15 +175,11 @@ static int add_file(struct verify_extracted *x, const struct verify_file *f)
 {
     if (x->nfiles == x->cap) {
         size_t cap = x->cap ? 2 * x->cap : 64;
-        struct verify_file *grown = realloc(x->file, cap * sizeof(*grown));
-        if (!grown)
-            return error_set(BG_ENOMEM, "out of memory");
-        x->file = grown;
+        x->file = xrealloc(x->file, cap * sizeof(*x->file));
         x->cap = cap;
     }
     x->file[x->nfiles] = *f;
-    if (!(x->file[x->nfiles].path = strdup(f->path)))
-        return error_set(BG_ENOMEM, "out of memory");
+    x->file[x->nfiles].path = xstrdup(f->path);
     x->nfiles++;
     return 0;
 }
@@ -235,13 +222,13 @@ int verify_extract(struct verify_extracted *x, const char *path, const char *dir
 {
     struct archive *a = archive_read_new();
     struct limits lim = {0};
-    char *buf = malloc(CHUNK), *last = NULL, *parent = NULL;
+    char *buf = xmalloc(CHUNK), *last = NULL, *parent = NULL;
     int err = 0;
     memset(x, 0, sizeof(*x));
     x->limit_entries = VERIFY_MAX_ENTRIES;
     x->limit_bytes = VERIFY_MAX_MANIFEST;
-    if (!a || !buf) {
-        err = error_set(BG_ENOMEM, "out of memory");
+    if (!a) { /* libarchive's own allocation: the library's failure */
+        err = error_set(BG_EGENERIC, "libarchive cannot start a reader");
         goto done;
     }
     archive_read_support_filter_gzip(a);
@@ -279,12 +266,8 @@ int verify_extract(struct verify_extracted *x, const char *path, const char *dir
             continue;
         }
         free(last);
-        char *full = util_printf("%s/%s", dir, name);
-        if (!full || !(last = strdup(name))) {
-            free(full);
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
+        char *full = xprintf("%s/%s", dir, name);
+        last = xstrdup(name);
         if (archive_entry_filetype(e) == AE_IFDIR) {
             if (!rel[0] || !strncmp(rel, "run/", 4)) /* only run/ is read back from disk */
                 util_mkdir_p(full, 0755);
@@ -329,7 +312,7 @@ int verify_extract(struct verify_extracted *x, const char *path, const char *dir
             if (!parent || strcmp(parent, full) != 0) { /* one mkdir -p per directory, not per file */
                 util_mkdir_p(full, 0755);
                 free(parent);
-                parent = strdup(full);
+                parent = xstrdup(full);
             }
             *slash = '/';
             fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -416,9 +399,9 @@ int verify_check_gzip(const char *path, uint64_t max_bytes, struct verify_log *v
         goto done;
     }
     a = archive_read_new();
-    buf = malloc(CHUNK);
-    if (!a || !buf) {
-        err = error_set(BG_ENOMEM, "out of memory");
+    buf = xmalloc(CHUNK);
+    if (!a) { /* libarchive's own allocation: the library's failure */
+        err = error_set(BG_EGENERIC, "libarchive cannot start a reader");
         goto done;
     }
     archive_read_support_filter_gzip(a);

@@ -4,23 +4,23 @@
 #include "bundle/verify_log.h"
 #include "base/escape.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Appends text to sb with every "prefix/" replaced by with. */
-static int replace_prefix(struct strbuf *sb, const char *text, const char *prefix, const char *with)
+static void replace_prefix(struct strbuf *sb, const char *text, const char *prefix, const char *with)
 {
     size_t pl = prefix ? strlen(prefix) : 0;
     const char *p = text, *hit;
-    int err = 0;
-    while (!err && pl && (hit = strstr(p, prefix)) && hit[pl] == '/') {
-        err = strbuf_append(sb, p, (size_t)(hit - p));
-        err = err ? err : strbuf_puts(sb, with);
+    while (pl && (hit = strstr(p, prefix)) && hit[pl] == '/') {
+        strbuf_append(sb, p, (size_t)(hit - p));
+        strbuf_puts(sb, with);
         p = hit + pl + 1;
     }
-    return err ? err : strbuf_puts(sb, p);
+    strbuf_puts(sb, p);
 }
 
 /* Formats, hides scratch paths, escapes and prints one line after indent. */
@@ -32,16 +32,14 @@ static void print_line(const struct verify_log *v, const char *indent, const cha
     va_copy(cp, ap);
     int n = vsnprintf(NULL, 0, fmt, cp);
     va_end(cp);
-    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    char *text = n >= 0 ? xmalloc((size_t)n + 1) : NULL;
     if (text)
         vsnprintf(text, (size_t)n + 1, fmt, ap);
     struct strbuf a = {0}, b = {0};
-    if (text && replace_prefix(&a, text, v->root, "") == 0 &&
-        replace_prefix(&b, a.buf ? a.buf : "", v->scratch, "<scratch>/") == 0 &&
-        escape_terminal(&esc, b.buf ? b.buf : "") == 0)
-        fprintf(out, "%s%s\n", indent, esc.buf ? esc.buf : "");
-    else
-        fprintf(out, "%s(out of memory)\n", indent);
+    replace_prefix(&a, text ? text : "(a message that cannot be formatted)", v->root, "");
+    replace_prefix(&b, a.buf ? a.buf : "", v->scratch, "<scratch>/");
+    escape_terminal(&esc, b.buf ? b.buf : "");
+    fprintf(out, "%s%s\n", indent, esc.buf ? esc.buf : "");
     free(text);
     strbuf_free(&a);
     strbuf_free(&b);
@@ -71,7 +69,7 @@ void verify_problem(struct verify_log *v, const char *what, const char *path, co
         va_copy(cp, ap);
         int n = vsnprintf(NULL, 0, fmt, cp);
         va_end(cp);
-        if (n >= 0 && (why = malloc((size_t)n + 1)))
+        if (n >= 0 && (why = xmalloc((size_t)n + 1)))
             vsnprintf(why, (size_t)n + 1, fmt, ap);
         va_end(ap);
     }
