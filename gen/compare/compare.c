@@ -13,6 +13,7 @@
 #include "stats/stats.h"
 #include "stats/tdist.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@ static char *identity_(const struct rd_cell *c)
 {
     const char *at = strchr(c->key, '@');
     size_t n = at ? strcspn(at, "#") : 0;
-    return util_printf("%s/%s/b%d/%s%.*s", c->model, c->task, c->batch, c->backend, (int)n, at ? at : "");
+    return xprintf("%s/%s/b%d/%s%.*s", c->model, c->task, c->batch, c->backend, (int)n, at ? at : "");
 }
 
 static void side_init_(struct compare_side *s)
@@ -55,9 +56,7 @@ static int side_fill_(struct compare_side *s, const struct rundata *rd, char *co
             s->nreps++;
     if (s->nreps == 0)
         return 0;
-    s->reps = malloc(s->nreps * sizeof(*s->reps));
-    if (!s->reps)
-        return error_set(BG_ENOMEM, "out of memory");
+    s->reps = xmalloc(s->nreps * sizeof(*s->reps));
     size_t k = 0, total = 0;
     for (size_t i = 0; i < rd->ncells; i++)
         if (!strcmp(ids[i], id))
@@ -75,11 +74,7 @@ static int side_fill_(struct compare_side *s, const struct rundata *rd, char *co
             total += s->reps[r]->ntimed;
     if (total == 0)
         return 0;
-    if (!(pool = malloc(total * sizeof(*pool)))) {
-        free(s->reps);
-        side_init_(s);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
+    pool = xmalloc(total * sizeof(*pool));
     size_t at = 0;
     for (size_t r = 0; r < s->nreps; r++) {
         if (s->reps[r]->status != STATUS_OK)
@@ -146,28 +141,20 @@ static char *mismatch_(const struct compare_side *a, const struct compare_side *
 {
     const struct rd_cell *x = a->reps[0], *y = b->reps[0];
     struct strbuf sb = {0};
-    int err = 0;
 #define DIFF_STR(field, label)                                                                               \
-    if (!err && strcmp(x->field, y->field) != 0)                                                             \
-        err = strbuf_printf(&sb, "%s%s %s vs %s", sb.len ? "; " : "", label, x->field, y->field);
+    if (strcmp(x->field, y->field) != 0)                                                                     \
+        strbuf_printf(&sb, "%s%s %s vs %s", sb.len ? "; " : "", label, x->field, y->field);
     DIFF_STR(size, "size")
     DIFF_STR(precision, "precision")
 #undef DIFF_STR
     const char *ia = compare_side_input(a), *ib = compare_side_input(b);
-    if (!err && ia && ib && strcmp(ia, ib) != 0)
-        err = strbuf_printf(&sb, "%sinput hash %.12s vs %.12s", sb.len ? "; " : "", ia, ib);
-    if (!err && strcmp(workload_name_(x), workload_name_(y)) != 0)
-        err = strbuf_printf(&sb, "%sworkload %s vs %s", sb.len ? "; " : "", workload_name_(x),
-                            workload_name_(y));
-    if (!err && x->warmup != y->warmup)
-        err = strbuf_printf(&sb, "%swarm-up steps %d vs %d", sb.len ? "; " : "", x->warmup, y->warmup);
-    if (err) {
-        strbuf_free(&sb);
-        return NULL;
-    }
-    if (!sb.buf)
-        return strdup("");
-    return strbuf_detach(&sb);
+    if (ia && ib && strcmp(ia, ib) != 0)
+        strbuf_printf(&sb, "%sinput hash %.12s vs %.12s", sb.len ? "; " : "", ia, ib);
+    if (strcmp(workload_name_(x), workload_name_(y)) != 0)
+        strbuf_printf(&sb, "%sworkload %s vs %s", sb.len ? "; " : "", workload_name_(x), workload_name_(y));
+    if (x->warmup != y->warmup)
+        strbuf_printf(&sb, "%swarm-up steps %d vs %d", sb.len ? "; " : "", x->warmup, y->warmup);
+    return strbuf_detach(&sb); /* "" when they agree; these formats always expand */
 }
 
 static void test_init_(struct significance_test *t)
@@ -187,10 +174,8 @@ static int groups_(const struct compare_side *s, struct significance_group **g, 
     *ng = 0;
     for (size_t r = 0; r < s->nreps; r++)
         total += s->reps[r]->ntimed;
-    *g = malloc((s->nreps ? s->nreps : 1) * sizeof(**g));
-    *buf = malloc((total ? total : 1) * sizeof(**buf));
-    if (!*g || !*buf)
-        return error_set(BG_ENOMEM, "out of memory");
+    *g = xmalloc((s->nreps ? s->nreps : 1) * sizeof(**g));
+    *buf = xmalloc((total ? total : 1) * sizeof(**buf));
     size_t at = 0;
     for (size_t r = 0; r < s->nreps; r++) {
         const struct rd_cell *c = s->reps[r];
@@ -252,8 +237,8 @@ static int confounding_(struct compare_pair *p, struct compare_cell *c)
         strbuf_free(&sb);
         return err;
     }
-    c->unintended = sb.buf ? strbuf_detach(&sb) : strdup("");
-    return c->unintended ? 0 : error_set(BG_ENOMEM, "out of memory");
+    c->unintended = strbuf_detach(&sb); /* "" when nothing was appended */
+    return 0;
 }
 
 /* ---- the drift canary ---------------------------------------------------- */
@@ -270,9 +255,7 @@ static double canary_log_(const struct rd_cell *c)
 static int canary_logs_(const struct rundata *rd, double **out, size_t *n)
 {
     *n = 0;
-    *out = malloc((rd->ncells ? rd->ncells : 1) * sizeof(**out));
-    if (!*out)
-        return error_set(BG_ENOMEM, "out of memory");
+    *out = xmalloc((rd->ncells ? rd->ncells : 1) * sizeof(**out));
     for (size_t i = 0; i < rd->ncells; i++) {
         double l = canary_log_(&rd->cells[i]);
         if (!isnan(l))
@@ -350,14 +333,9 @@ static int geomeans_(struct compare_pair *p)
         while (k < p->nbackends && strcmp(p->backends[k].backend, c->backend) != 0)
             k++;
         if (k == p->nbackends) {
-            struct compare_backend *grown = realloc(p->backends, (k + 1) * sizeof(*grown));
-            if (!grown)
-                return error_set(BG_ENOMEM, "out of memory");
-            p->backends = grown;
-            p->backends[k] = (struct compare_backend){strdup(c->backend), 0, 0.0};
+            p->backends = xrealloc(p->backends, (k + 1) * sizeof(*p->backends));
+            p->backends[k] = (struct compare_backend){xstrdup(c->backend), 0, 0.0};
             p->nbackends++;
-            if (!p->backends[k].backend)
-                return error_set(BG_ENOMEM, "out of memory");
         }
         p->backends[k].ncells++;
         p->backends[k].geomean_ratio += log(c->t.ratio); /* sum of logs until the end */
@@ -411,9 +389,7 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
     }
 
     /* baseline identities first (plan order), then the run's own */
-    p->cells = calloc(all->n ? all->n : 1, sizeof(*p->cells));
-    if (!p->cells)
-        return error_set(BG_ENOMEM, "out of memory");
+    p->cells = xcalloc(all->n ? all->n : 1, sizeof(*p->cells));
     for (int pass = 0; pass < 2 && !err; pass++) {
         for (size_t i = 0; i < all->n && !err; i++) {
             struct compare_cell *c = &p->cells[p->ncells];
@@ -436,20 +412,13 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
             c->task = any->task;
             c->backend = any->backend;
             c->batch = any->batch;
-            c->id = strdup(all->v[i]);
-            if (!c->id) {
-                err = error_set(BG_ENOMEM, "out of memory");
-                break;
-            }
+            c->id = xstrdup(all->v[i]);
             if (b.nreps == 0) {
                 c->match = COMPARE_ONLY_BASE;
             } else if (a.nreps == 0) {
                 c->match = COMPARE_ONLY_RUN;
             } else {
-                if (!(c->mismatch = mismatch_(&a, &b))) {
-                    err = error_set(BG_ENOMEM, "out of memory");
-                    break;
-                }
+                c->mismatch = mismatch_(&a, &b);
                 c->match = c->mismatch[0] ? COMPARE_MISMATCH : COMPARE_MATCHED;
                 /* A cell that failed early may have recorded no environment:
                  * nothing to compare then, rather than "everything removed". */
@@ -463,19 +432,17 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
                 if (c->match == COMPARE_MATCHED && a.status == STATUS_OK && b.status == STATUS_OK)
                     err = test_cell_(c, &r->opt, p->ab);
             }
-            if (!c->mismatch && !(c->mismatch = strdup("")))
-                err = error_set(BG_ENOMEM, "out of memory");
-            if (!c->unintended && !(c->unintended = strdup("")))
-                err = error_set(BG_ENOMEM, "out of memory");
+            if (!c->mismatch)
+                c->mismatch = xstrdup("");
+            if (!c->unintended)
+                c->unintended = xstrdup("");
         }
     }
     if (err)
         return err;
 
     /* Benjamini-Hochberg over this comparison's tested cells */
-    tests = malloc((p->ncells ? p->ncells : 1) * sizeof(*tests));
-    if (!tests)
-        return error_set(BG_ENOMEM, "out of memory");
+    tests = xmalloc((p->ncells ? p->ncells : 1) * sizeof(*tests));
     for (size_t i = 0; i < p->ncells; i++)
         tests[i] = p->cells[i].t;
     if ((err = significance_decide(tests, p->ncells, r->opt.alpha, r->opt.noise)) == 0) {
@@ -543,16 +510,12 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
 
 static int trend_build_(struct compare_result *r, char **ids[], const struct strlist *all)
 {
-    r->trend = calloc(all->n ? all->n : 1, sizeof(*r->trend));
-    if (!r->trend)
-        return error_set(BG_ENOMEM, "out of memory");
+    r->trend = xcalloc(all->n ? all->n : 1, sizeof(*r->trend));
     for (size_t i = 0; i < all->n; i++) {
         struct compare_trend *t = &r->trend[i];
         r->ntrend++;
-        t->id = strdup(all->v[i]);
-        t->points = calloc(r->nruns, sizeof(*t->points));
-        if (!t->id || !t->points)
-            return error_set(BG_ENOMEM, "out of memory");
+        t->id = xstrdup(all->v[i]);
+        t->points = xcalloc(r->nruns, sizeof(*t->points));
         for (size_t k = 0; k < r->nruns; k++) {
             int err = side_fill_(&t->points[k], r->runs[k], ids[k], all->v[i]);
             if (err)
@@ -592,44 +555,25 @@ int compare_build(struct compare_result *out, struct rundata **runs, size_t n,
             rundata_free(runs[k]);
         return error_set(BG_EUSAGE, "compare needs at least two runs");
     }
-    out->runs = malloc(n * sizeof(*out->runs));
-    if (!out->runs) {
-        for (size_t k = 0; k < n; k++)
-            rundata_free(runs[k]);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
+    out->runs = xmalloc(n * sizeof(*out->runs));
     memcpy(out->runs, runs, n * sizeof(*runs));
     out->nruns = n;
     if ((err = options_(&out->opt, opt)) < 0)
         goto done;
 
-    ids = calloc(n, sizeof(*ids));
-    if (!ids) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    ids = xcalloc(n, sizeof(*ids));
     for (size_t k = 0; k < n && !err; k++) {
         const struct rundata *rd = runs[k];
-        ids[k] = calloc(rd->ncells ? rd->ncells : 1, sizeof(**ids));
-        if (!ids[k]) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
+        ids[k] = xcalloc(rd->ncells ? rd->ncells : 1, sizeof(**ids));
         for (size_t i = 0; i < rd->ncells && !err; i++) {
-            if (!(ids[k][i] = identity_(&rd->cells[i])))
-                err = error_set(BG_ENOMEM, "out of memory");
-            else
-                err = strlist_add_unique(&all, ids[k][i]);
+            ids[k][i] = identity_(&rd->cells[i]);
+            err = strlist_add_unique(&all, ids[k][i]);
         }
     }
     if (err)
         goto done;
 
-    out->pairs = calloc(n - 1, sizeof(*out->pairs));
-    if (!out->pairs) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    out->pairs = xcalloc(n - 1, sizeof(*out->pairs));
     for (size_t k = 1; k < n && !err; k++) {
         out->pairs[k - 1].run = k;
         out->npairs++;
@@ -657,9 +601,7 @@ int compare_load(struct compare_result *out, const char *const *run_dirs, size_t
     memset(out, 0, sizeof(*out));
     if (n < 2)
         return error_set(BG_EUSAGE, "compare needs at least two runs (the first is the baseline)");
-    struct rundata **runs = calloc(n, sizeof(*runs));
-    if (!runs)
-        return error_set(BG_ENOMEM, "out of memory");
+    struct rundata **runs = xcalloc(n, sizeof(*runs));
     int err = 0;
     for (size_t k = 0; k < n && !err; k++)
         err = rundata_load(&runs[k], run_dirs[k]); /* its message names the directory */

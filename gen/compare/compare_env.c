@@ -4,6 +4,7 @@
  */
 #include "compare/compare_env.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 
 #include <ctype.h>
 #include <fnmatch.h>
@@ -82,13 +83,8 @@ int compare_env_add_pattern(char ***pats, size_t *npats, const char *s, size_t n
     for (size_t i = 0; i < (*npats); i++)
         if (strlen((*pats)[i]) == n && strncmp((*pats)[i], s, n) == 0)
             return 0;
-    char **grown = realloc((*pats), ((*npats) + 1) * sizeof(*grown));
-    if (!grown)
-        return error_set(BG_ENOMEM, "out of memory");
-    (*pats) = grown;
-    if (!((*pats)[(*npats)] = strndup(s, n)))
-        return error_set(BG_ENOMEM, "out of memory");
-    (*npats)++;
+    *pats = xrealloc(*pats, (*npats + 1) * sizeof(**pats));
+    (*pats)[(*npats)++] = xstrndup(s, n);
     return 0;
 }
 
@@ -145,18 +141,13 @@ int compare_env_add_with_pins(char ***pats, size_t *npats, const char *command_l
 
 static int push_change_(struct compare_change **v, size_t *n, const char *key, const char *a, const char *b)
 {
-    struct compare_change *grown = realloc(*v, (*n + 1) * sizeof(**v));
-    if (!grown)
-        return error_set(BG_ENOMEM, "out of memory");
-    *v = grown;
-    struct compare_change *c = &grown[*n];
+    *v = xrealloc(*v, (*n + 1) * sizeof(**v));
+    struct compare_change *c = &(*v)[*n];
     memset(c, 0, sizeof(*c));
-    c->key = strdup(key);
-    c->a = a ? strdup(a) : NULL;
-    c->b = b ? strdup(b) : NULL;
+    c->key = xstrdup(key);
+    c->a = a ? xstrdup(a) : NULL;
+    c->b = b ? xstrdup(b) : NULL;
     (*n)++;
-    if (!c->key || (a && !c->a) || (b && !c->b))
-        return error_set(BG_ENOMEM, "out of memory");
     c->counted = compare_env_counted(key);
     return 0;
 }
@@ -168,26 +159,23 @@ static int cmp_change_(const void *x, const void *y)
 
 /* Every value of key in kl, joined with ", " (a key may repeat: run.with
  * holds one pin per value); NULL when absent. *oom on allocation failure. */
-static char *joined_(const struct kvlist *kl, const char *key, bool *oom)
+static char *joined_(const struct kvlist *kl, const char *key)
 {
     struct strbuf sb = {0};
     bool found = false;
-    for (size_t i = 0; i < kl->n && !*oom; i++) {
+    for (size_t i = 0; i < kl->n; i++) {
         if (strcmp(kl->items[i].key, key) != 0)
             continue;
-        if ((found && strbuf_puts(&sb, ", ") < 0) ||
-            strbuf_puts(&sb, kl->items[i].value ? kl->items[i].value : "") < 0)
-            *oom = true;
+        if (found)
+            strbuf_puts(&sb, ", ");
+        strbuf_puts(&sb, kl->items[i].value ? kl->items[i].value : "");
         found = true;
     }
-    if (!found || *oom) {
+    if (!found) {
         strbuf_free(&sb);
         return NULL;
     }
-    char *s = sb.buf ? strbuf_detach(&sb) : strdup("");
-    if (!s)
-        *oom = true;
-    return s;
+    return strbuf_detach(&sb); /* plain appends cannot fail: never NULL */
 }
 
 /* Every key whose value(s) differ between a and b, sorted by key. */
@@ -198,15 +186,13 @@ int compare_env_diff(const struct kvlist *a, const struct kvlist *b, struct comp
         const struct kvlist *x = side ? b : a, *y = side ? a : b;
         for (size_t i = 0; i < x->n && !err; i++) {
             const char *k = x->items[i].key;
-            bool oom = false, first = true;
+            bool first = true;
             for (size_t j = 0; j < i && first; j++) /* a repeated key: once */
                 first = strcmp(x->items[j].key, k) != 0;
             if (!first || (side == 1 && kvlist_get(y, k))) /* the second pass adds what a lacks */
                 continue;
-            char *vx = joined_(x, k, &oom), *vy = joined_(y, k, &oom);
-            if (oom)
-                err = error_set(BG_ENOMEM, "out of memory");
-            else if (!vy || strcmp(vx, vy) != 0)
+            char *vx = joined_(x, k), *vy = joined_(y, k);
+            if (!vy || strcmp(vx, vy) != 0)
                 err = side ? push_change_(out, n, k, vy, vx) : push_change_(out, n, k, vx, vy);
             free(vx);
             free(vy);

@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -26,20 +27,16 @@ static void push_(json_t *a, json_t *v, int *err) { json_push(a, v, err); }
 
 static json_t *jchanges_(const struct compare_change *c, size_t n, int *err)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; a && i < n && !*err; i++) {
+    json_t *a = json_array(); /* jansson allocates with the x-family: never NULL */
+    for (size_t i = 0; i < n && !*err; i++) {
         json_t *o = json_object();
-        if (o) {
-            set_(o, "key", jstr_(c[i].key), err);
-            set_(o, "a", jstr_(c[i].a), err);
-            set_(o, "b", jstr_(c[i].b), err);
-            set_(o, "counted", json_boolean(c[i].counted), err);
-            set_(o, "intended", json_boolean(c[i].intended), err);
-        }
+        set_(o, "key", jstr_(c[i].key), err);
+        set_(o, "a", jstr_(c[i].a), err);
+        set_(o, "b", jstr_(c[i].b), err);
+        set_(o, "counted", json_boolean(c[i].counted), err);
+        set_(o, "intended", json_boolean(c[i].intended), err);
         push_(a, o, err);
     }
-    if (!a)
-        *err = error_set(BG_ENOMEM, "out of memory");
     return a;
 }
 
@@ -48,10 +45,6 @@ static json_t *jside_(const struct compare_side *s, int *err)
     if (s->nreps == 0)
         return json_null();
     json_t *o = json_object();
-    if (!o) {
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
     set_(o, "status", jstr_(compare_side_status(s)), err);
     set_(o, "repeats", json_integer((json_int_t)s->nreps), err);
     set_(o, "n", json_integer((json_int_t)s->n), err);
@@ -66,10 +59,6 @@ static json_t *jside_(const struct compare_side *s, int *err)
 static json_t *jcell_(const struct compare_cell *c, int *err)
 {
     json_t *o = json_object();
-    if (!o) {
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
     const struct significance_test *t = &c->t;
     set_(o, "id", jstr_(c->id), err);
     set_(o, "model", jstr_(c->model), err);
@@ -116,15 +105,6 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
 {
     json_t *o = json_object(), *cells = json_array(), *backends = json_array(), *intended = json_array();
     json_t *summary = json_object();
-    if (!o || !cells || !backends || !intended || !summary) {
-        json_decref(o);
-        json_decref(cells);
-        json_decref(backends);
-        json_decref(intended);
-        json_decref(summary);
-        *err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
     set_(o, "baseline", json_integer(0), err);
     set_(o, "run", json_integer((json_int_t)p->run), err);
     for (size_t i = 0; i < p->nintended; i++)
@@ -133,17 +113,13 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
     set_(o, "environment", jchanges_(p->env, p->nenv, err), err);
     set_(o, "paired_ab", json_boolean(p->ab), err);
     json_t *canary = json_object();
-    if (canary) {
-        set_(canary, "processes_a", json_integer((json_int_t)p->canary_a), err);
-        set_(canary, "processes_b", json_integer((json_int_t)p->canary_b), err);
-        set_(canary, "ratio", jreal_(p->canary_ratio), err);
-        set_(canary, "ci_lo", jreal_(p->canary_lo), err);
-        set_(canary, "ci_hi", jreal_(p->canary_hi), err);
-        set_(canary, "drift", json_boolean(p->drift), err);
-    }
-    set_(o, "canary", canary ? canary : NULL, err);
-    if (!canary)
-        *err = error_set(BG_ENOMEM, "out of memory");
+    set_(canary, "processes_a", json_integer((json_int_t)p->canary_a), err);
+    set_(canary, "processes_b", json_integer((json_int_t)p->canary_b), err);
+    set_(canary, "ratio", jreal_(p->canary_ratio), err);
+    set_(canary, "ci_lo", jreal_(p->canary_lo), err);
+    set_(canary, "ci_hi", jreal_(p->canary_hi), err);
+    set_(canary, "drift", json_boolean(p->drift), err);
+    set_(o, "canary", canary, err);
     for (size_t i = 0; i < p->ncells && !*err; i++)
         push_(cells, jcell_(&p->cells[i], err), err);
     set_(o, "cells", cells, err);
@@ -183,13 +159,6 @@ int compare_write_json(const struct compare_result *r, FILE *out)
 {
     int err = 0;
     json_t *root = json_object(), *runs = json_array(), *pairs = json_array(), *trend = json_array();
-    if (!root || !runs || !pairs || !trend) {
-        json_decref(root);
-        json_decref(runs);
-        json_decref(pairs);
-        json_decref(trend);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
     set_(root, "format", jstr_(COMPARE_JSON_FORMAT), &err);
     set_(root, "alpha", json_real(r->opt.alpha), &err);
     set_(root, "noise", json_real(r->opt.noise), &err);

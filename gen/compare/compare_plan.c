@@ -4,6 +4,7 @@
 #include "compare/compare_plan.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "stats/tdist.h"
 
 #include <math.h>
@@ -14,7 +15,7 @@
 static char *identity(const char *key)
 {
     const char *h = strstr(key, "#r");
-    return h ? util_printf("%.*s", (int)(h - key), key) : strdup(key);
+    return h ? xprintf("%.*s", (int)(h - key), key) : xstrdup(key);
 }
 
 int compare_plan(const char *run_dir, double effect, const struct compare_options *opt, FILE *out)
@@ -25,17 +26,11 @@ int compare_plan(const char *run_dir, double effect, const struct compare_option
     int err = rundata_load(&rd, run_dir);
     if (err < 0)
         return err;
-    char **cid = calloc(rd->ncells ? rd->ncells : 1, sizeof(*cid));
-    logs = malloc((rd->ncells ? rd->ncells : 1) * sizeof(*logs));
-    if (!cid || !logs) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    char **cid = xcalloc(rd->ncells ? rd->ncells : 1, sizeof(*cid));
+    logs = xmalloc((rd->ncells ? rd->ncells : 1) * sizeof(*logs));
     for (size_t i = 0; i < rd->ncells && !err; i++) {
-        if (!(cid[i] = identity(rd->cells[i].key)))
-            err = error_set(BG_ENOMEM, "out of memory");
-        else
-            err = strlist_add_unique(&ids, cid[i]);
+        cid[i] = identity(rd->cells[i].key);
+        err = strlist_add_unique(&ids, cid[i]);
     }
     if (err)
         goto done;

@@ -8,6 +8,7 @@
 #include "compare/compare_env.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <math.h>
@@ -98,14 +99,10 @@ static void print_change_(FILE *out, const struct compare_change *c, const struc
  * one paragraph (typically one per Python environment). */
 static int print_cell_changes_(FILE *out, const struct compare_pair *p)
 {
-    char **sig = calloc(p->ncells ? p->ncells : 1, sizeof(*sig));
-    bool *done = calloc(p->ncells ? p->ncells : 1, sizeof(*done));
+    char **sig = xcalloc(p->ncells ? p->ncells : 1, sizeof(*sig));
+    bool *done = xcalloc(p->ncells ? p->ncells : 1, sizeof(*done));
     int err = 0;
-    if (!sig || !done) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < p->ncells && !err; i++) {
+    for (size_t i = 0; i < p->ncells; i++) {
         const struct compare_cell *c = &p->cells[i];
         struct strbuf sb = {0};
         if (c->a.nreps == 0 || c->b.nreps == 0) {
@@ -113,32 +110,33 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p)
             continue;
         }
         size_t quiet = 0;
-        for (size_t k = 0; k < c->nchanges && !err; k++) {
+        for (size_t k = 0; k < c->nchanges; k++) {
             const struct compare_change *ch = &c->changes[k];
             const char *tag = !p->nintended ? "counted" : ch->intended ? "intended" : "NOT intended";
             if (ch->counted)
-                err = strbuf_printf(&sb, "    %s %s -> %s  (%s)\n", compare_env_display_key(ch->key),
-                                    ch->a ? ch->a : "(none)", ch->b ? ch->b : "(none)", tag);
+                strbuf_printf(&sb, "    %s %s -> %s  (%s)\n", compare_env_display_key(ch->key),
+                              ch->a ? ch->a : "(none)", ch->b ? ch->b : "(none)", tag);
             else
                 quiet++;
         }
         /* paths and the like differ between any two environments: named, not listed */
         size_t shown = 0;
-        for (size_t k = 0; quiet && k < c->nchanges && !err; k++) {
+        for (size_t k = 0; quiet && k < c->nchanges; k++) {
             if (c->changes[k].counted)
                 continue;
             shown++;
-            err = strbuf_printf(&sb, "%s%s%s", shown == 1 ? "    not counted: " : ", ",
-                                compare_env_display_key(c->changes[k].key), shown == quiet ? "\n" : "");
+            strbuf_printf(&sb, "%s%s%s", shown == 1 ? "    not counted: " : ", ",
+                          compare_env_display_key(c->changes[k].key), shown == quiet ? "\n" : "");
         }
-        if (!err && !sb.buf)
-            err = strbuf_puts(&sb, compare_side_rep(&c->a)->environment.n && compare_side_rep(&c->b)->environment.n
-                                       ? "    (no differences)\n"
-                                       : "    (environment not recorded on a side)\n");
-        sig[i] = err ? NULL : strbuf_detach(&sb);
-        strbuf_free(&sb);
-        if (!err && !sig[i])
-            err = error_set(BG_ENOMEM, "out of memory");
+        if (!sb.buf)
+            strbuf_puts(&sb, compare_side_rep(&c->a)->environment.n && compare_side_rep(&c->b)->environment.n
+                                 ? "    (no differences)\n"
+                                 : "    (environment not recorded on a side)\n");
+        if ((err = strbuf_error(&sb)) < 0) {
+            strbuf_free(&sb);
+            break;
+        }
+        sig[i] = strbuf_detach(&sb);
     }
     for (size_t i = 0; i < p->ncells && !err; i++) {
         if (done[i])
@@ -313,8 +311,6 @@ int compare_write_text(const struct compare_result *r, FILE *out)
         }
     }
     char *result = crep_result_text(r, 5); /* the slower cells by name and by how much */
-    if (!result)
-        return error_set(BG_ENOMEM, "out of memory");
     fprintf(out, "\n%s\n", result);
     free(result);
     if (ferror(out))

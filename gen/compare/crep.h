@@ -45,6 +45,6 @@ const char *crep_change_tag(const struct compare_change *c, const struct compare
 
 /* The result in words, malloc'd: "Result: slower: sd/predict/b1/torch-eager
  * by 10.4% in [1] upgrade; ..." (at most max cells named, then "and N
- * more"), or "Result: no cell got slower." NULL on out of memory. */
+ * more"), or "Result: no cell got slower."; never NULL. */
 char *crep_result_text(const struct compare_result *r, size_t max);
 #endif /* BENCHGEN_CREP_H */
