@@ -21,6 +21,7 @@
 #include "run/slurmrun.h"
 #include "plan/abplan.h"
 #include "run/sysinfo.h"
+#include "stats/significance.h"
 #include "store/rundir.h"
 #include "store/store.h"
 
@@ -56,7 +57,7 @@ static const struct opt run_options[] = {
              "cached by hash"),
     OPT_INT(struct run_opts, repeats, "repeats", 0, "N", 1, 1000,
             "run every cell N times, in separate processes, interleaved\nacross the matrix (overrides the spec's "
-            "repeats)"),
+            "repeats; with --ab the\ndefault is 12 a side unless the spec sets repeats)"),
     OPT_STR(struct run_opts, resume, "resume", 0, "DIR",
             "run the cells of DIR that have no final status (never ran, in\nflight when the run was killed, or "
             "interrupted)"),
@@ -285,8 +286,13 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
                                          "(--executor, --devices, --cpus-per-cell, Slurm's)");
     if ((err = spec_load(&spec, spec_path)) < 0)
         goto done;
-    if (o->repeats)
+    if (o->repeats) {
         spec->repeats = o->repeats;
+    } else if (!spec->repeats_given) {
+        spec->repeats = SIGNIFICANCE_RECIPE_PROCESSES;
+        fprintf(stderr, "run --ab: %d processes a side, the calibrated default (docs/COMPARE.md); --repeats N "
+                        "changes it\n", SIGNIFICANCE_RECIPE_PROCESSES);
+    }
     outdir = o->out ? xstrdup(o->out) : default_out(spec->name, "-ab");
     da = xprintf("%s/a", outdir);
     db = xprintf("%s/b", outdir);

@@ -71,7 +71,7 @@ int compare_plan(const char *run_dir, double effect, const struct compare_option
             for (size_t i = 0; i < n; i++)
                 v += (logs[i] - m) * (logs[i] - m);
             double sd = sqrt(v / (double)(n - 1)), b = sd > opt->noise ? sd : opt->noise;
-            size_t need_n = tdist_processes_needed(sd, b, effect, opt->alpha, SIGNIFICANCE_POWER, 0,
+            size_t need_n = tdist_processes_needed(sd, b, opt->noise, effect, opt->alpha, SIGNIFICANCE_POWER, 0,
                                                    SIGNIFICANCE_MAX_PROCESSES);
             snprintf(cv, sizeof(cv), "%.1f%%", sd * 100.0);
             snprintf(band, sizeof(band), "%.1f%%", b * 100.0);

@@ -480,6 +480,7 @@ static int parse_top(const struct spec_ctx *c, const yaml_node_t *root)
     }
     if (f[K_REPEATS].key && (err = node_get_int(c, "repeats", f[K_REPEATS].value, 1, &spec->repeats)) < 0)
         return err;
+    spec->repeats_given = f[K_REPEATS].key != NULL;
     err = get_backends(c, "backends", f[K_BACKENDS].value, &spec->backends, &spec->nbackends, NULL, 0);
     if (err < 0)
         return err;

@@ -49,6 +49,7 @@ struct spec {
     int steps;            /* timed steps per cell, default 100 */
     int warmup;           /* untimed steps before them, default 1 */
     int repeats;          /* processes per cell, default 1 */
+    int repeats_given;    /* 1 when the spec has a repeats: key */
     uint64_t seed;        /* default 0 */
     double timeout;       /* seconds per cell, default 600 */
     uint64_t memory_limit;/* bytes per cell; 0 = 80% of physical memory */

@@ -382,7 +382,7 @@ enum significance_verdict significance_verdict(struct significance_test *t, doub
     t->needed = 0;
     t->too_noisy = 0;
     if (t->per_process && isfinite(t->cv_process)) {
-        t->needed = tdist_processes_needed(t->cv_process, band, SIGNIFICANCE_DETECT, alpha, SIGNIFICANCE_POWER,
+        t->needed = tdist_processes_needed(t->cv_process, band, noise, SIGNIFICANCE_DETECT, alpha, SIGNIFICANCE_POWER,
                                            t->paired, SIGNIFICANCE_MAX_PROCESSES);
         if (t->needed && t->needed < SIGNIFICANCE_MIN_PROCESSES)
             t->needed = SIGNIFICANCE_MIN_PROCESSES;
@@ -401,7 +401,7 @@ enum significance_verdict significance_verdict(struct significance_test *t, doub
         snprintf(t->why, sizeof(t->why), "too few samples");
     } else if (given < SIGNIFICANCE_MIN_PROCESSES) {
         snprintf(t->why, sizeof(t->why), "too few processes (%zu and %zu): at least %d per side, run with --repeats %d",
-                 t->groups_a, t->groups_b, SIGNIFICANCE_MIN_PROCESSES, SIGNIFICANCE_MIN_PROCESSES + 1);
+                 t->groups_a, t->groups_b, SIGNIFICANCE_MIN_PROCESSES, SIGNIFICANCE_RECIPE_PROCESSES);
     } else if (!isfinite(t->ci_lo) || !isfinite(t->ci_hi)) {
         snprintf(t->why, sizeof(t->why), "no confidence interval");
     } else if (t->ci_lo >= lo_band && t->ci_hi <= hi_band) {
@@ -409,14 +409,20 @@ enum significance_verdict significance_verdict(struct significance_test *t, doub
          * many processes make significant is still "same". */
         v = SIGNIFICANCE_SAME;
         snprintf(t->why, sizeof(t->why), "interval inside the noise band");
-    } else if (t->ci_hi < lo_band) {
-        v = significant ? SIGNIFICANCE_FASTER : SIGNIFICANCE_AMBIGUOUS;
-        snprintf(t->why, sizeof(t->why), "%s",
-                 significant ? "significant, interval below the noise band" : "large change, not significant");
-    } else if (t->ci_lo > hi_band) {
-        v = significant ? SIGNIFICANCE_SLOWER : SIGNIFICANCE_AMBIGUOUS;
-        snprintf(t->why, sizeof(t->why), "%s",
-                 significant ? "significant, interval above the noise band" : "large change, not significant");
+    } else if (t->ci_hi < 1.0 - noise || t->ci_lo > 1.0 + noise) {
+        /* The interval clears the configured floor; the change itself must
+         * also be larger than the cell's measured scatter between processes. */
+        bool up = t->ci_lo > 1.0 + noise;
+        bool beyond = up ? t->ratio > hi_band : t->ratio < lo_band;
+        if (!significant)
+            snprintf(t->why, sizeof(t->why), "large change, not significant");
+        else if (!beyond)
+            snprintf(t->why, sizeof(t->why), "significant, but the change (%+.1f%%) is within this cell's scatter "
+                     "between processes (CV %.1f%%)%s", (t->ratio - 1.0) * 100, band * 100, need);
+        else {
+            v = up ? SIGNIFICANCE_SLOWER : SIGNIFICANCE_FASTER;
+            snprintf(t->why, sizeof(t->why), "significant, %s the noise band", up ? "above" : "below");
+        }
     } else {
         snprintf(t->why, sizeof(t->why), "interval crosses the noise band's edge%s", need);
     }

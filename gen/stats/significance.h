@@ -36,6 +36,10 @@
 /* Fewer processes with samples on a side: ambiguous (docs/COMPARE.md,
  * "Why five processes"). */
 #define SIGNIFICANCE_MIN_PROCESSES 5
+/* Processes a side that `run --ab` makes when neither --repeats nor the
+ * spec's repeats: says: the count the calibration met its targets with
+ * (docs/COMPARE.md, "Calibration"); even, so ABBA order is balanced. */
+#define SIGNIFICANCE_RECIPE_PROCESSES 12
 #define SIGNIFICANCE_DETECT 0.05 /* the change each cell is checked to be able to find */
 #define SIGNIFICANCE_POWER 0.80  /* ... with this probability */
 #define SIGNIFICANCE_MAX_PROCESSES 1000

@@ -153,17 +153,16 @@ int tdist_test_logs(const double *la, size_t na, const double *lb, size_t nb, in
     return 0;
 }
 
-size_t tdist_processes_needed(double cv, double band, double effect, double alpha, double power, int paired,
-                              size_t max_n)
+size_t tdist_processes_needed(double cv, double band, double noise, double effect, double alpha, double power,
+                              int paired, size_t max_n)
 {
-    if (!(cv >= 0.0) || !(effect > band))
+    if (!(cv >= 0.0) || !(effect > band) || !(effect > noise))
         return 0;
-    double room = log1p(effect) - log1p(band);
+    double room_floor = log1p(effect) - log1p(noise), room_band = log1p(effect) - log1p(band);
     for (size_t n = 2; n <= max_n; n++) {
         double df = paired ? (double)(n - 1) : (double)(2 * n - 2);
-        double se = cv * sqrt(2.0 / (double)n);
-        double need = (tdist_quantile(1.0 - alpha / 2.0, df) + tdist_quantile(power, df)) * se;
-        if (room >= need)
+        double se = cv * sqrt(2.0 / (double)n), tp = tdist_quantile(power, df);
+        if (room_floor >= (tdist_quantile(1.0 - alpha / 2.0, df) + tp) * se && room_band >= tp * se)
             return n;
     }
     return 0;

@@ -45,12 +45,17 @@ int tdist_test_logs(const double *la, size_t na, const double *lb, size_t nb, in
                     struct tdist_test *out);
 
 /* Processes per side needed to find a change of `effect` (fraction, e.g.
- * 0.05) with probability `power` at level alpha, for a cell whose
- * between-process CV is cv and whose noise band is band (fraction): the
- * smallest n with log(1+effect) - log(1+band) >= (t(1-alpha/2) + t(power))
- * * se(n). 0 when effect <= band (a change that small is inside the noise
- * at any count) or more than max_n would be needed. */
-size_t tdist_processes_needed(double cv, double band, double effect, double alpha, double power, int paired,
-                              size_t max_n);
+ * 0.05) with probability about `power` at level alpha under compare's rule
+ * (significance_verdict), for a cell whose between-process CV is cv, whose
+ * noise band is band and whose configured noise floor is noise (fractions):
+ * the smallest n for which both
+ *   log(1+effect) - log(1+noise) >= (t(1-alpha/2) + t(power)) * se(n)
+ *     (the interval clears the floor), and
+ *   log(1+effect) - log(1+band)  >= t(power) * se(n)
+ *     (the estimate lies beyond the cell's measured scatter)
+ * hold, se(n) = cv * sqrt(2/n). 0 when effect <= band (a change that small is
+ * inside the noise at any count) or more than max_n would be needed. */
+size_t tdist_processes_needed(double cv, double band, double noise, double effect, double alpha, double power,
+                              int paired, size_t max_n);
 
 #endif /* BENCHGEN_TDIST_H */

@@ -96,4 +96,13 @@ check "compare --plan --effect 0: usage error" test $? -eq 2
 check "run --b-env without --ab: usage error" test $? -eq 2
 "$BENCHGEN" run data/calibration/aa-numpy.yaml --ab --b-env NOEQUALS >/dev/null 2>&1
 check "run --ab --b-env without =: usage error" test $? -eq 2
+# the recipe's count is run --ab's default; --repeats and the spec's repeats: win
+"$BENCHGEN" run data/calibration/aa-numpy.yaml --ab --dry-run >"$TMP/abdry.out" 2>"$TMP/abdry.err"
+check "run --ab without --repeats: twelve processes a side" test "$(grep -c '#r12 ' "$TMP/abdry.out")" = 8
+check "run --ab says it made the calibrated default" grep -q "12 processes a side, the calibrated default" "$TMP/abdry.err"
+"$BENCHGEN" run data/calibration/aa-numpy.yaml --ab --dry-run --repeats 6 >"$TMP/abdry6.out" 2>&1
+check "run --ab --repeats 6: six a side, none more" test "$(grep -c '#r6 ' "$TMP/abdry6.out"):$(grep -c '#r7 ' "$TMP/abdry6.out")" = 8:0
+sed 's/^steps: 20$/steps: 20\nrepeats: 3/' data/calibration/aa-numpy.yaml >"$TMP/rep3.yaml"
+"$BENCHGEN" run "$TMP/rep3.yaml" --ab --dry-run >"$TMP/abdry3.out" 2>&1
+check "run --ab on a spec with repeats: 3 keeps three" test "$(grep -c '#r3 ' "$TMP/abdry3.out"):$(grep -c '#r4 ' "$TMP/abdry3.out")" = 8:0
 finish

@@ -222,7 +222,7 @@ static enum significance_verdict rule(double p_adj, double lo, double hi)
 {
     struct significance_test t = {.valid = 1,   .n_a = 100,    .n_b = 100,      .groups_a = 6,
                                   .groups_b = 6, .per_process = 1, .cv_process = 0.0, .p_adj = p_adj,
-                                  .ci_lo = lo,   .ci_hi = hi};
+                                  .ci_lo = lo,   .ci_hi = hi, .ratio = sqrt(lo * hi)};
     return significance_verdict(&t, 0.05, 0.02);
 }
 
@@ -249,13 +249,32 @@ static void test_verdict_rule(void **state)
     struct significance_test one = {.valid = 1, .n_a = 100, .n_b = 100, .groups_a = 1, .groups_b = 1,
                                     .p_adj = 1e-9, .ci_lo = 2, .ci_hi = 3};
     assert_int_equal(significance_verdict(&one, 0.05, 0.02), SIGNIFICANCE_AMBIGUOUS);
-    assert_non_null(strstr(one.why, "too few processes (1 and 1): at least 5 per side, run with --repeats 6"));
+    assert_non_null(strstr(one.why, "too few processes (1 and 1): at least 5 per side, run with --repeats 12"));
     /* a noisy cell's band is its measured CV: a 10% change inside a 12% noise is not a change */
     struct significance_test noisy = {.valid = 1, .n_a = 100, .n_b = 100, .groups_a = 8, .groups_b = 8,
                                       .per_process = 1, .cv_process = 0.12, .p_adj = 1e-9,
                                       .ci_lo = 1.08, .ci_hi = 1.12};
     assert_int_equal(significance_verdict(&noisy, 0.05, 0.02), SIGNIFICANCE_SAME);
     assert_true(noisy.band == 0.12 && noisy.too_noisy && noisy.needed == 0);
+    /* the interval clears the 2% floor and the change is larger than the cell's
+     * scatter: a 20% slowdown over 12 processes of CV 13% is slower, though its
+     * interval reaches into [1 - CV, 1 + CV] (the calibration's +25% power runs) */
+    struct significance_test loud = {.valid = 1, .n_a = 240, .n_b = 240, .groups_a = 12, .groups_b = 12,
+                                     .per_process = 1, .paired = 1, .cv_process = 0.13, .p_adj = 0.005,
+                                     .ratio = 1.20, .ci_lo = 1.07, .ci_hi = 1.35};
+    assert_int_equal(significance_verdict(&loud, 0.05, 0.02), SIGNIFICANCE_SLOWER);
+    loud.ratio = 0.84, loud.ci_lo = 0.75, loud.ci_hi = 0.94;
+    assert_int_equal(significance_verdict(&loud, 0.05, 0.02), SIGNIFICANCE_FASTER);
+    /* ... but a significant 8% change in a cell that scatters by 10% is not called */
+    struct significance_test within = {.valid = 1, .n_a = 240, .n_b = 240, .groups_a = 12, .groups_b = 12,
+                                       .per_process = 1, .paired = 1, .cv_process = 0.10, .p_adj = 0.01,
+                                       .ratio = 1.08, .ci_lo = 1.03, .ci_hi = 1.13};
+    assert_int_equal(significance_verdict(&within, 0.05, 0.02), SIGNIFICANCE_AMBIGUOUS);
+    assert_non_null(strstr(within.why, "within this cell's scatter between processes (CV 10.0%)"));
+    within.p_adj = 0.2; /* not significant: the reason says that first */
+    within.ratio = 1.5, within.ci_lo = 1.03, within.ci_hi = 2.2;
+    assert_int_equal(significance_verdict(&within, 0.05, 0.02), SIGNIFICANCE_AMBIGUOUS);
+    assert_string_equal(within.why, "large change, not significant");
     struct significance_test none = {.valid = 0};
     assert_int_equal(significance_verdict(&none, 0.05, 0.02), SIGNIFICANCE_NONE);
     assert_string_equal(significance_verdict_name(SIGNIFICANCE_SLOWER), "slower");
@@ -293,10 +312,15 @@ static void test_tdist(void **state)
     assert_true(tdist_test_logs(la, 4, lb, 5, 1, 0.95, &t) < 0);
 
     /* planning: more noise, more processes; a change inside the band, never */
-    size_t quiet = tdist_processes_needed(0.01, 0.02, 0.10, 0.05, 0.8, 0, 1000);
-    size_t loud = tdist_processes_needed(0.04, 0.04, 0.10, 0.05, 0.8, 0, 1000);
+    size_t quiet = tdist_processes_needed(0.01, 0.02, 0.02, 0.10, 0.05, 0.8, 0, 1000);
+    size_t loud = tdist_processes_needed(0.04, 0.04, 0.02, 0.10, 0.05, 0.8, 0, 1000);
     assert_true(quiet >= 2 && quiet < loud);
-    assert_int_equal(tdist_processes_needed(0.06, 0.06, 0.05, 0.05, 0.8, 0, 1000), 0);
+    assert_int_equal(tdist_processes_needed(0.06, 0.06, 0.02, 0.05, 0.05, 0.8, 0, 1000), 0);
+    /* the band condition binds when the scatter is close to the effect: CV 8%
+     * against a 10% change needs more processes than the floor alone asks */
+    size_t near = tdist_processes_needed(0.08, 0.08, 0.02, 0.10, 0.05, 0.8, 1, 1000);
+    size_t floor_only = tdist_processes_needed(0.08, 0.02, 0.02, 0.10, 0.05, 0.8, 1, 1000);
+    assert_true(near > floor_only && floor_only >= 2);
 }
 
 /* ---- simulations: the process is the unit ------------------------------ */
