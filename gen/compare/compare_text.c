@@ -161,8 +161,7 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p)
         fprintf(out, "\n%s", sig[i]);
         done[i] = true;
     }
-out:
-    for (size_t i = 0; sig && i < p->ncells; i++)
+    for (size_t i = 0; i < p->ncells; i++)
         free(sig[i]);
     free(sig);
     free(done);
