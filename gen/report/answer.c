@@ -4,6 +4,7 @@
 #include "report/answer.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "stats/significance.h"
 
 #include <math.h>
@@ -23,7 +24,7 @@ void answer_free(struct answer *a)
 }
 
 /* The ok repeats of grid position (r, c) as significance groups of ms values. */
-static int groups_of(const struct rctx *x, size_t r, size_t c, struct significance_group **out, size_t *n)
+static void groups_of(const struct rctx *x, size_t r, size_t c, struct significance_group **out, size_t *n)
 {
     const struct grid *g = x->g;
     *out = NULL;
@@ -32,20 +33,13 @@ static int groups_of(const struct rctx *x, size_t r, size_t c, struct significan
         const struct rd_cell *cell = &x->rd->cells[i];
         if (cell->status != STATUS_OK || !cell->ntimed || !grid_holds(g, r, c, cell))
             continue;
-        struct significance_group *ng = realloc(*out, (*n + 1) * sizeof(*ng));
-        double *ms = malloc(cell->ntimed * sizeof(double));
-        if (!ng || !ms) {
-            free(ms);
-            if (ng)
-                *out = ng;
-            return error_set(BG_ENOMEM, "out of memory");
-        }
+        struct significance_group *ng = xrealloc(*out, (*n + 1) * sizeof(*ng));
+        double *ms = xmalloc(cell->ntimed * sizeof(double));
         *out = ng;
         for (size_t k = 0; k < cell->ntimed; k++)
             ms[k] = (double)cell->timed_ns[k] / 1e6;
         ng[(*n)++] = (struct significance_group){ms, cell->ntimed};
     }
-    return 0;
 }
 
 static void groups_free(struct significance_group *gr, size_t n)
@@ -86,9 +80,9 @@ static int answer_row_build(struct answer *a, const struct rctx *x, size_t r)
     struct significance_group *ga = NULL, *gb = NULL;
     size_t na = 0, nb = 0;
     struct significance_test t;
-    int err = groups_of(x, r, (size_t)ar->best, &ga, &na);
-    err = err ? err : groups_of(x, r, (size_t)ar->second, &gb, &nb);
-    err = err ? err : significance_test(ga, na, gb, nb, 0.95, ANSWER_RESAMPLES, 0, &t);
+    groups_of(x, r, (size_t)ar->best, &ga, &na);
+    groups_of(x, r, (size_t)ar->second, &gb, &nb);
+    int err = significance_test(ga, na, gb, nb, 0.95, ANSWER_RESAMPLES, 0, &t);
     groups_free(ga, na);
     groups_free(gb, nb);
     if (err < 0)
@@ -126,9 +120,7 @@ static int cmp_double(const void *p, const void *q)
 static int geo_build(struct answer_geo *ge, const struct rctx *x, size_t c)
 {
     const struct grid *g = x->g;
-    double *logs = calloc(g->nrows + 1, sizeof(double)), *boot = NULL;
-    if (!logs)
-        return error_set(BG_ENOMEM, "out of memory");
+    double *logs = xcalloc(g->nrows + 1, sizeof(double)), *boot = NULL;
     size_t n = 0;
     for (size_t r = 0; r < g->nrows; r++) {
         const struct grid_cell *b = grid_at(g, r, (size_t)x->baseline), *v = grid_at(g, r, c);
@@ -141,7 +133,8 @@ static int geo_build(struct answer_geo *ge, const struct rctx *x, size_t c)
         sum += logs[i];
     if (n)
         ge->geo = exp(sum / (double)n);
-    if (n >= 3 && (boot = malloc(ANSWER_RESAMPLES * sizeof(double))) != NULL) {
+    if (n >= 3) {
+        boot = xmalloc(ANSWER_RESAMPLES * sizeof(double));
         uint64_t s = 0x9E3779B97F4A7C15ULL ^ (uint64_t)c;
         for (size_t k = 0; k < ANSWER_RESAMPLES; k++) {
             double m = 0;
@@ -153,25 +146,20 @@ static int geo_build(struct answer_geo *ge, const struct rctx *x, size_t c)
         ge->lo = exp(boot[(size_t)(0.025 * (ANSWER_RESAMPLES - 1))]);
         ge->hi = exp(boot[(size_t)(0.975 * (ANSWER_RESAMPLES - 1))]);
     }
-    int err = n >= 3 && !boot ? error_set(BG_ENOMEM, "out of memory") : 0;
     free(boot);
     free(logs);
-    return err;
+    return 0;
 }
 
 int answer_build(struct answer *a, const struct rctx *x)
 {
     const struct grid *g = x->g;
     memset(a, 0, sizeof(*a));
-    a->rows = calloc(g->nrows + 1, sizeof(*a->rows));
-    a->wins = calloc(g->ncols + 1, sizeof(size_t));
-    a->ties = calloc(g->ncols + 1, sizeof(size_t));
-    a->measured = calloc(g->ncols + 1, sizeof(size_t));
-    a->geo = calloc(g->ncols + 1, sizeof(*a->geo));
-    if (!a->rows || !a->wins || !a->ties || !a->measured || !a->geo) {
-        answer_free(a);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
+    a->rows = xcalloc(g->nrows + 1, sizeof(*a->rows));
+    a->wins = xcalloc(g->ncols + 1, sizeof(size_t));
+    a->ties = xcalloc(g->ncols + 1, sizeof(size_t));
+    a->measured = xcalloc(g->ncols + 1, sizeof(size_t));
+    a->geo = xcalloc(g->ncols + 1, sizeof(*a->geo));
     int err = 0;
     for (size_t r = 0; r < g->nrows && !err; r++)
         err = answer_row_build(a, x, r);
@@ -199,19 +187,19 @@ char *answer_sentence(const struct answer *a, const struct rctx *x, size_t r)
     if (isfinite(ar->lo))
         snprintf(ci, sizeof(ci), " (95%% interval %+.1f%% to %+.1f%%)", lo, hi);
     switch (ar->kind) {
-    case ANSWER_NONE: return util_printf("%s, batch %d: no backend produced a number.", row->label, row->batch);
+    case ANSWER_NONE: return xprintf("%s, batch %d: no backend produced a number.", row->label, row->batch);
     case ANSWER_ONLY:
-        return util_printf("%s, batch %d: only %s produced a number.", row->label, row->batch, best);
+        return xprintf("%s, batch %d: only %s produced a number.", row->label, row->batch, best);
     case ANSWER_TIE:
-        return util_printf("%s, batch %d: a tie - %s and %s are %.1f%% apart%s, inside the %.0f%% noise band%s.",
+        return xprintf("%s, batch %d: a tie - %s and %s are %.1f%% apart%s, inside the %.0f%% noise band%s.",
                            row->label, row->batch, best, second, pct, ci, ANSWER_NOISE * 100,
                            ar->ntied > 2 ? "; more backends are within it" : "");
     case ANSWER_LIKELY:
-        return util_printf("%s, batch %d: %s is fastest, %.1f%% ahead of %s%s; the interval reaches into the "
+        return xprintf("%s, batch %d: %s is fastest, %.1f%% ahead of %s%s; the interval reaches into the "
                            "%.0f%% noise band, so the lead is likely but not certain.",
                            row->label, row->batch, best, pct, second, ci, ANSWER_NOISE * 100);
     default:
-        return util_printf("%s, batch %d: %s is fastest, %.1f%% ahead of %s%s.", row->label, row->batch, best,
+        return xprintf("%s, batch %d: %s is fastest, %.1f%% ahead of %s%s.", row->label, row->batch, best,
                            pct, second, ci);
     }
 }

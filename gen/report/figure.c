@@ -8,6 +8,7 @@
 #include "report/figure.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "base/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,19 +21,10 @@ void *figure_arena_alloc(struct figure_arena *a, size_t size)
 {
     if (a->n == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 16;
-        void **np = realloc(a->p, cap * sizeof(*np));
-        if (!np) {
-            a->failed = 1;
-            return NULL;
-        }
-        a->p = np;
+        a->p = xrealloc(a->p, cap * sizeof(*a->p));
         a->cap = cap;
     }
-    void *m = calloc(1, size ? size : 1);
-    if (!m) {
-        a->failed = 1;
-        return NULL;
-    }
+    void *m = xcalloc(1, size ? size : 1);
     a->p[a->n++] = m;
     return m;
 }
@@ -44,7 +36,9 @@ char *figure_arena_printf(struct figure_arena *a, const char *fmt, ...)
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
     char *s = n >= 0 ? figure_arena_alloc(a, (size_t)n + 1) : NULL;
-    if (s) {
+    if (!s)
+        a->failed = 1; /* a format that cannot expand */
+    else {
         va_start(ap, fmt);
         vsnprintf(s, (size_t)n + 1, fmt, ap);
         va_end(ap);
@@ -64,7 +58,7 @@ void figure_arena_free(void *data)
     free(a);
 }
 
-void *figure_arena_new(size_t size) { return calloc(1, size); }
+void *figure_arena_new(size_t size) { return xcalloc(1, size); }
 
 /* ---- figure list ---------------------------------------------------------- */
 
@@ -72,18 +66,13 @@ int figures_add(struct figure **figs, size_t *nfigs, int section, double w, doub
                 chart_draw_fn draw, void *data, void (*free_data)(void *), const char *name,
                 const char *title, const char *caption)
 {
-    struct figure *nf = realloc(*figs, (*nfigs + 1) * sizeof(*nf));
-    if (!nf) {
-        if (free_data)
-            free_data(data);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
+    struct figure *nf = xrealloc(*figs, (*nfigs + 1) * sizeof(*nf));
     *figs = nf;
     struct figure *f = &nf[*nfigs];
     memset(f, 0, sizeof(*f));
     f->name = escape_filename(name);
-    f->title = strdup(title);
-    f->caption = strdup(caption);
+    f->title = xstrdup(title);
+    f->caption = xstrdup(caption);
     f->section = section;
     f->w = w;
     f->h = h;
@@ -92,8 +81,6 @@ int figures_add(struct figure **figs, size_t *nfigs, int section, double w, doub
     f->data = data;
     f->free_data = free_data;
     (*nfigs)++;
-    if (!f->name || !f->title || !f->caption)
-        return error_set(BG_ENOMEM, "out of memory");
     return 0;
 }
 

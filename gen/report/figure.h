@@ -30,8 +30,9 @@ enum { FIG_SUMMARY, FIG_SPEEDUP, FIG_HEATMAP, FIG_CELLS, FIG_REFERENCE, FIG_FORE
 /* A figure's data: a struct whose first member is a struct figure_arena, so
  * every allocation made for it (figure_arena_alloc, figure_arena_printf) is
  * released together by figure_arena_free(data), the figure's free_data.
- * figure_arena_new(size) gives the zeroed data struct; a failed allocation
- * returns NULL and sets a->failed, so builders can check once at the end. */
+ * figure_arena_new(size) gives the zeroed data struct. Allocations never
+ * return NULL (the x-family: out of memory exits); a->failed is set only by
+ * a figure_arena_printf whose format cannot expand, checked once at the end. */
 struct figure_arena {
     void **p;
     size_t n, cap;

@@ -6,6 +6,7 @@
 #include "charts/chart.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -39,10 +40,7 @@ static int catalog_index(const char *backend)
 
 static int add_row(struct grid *g, const struct rd_cell *c)
 {
-    struct grid_row *nr = realloc(g->rows, (g->nrows + 1) * sizeof(*nr));
-    if (!nr)
-        return error_set(BG_ENOMEM, "out of memory");
-    g->rows = nr;
+    g->rows = xrealloc(g->rows, (g->nrows + 1) * sizeof(*g->rows));
     struct grid_row *r = &g->rows[g->nrows++];
     memset(r, 0, sizeof(*r));
     r->model = c->model;
@@ -51,13 +49,11 @@ static int add_row(struct grid *g, const struct rd_cell *c)
     r->best_col = r->k3_col = -1;
     const struct catalog_model *m = catalog_model_find(c->model);
     const char *name = m && !c->workload ? m->display : c->model;
-    r->label = util_printf("%s (%s)", name, c->task);
-    r->title = util_printf("%s (%s), batch %d", name, c->task, c->batch);
-    char *slug = util_printf("%s_%s_b%d", c->model, c->task, c->batch);
-    r->slug = slug ? escape_filename(slug) : NULL;
+    r->label = xprintf("%s (%s)", name, c->task);
+    r->title = xprintf("%s (%s), batch %d", name, c->task, c->batch);
+    char *slug = xprintf("%s_%s_b%d", c->model, c->task, c->batch);
+    r->slug = escape_filename(slug);
     free(slug);
-    if (!r->label || !r->title || !r->slug)
-        return error_set(BG_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -65,9 +61,7 @@ static int build_cols(struct grid *g, const struct rundata *rd)
 {
     /* catalog backends first, in catalog order, then unknown ones as they appear */
     size_t cap = rd->ncells + 16;
-    g->cols = calloc(cap, sizeof(*g->cols));
-    if (!g->cols)
-        return error_set(BG_ENOMEM, "out of memory");
+    g->cols = xcalloc(cap, sizeof(*g->cols));
     for (size_t k = 0; catalog_backend_at(k); k++) {
         const struct catalog_backend *b = catalog_backend_at(k);
         for (size_t i = 0; i < rd->ncells; i++)
@@ -157,9 +151,7 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
     if (gc->nok == 1) {
         gc->st = first_ok->st;
     } else {
-        int64_t *pool = malloc(total * sizeof(*pool));
-        if (!pool)
-            return error_set(BG_ENOMEM, "out of memory");
+        int64_t *pool = xmalloc(total * sizeof(*pool));
         size_t k = 0;
         for (size_t i = 0; i < rd->ncells; i++) {
             const struct rd_cell *c = &rd->cells[i];
@@ -185,22 +177,16 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
 
 int grid_build(struct grid **out, const struct rundata *rd)
 {
-    struct grid *g = calloc(1, sizeof(*g));
+    struct grid *g = xcalloc(1, sizeof(*g));
     int err = 0;
     *out = NULL;
-    if (!g)
-        return error_set(BG_ENOMEM, "out of memory");
     g->rd = rd;
     for (size_t i = 0; i < rd->ncells; i++)
         if (find_row(g, &rd->cells[i]) < 0 && (err = add_row(g, &rd->cells[i])) < 0)
             goto done;
     if ((err = build_cols(g, rd)) < 0)
         goto done;
-    g->cells = calloc(g->nrows * g->ncols + 1, sizeof(*g->cells));
-    if (!g->cells) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    g->cells = xcalloc(g->nrows * g->ncols + 1, sizeof(*g->cells));
     for (size_t r = 0; r < g->nrows; r++) {
         struct grid_row *row = &g->rows[r];
         for (size_t c = 0; c < g->ncols; c++) {

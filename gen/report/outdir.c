@@ -4,6 +4,7 @@
 #include "report/outdir.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "report/figures.h"
 
 #include <errno.h>
@@ -21,9 +22,9 @@ static void parse_mark(const char *text, char **name, char **created)
     for (const char *p = text; p && *p;) {
         size_t len = strcspn(p, "\n");
         if (!strncmp(p, "run: ", 5) && !*name)
-            *name = strndup(p + 5, len - 5);
+            *name = xstrndup(p + 5, len - 5);
         else if (!strncmp(p, "created: ", 9) && !*created)
-            *created = strndup(p + 9, len - 9);
+            *created = xstrndup(p + 9, len - 9);
         p += len;
         if (*p == '\n')
             p++;
@@ -41,14 +42,12 @@ static int owner(const char *out_dir, const char *mark, const char *text, char *
     if (err == BG_ENOTFOUND) {
         error_clear();
         for (size_t i = 0; report_files[i]; i++) {
-            char *f = util_printf("%s/%s", out_dir, report_files[i]);
-            if (!f)
-                return error_set(BG_ENOMEM, "out of memory");
+            char *f = xprintf("%s/%s", out_dir, report_files[i]);
             int there = util_is_file(f);
             free(f);
             if (there) {
-                *who = util_printf("a report of unknown origin (%s, but no %s)", report_files[i], OUTDIR_MARK);
-                return *who ? 1 : error_set(BG_ENOMEM, "out of memory");
+                *who = xprintf("a report of unknown origin (%s, but no %s)", report_files[i], OUTDIR_MARK);
+                return 1;
             }
         }
         return 0;
@@ -59,11 +58,9 @@ static int owner(const char *out_dir, const char *mark, const char *text, char *
     if (!same) {
         char *name = NULL, *created = NULL;
         parse_mark(old, &name, &created);
-        *who = util_printf("the report of run '%s' (created %s)", name ? name : "?", created ? created : "?");
+        *who = xprintf("the report of run '%s' (created %s)", name ? name : "?", created ? created : "?");
         free(name);
         free(created);
-        if (!*who)
-            err = error_set(BG_ENOMEM, "out of memory");
     }
     free(old);
     return err < 0 ? err : !same;
@@ -71,11 +68,11 @@ static int owner(const char *out_dir, const char *mark, const char *text, char *
 
 int outdir_claim(const char *out_dir, const char *run_name, const char *created_utc, int force)
 {
-    char *text = util_printf("benchgen-report/1\nrun: %s\ncreated: %s\n", run_name ? run_name : "",
-                             created_utc ? created_utc : "");
-    char *mark = util_printf("%s/%s", out_dir, OUTDIR_MARK);
+    char *text = xprintf("benchgen-report/1\nrun: %s\ncreated: %s\n", run_name ? run_name : "",
+                         created_utc ? created_utc : "");
+    char *mark = xprintf("%s/%s", out_dir, OUTDIR_MARK);
     char *who = NULL;
-    int err = text && mark ? 0 : error_set(BG_ENOMEM, "out of memory");
+    int err = 0;
     int taken = 0;
     if (!err && util_is_dir(out_dir) && (taken = owner(out_dir, mark, text, &who)) < 0)
         err = taken;
@@ -83,16 +80,14 @@ int outdir_claim(const char *out_dir, const char *run_name, const char *created_
         err = error_set(BG_EUSAGE,
                         "%s holds %s; give --force to replace it, or --out another directory", out_dir, who);
     for (size_t i = 0; !err && taken == 1 && report_files[i]; i++) {
-        char *f = util_printf("%s/%s", out_dir, report_files[i]);
-        if (!f)
-            err = error_set(BG_ENOMEM, "out of memory");
-        else if (unlink(f) != 0 && errno != ENOENT)
+        char *f = xprintf("%s/%s", out_dir, report_files[i]);
+        if (unlink(f) != 0 && errno != ENOENT)
             err = error_set(BG_EIO, "cannot remove %s: %s", f, strerror(errno));
         free(f);
     }
-    char *charts = !err && taken == 1 ? util_printf("%s/charts", out_dir) : NULL;
+    char *charts = !err && taken == 1 ? xprintf("%s/charts", out_dir) : NULL;
     if (!err && taken == 1)
-        err = charts ? figures_clean_dir(charts, NULL) : error_set(BG_ENOMEM, "out of memory");
+        err = figures_clean_dir(charts, NULL);
     free(charts);
     if (!err)
         err = util_mkdir_p(out_dir, 0755);

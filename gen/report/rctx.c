@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "report/figure.h"
 #include "base/template.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -75,9 +76,7 @@ static int flush_paragraph(struct strbuf *cur, char ***paras, size_t *np)
 {
     if (!cur->len)
         return 0;
-    char **nv = realloc(*paras, (*np + 1) * sizeof(**paras));
-    if (!nv)
-        return error_set(BG_ENOMEM, "out of memory");
+    char **nv = xrealloc(*paras, (*np + 1) * sizeof(**paras));
     *paras = nv;
     nv[(*np)++] = strbuf_detach(cur);
     return 0;
@@ -146,16 +145,13 @@ static int strv_add_sorted(char ***v, size_t *n, const char *s)
 {
     if (strv_index(*v, *n, s) >= 0)
         return 0;
-    char **nv = realloc(*v, (*n + 1) * sizeof(**v));
-    if (!nv)
-        return error_set(BG_ENOMEM, "out of memory");
+    char **nv = xrealloc(*v, (*n + 1) * sizeof(**v));
     *v = nv;
     size_t pos = *n;
     while (pos > 0 && strcmp(nv[pos - 1], s) > 0)
         pos--;
     memmove(nv + pos + 1, nv + pos, (*n - pos) * sizeof(*nv));
-    if (!(nv[pos] = strdup(s)))
-        return error_set(BG_ENOMEM, "out of memory");
+    nv[pos] = xstrdup(s);
     (*n)++;
     return 0;
 }
@@ -175,9 +171,7 @@ static int build_facts(struct rctx *x)
                 return err;
         }
     size_t ncols = x->g->ncols;
-    x->fact_values = calloc(x->nfacts * ncols + 1, sizeof(char *));
-    if (!x->fact_values)
-        return error_set(BG_ENOMEM, "out of memory");
+    x->fact_values = xcalloc(x->nfacts * ncols + 1, sizeof(char *));
     for (size_t f = 0; f < x->nfacts; f++)
         for (size_t c = 0; c < ncols; c++) {
             /* distinct values of this fact across the backend's cells, in plan order */
@@ -191,12 +185,7 @@ static int build_facts(struct rctx *x)
                 const char *v = kvlist_get(&rd->cells[i].facts, x->fact_names[f]);
                 if (!v || strv_index(seen, nseen, v) >= 0)
                     continue;
-                char **ns = realloc(seen, (nseen + 1) * sizeof(*seen));
-                if (!ns) {
-                    err = error_set(BG_ENOMEM, "out of memory");
-                    break;
-                }
-                seen = ns;
+                seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
                 seen[nseen++] = (char *)v;
                 if (nseen > 1)
                     strbuf_puts(&sb, "; ");
@@ -217,9 +206,7 @@ static int build_envs(struct rctx *x)
     /* one column per backend, in the grid's order: backends that share a
      * Python environment (the three Keras 3 ones) still record their own
      * settings, so nothing is copied from one backend to another */
-    const char **backend_of = calloc(x->g->ncols + 1, sizeof(*backend_of));
-    if (!backend_of)
-        return error_set(BG_ENOMEM, "out of memory");
+    const char **backend_of = xcalloc(x->g->ncols + 1, sizeof(*backend_of));
     for (size_t col = 0; col < x->g->ncols; col++) {
         const char *b = x->g->cols[col].backend;
         int any = 0;
@@ -227,17 +214,9 @@ static int build_envs(struct rctx *x)
             any = rd->cells[i].environment.n && strcmp(rd->cells[i].backend, b) == 0;
         if (!any)
             continue;
-        char **nv = realloc(x->env_names, (x->nenvs + 1) * sizeof(char *));
-        if (!nv) {
-            free(backend_of);
-            return error_set(BG_ENOMEM, "out of memory");
-        }
-        x->env_names = nv;
+        x->env_names = xrealloc(x->env_names, (x->nenvs + 1) * sizeof(char *));
         backend_of[x->nenvs] = b;
-        if (!(x->env_names[x->nenvs++] = strdup(x->g->cols[col].display))) {
-            free(backend_of);
-            return error_set(BG_ENOMEM, "out of memory");
-        }
+        x->env_names[x->nenvs++] = xstrdup(x->g->cols[col].display);
     }
     for (size_t i = 0; i < rd->ncells; i++)
         for (size_t k = 0; k < rd->cells[i].environment.n; k++)
@@ -246,11 +225,7 @@ static int build_envs(struct rctx *x)
                 free(backend_of);
                 return err;
             }
-    x->env_values = calloc(x->nenv_keys * x->nenvs + 1, sizeof(char *));
-    if (!x->env_values) {
-        free(backend_of);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
+    x->env_values = xcalloc(x->nenv_keys * x->nenvs + 1, sizeof(char *));
     /* the first cell of each backend that recorded one speaks for it */
     for (size_t e = 0; e < x->nenvs; e++) {
         const struct rd_cell *c = NULL;
@@ -309,11 +284,9 @@ static int resolve_reference(struct rctx *x, const char *path, int revision)
         }
     }
     size_t ncells = x->g->nrows * x->g->ncols;
-    x->ref_at = calloc(ncells + 1, sizeof(*x->ref_at));
-    x->ref_k3 = calloc(x->g->nrows + 1, sizeof(*x->ref_k3));
-    x->ref_why = calloc(ncells + 1, sizeof(*x->ref_why));
-    if (!x->ref_at || !x->ref_k3 || !x->ref_why)
-        return error_set(BG_ENOMEM, "out of memory");
+    x->ref_at = xcalloc(ncells + 1, sizeof(*x->ref_at));
+    x->ref_k3 = xcalloc(x->g->nrows + 1, sizeof(*x->ref_k3));
+    x->ref_why = xcalloc(ncells + 1, sizeof(*x->ref_why));
     for (size_t r = 0; r < x->g->nrows; r++) {
         const struct grid_row *row = &x->g->rows[r];
         for (size_t c = 0; c < x->g->ncols; c++) {
@@ -323,9 +296,8 @@ static int resolve_reference(struct rctx *x, const char *path, int revision)
             x->ref_matched += p && isfinite(p->ms);
             const struct rd_cell *cell = grid_at(x->g, r, c)->cell;
             char why[256];
-            if (p && cell && methodref_differs(cell, why, sizeof(why)) &&
-                !(x->ref_why[r * x->g->ncols + c] = strdup(why)))
-                return error_set(BG_ENOMEM, "out of memory");
+            if (p && cell && methodref_differs(cell, why, sizeof(why)))
+                x->ref_why[r * x->g->ncols + c] = xstrdup(why);
         }
         x->ref_k3[r] =
             reference_find(x->ref, x->ref_revision, row->model, row->task, row->batch, "keras3-best");
@@ -338,13 +310,13 @@ static int resolve_reference(struct rctx *x, const char *path, int revision)
                                                      : NULL;
     if (same || !ref_hw)
         x->hardware_note =
-            strdup(ref_hw ? "" : "The reference file does not say what hardware it was measured on.");
+            xstrdup(ref_hw ? "" : "The reference file does not say what hardware it was measured on.");
     else
         x->hardware_note =
-            util_printf("The hardware differs: the published numbers were measured on %s; this run "
-                        "on %s. Ratios compare the machines as well as the software.",
-                        ref_hw, x->hardware_run);
-    return x->hardware_note ? 0 : error_set(BG_ENOMEM, "out of memory");
+            xprintf("The hardware differs: the published numbers were measured on %s; this run "
+                    "on %s. Ratios compare the machines as well as the software.",
+                    ref_hw, x->hardware_run);
+    return 0;
 }
 
 /* ---- init / free -------------------------------------------------------- */
@@ -391,13 +363,9 @@ int rctx_init(struct rctx *x, const struct rundata *rd, const char *baseline, co
     }
     const char *gpu = kvlist_get(&rd->env, "gpu.0.name");
     const char *cpu = kvlist_get(&rd->env, "cpu.model");
-    x->hardware_run = gpu && *gpu   ? strdup(gpu)
-                      : cpu && *cpu ? util_printf("CPU only (%s)", cpu)
-                                    : strdup("unknown");
-    if (!x->hardware_run) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    x->hardware_run = gpu && *gpu   ? xstrdup(gpu)
+                      : cpu && *cpu ? xprintf("CPU only (%s)", cpu)
+                                    : xstrdup("unknown");
     if (ref_path && (err = resolve_reference(x, ref_path, ref_revision)) < 0)
         goto done;
     if ((err = load_text("method.txt", &x->method, &x->nmethod)) < 0 ||

@@ -8,6 +8,7 @@
 #include "report/reference.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "charts/chart.h"
 
 #include <errno.h>
@@ -73,12 +74,7 @@ static int csv_record(struct csv *c, char ***fields_out, size_t *nfields)
         }
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
-            char **nf = realloc(fields, cap * sizeof(*fields));
-            if (!nf) {
-                err = error_set(BG_ENOMEM, "out of memory");
-                goto done;
-            }
-            fields = nf;
+            fields = xrealloc(fields, cap * sizeof(*fields));
         }
         fields[n++] = strbuf_detach(&f);
         if (c->p < c->end && *c->p == ',') {
@@ -166,21 +162,18 @@ static const char *const col_names[C_COUNT] = {"revision", "model",       "task"
 
 static char *dup_or_empty(char **fields, size_t n, int idx)
 {
-    return strdup(idx >= 0 && (size_t)idx < n ? fields[idx] : "");
+    return xstrdup(idx >= 0 && (size_t)idx < n ? fields[idx] : "");
 }
 
 int reference_parse(struct reference **out, const char *path, const char *text, size_t len)
 {
-    struct reference *ref = calloc(1, sizeof(*ref));
+    struct reference *ref = xcalloc(1, sizeof(*ref));
     struct csv c = {.p = text, .end = text + len, .path = path, .line = 0};
     char **fields = NULL;
     size_t nf = 0, cap = 0;
     int col[C_COUNT], err = 0;
     *out = NULL;
-    if (!ref || !(ref->path = strdup(path))) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    ref->path = xstrdup(path);
     /* a UTF-8 byte-order mark (spreadsheet exports add one) */
     if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
         c.p += 3;
@@ -222,12 +215,7 @@ int reference_parse(struct reference **out, const char *path, const char *text, 
             }
         if (ref->nrows == cap) {
             cap = cap ? cap * 2 : 256;
-            struct ref_row *nr = realloc(ref->rows, cap * sizeof(*nr));
-            if (!nr) {
-                err = error_set(BG_ENOMEM, "out of memory");
-                goto done;
-            }
-            ref->rows = nr;
+            ref->rows = xrealloc(ref->rows, cap * sizeof(*ref->rows));
         }
         struct ref_row *r = &ref->rows[ref->nrows];
         memset(r, 0, sizeof(*r));
@@ -248,20 +236,15 @@ int reference_parse(struct reference **out, const char *path, const char *text, 
                             path, c.line, fields[col[C_MS]]);
             goto done;
         }
-        r->model = strdup(fields[col[C_MODEL]]);
-        r->task = strdup(fields[col[C_TASK]]);
-        r->backend = strdup(fields[col[C_BACKEND]]);
+        r->model = xstrdup(fields[col[C_MODEL]]);
+        r->task = xstrdup(fields[col[C_TASK]]);
+        r->backend = xstrdup(fields[col[C_BACKEND]]);
         r->published = dup_or_empty(fields, nf, col[C_PUBLISHED]);
         r->date = dup_or_empty(fields, nf, col[C_DATE]);
         r->source = dup_or_empty(fields, nf, col[C_SOURCE]);
         r->hardware = dup_or_empty(fields, nf, col[C_HARDWARE]);
         r->gpu = dup_or_empty(fields, nf, col[C_GPU]);
         r->note = dup_or_empty(fields, nf, col[C_NOTE]);
-        if (!r->model || !r->task || !r->backend || !r->published || !r->date || !r->source || !r->hardware ||
-            !r->gpu || !r->note) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            goto done;
-        }
         if (!r->published[0] || isfinite(r->ms)) {
             /* the number as the page printed it (its decimals and its
              * footnote mark), with the thousands separators some revisions
@@ -270,13 +253,9 @@ int reference_parse(struct reference **out, const char *path, const char *text, 
             int dec = r->published[0] ? (dot ? (int)strspn(dot + 1, "0123456789") : 0) : 2;
             char num[64];
             chart_format_number(r->ms, dec, num, sizeof(num));
-            char *shown = isnan(r->ms) ? strdup("NA") : util_printf("%s%s", num, strchr(r->published, '*') ? "*" : "");
+            char *shown = isnan(r->ms) ? xstrdup("NA") : xprintf("%s%s", num, strchr(r->published, '*') ? "*" : "");
             free(r->published);
             r->published = shown;
-            if (!r->published) {
-                err = error_set(BG_ENOMEM, "out of memory");
-                goto done;
-            }
         }
         free_fields(fields, nf);
         fields = NULL;

@@ -5,6 +5,7 @@
 #include "report/answer.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "report/hardware.h"
 #include "report/methods.h"
 #include "report/placement.h"
@@ -74,8 +75,6 @@ static void answer(struct doc *d, const struct rctx *x)
     doc_section(d, "answer", "The answer");
     for (size_t r = 0; r < x->g->nrows && !d->err; r++) {
         char *s = answer_sentence(a, x, r);
-        if (!s)
-            d->err = error_set(BG_ENOMEM, "out of memory");
         doc_para(d, DOC_NORMAL, s);
         free(s);
     }
@@ -136,10 +135,8 @@ static void cell_logs(struct doc *d, const struct rctx *x)
         if (c->detail && c->detail[0])
             strbuf_printf(&sb, "\n%s\n", c->detail);
         free(phases);
-        if (!phases || strbuf_error(&sb)) {
-            d->err = error_set(BG_ENOMEM, "out of memory");
+        if ((d->err = strbuf_error(&sb)) < 0)
             break;
-        }
         doc_details(d, c->key, sb.buf);
         struct doc_block *b = doc_last(d);
         if (b && (ok || !c->detail))
@@ -151,9 +148,7 @@ static void cell_logs(struct doc *d, const struct rctx *x)
 
 int report_doc_build(struct doc *d, const struct rctx *x)
 {
-    char *title = util_printf("Benchmark report: %s", x->rd->name);
-    if (!title)
-        return error_set(BG_ENOMEM, "out of memory");
+    char *title = xprintf("Benchmark report: %s", x->rd->name);
     doc_init(d, title, x->rd->description, x->figs, x->nfigs);
     free(title);
 

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "report/answer.h"
 #include "report/throughput.h"
 #include "stats/stats_json.h"
@@ -149,7 +150,7 @@ static int write_json(const struct rctx *x, const char *path)
     json_put(root, "rows", rows, &err);
     char *text = err ? NULL : json_text(root);
     if (!err && !text)
-        err = BG_ENOMEM;
+        err = error_code(); /* json_text said why */
     if (!err)
         err = util_write_file_atomic(path, text, strlen(text));
     free(text);
@@ -216,9 +217,9 @@ static int write_csv(const struct rctx *x, const char *path)
 
 int report_json_write(const struct rctx *x, const char *dir)
 {
-    char *json = util_printf("%s/report.json", dir), *csv = util_printf("%s/summary.csv", dir);
-    int err = json && csv ? 0 : error_set(BG_ENOMEM, "out of memory");
-    if (!err && (err = write_json(x, json)) < 0)
+    char *json = xprintf("%s/report.json", dir), *csv = xprintf("%s/summary.csv", dir);
+    int err = 0;
+    if ((err = write_json(x, json)) < 0)
         error_prefix(err, "%s", json);
     if (!err && (err = write_csv(x, csv)) < 0)
         error_prefix(err, "%s", csv);

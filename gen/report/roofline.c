@@ -3,6 +3,7 @@
  */
 #include "report/roofline.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "charts/scatter.h"
 #include "report/figure.h"
 #include "report/hardware.h"
@@ -34,18 +35,12 @@ int roofline_figure(struct rctx *x, double w, double png_scale)
     if (n == 0)
         return 0;
     struct roofline *f = figure_arena_new(sizeof(*f));
-    if (!f)
-        return error_set(BG_ENOMEM, "out of memory");
     struct figure_arena *a = &f->a;
     double *px = figure_arena_alloc(a, (n + 1) * sizeof(double));
     double *ay = figure_arena_alloc(a, (n + 1) * sizeof(double));
     size_t *grp = figure_arena_alloc(a, (n + 1) * sizeof(size_t));
     const char **labels = figure_arena_alloc(a, (g->ncols + 1) * sizeof(char *));
     unsigned *colors = figure_arena_alloc(a, (g->ncols + 1) * sizeof(unsigned));
-    if (!px || !ay || !grp || !labels || !colors) {
-        figure_arena_free(f);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
     for (size_t c = 0; c < g->ncols; c++) {
         labels[c] = g->cols[c].display;
         colors[c] = g->cols[c].color;
@@ -77,7 +72,7 @@ int roofline_figure(struct rctx *x, double w, double png_scale)
                             .group_color = colors};
     if (a->failed) {
         figure_arena_free(f);
-        return error_set(BG_ENOMEM, "out of memory");
+        return error_set(BG_EGENERIC, "roofline: a label format did not expand");
     }
     return figures_add(&x->figs, &x->nfigs, FIG_SUMMARY, w, 520, png_scale, roofline_draw, f, figure_arena_free,
                        "roofline", "Achieved vs peak",
