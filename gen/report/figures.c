@@ -10,6 +10,7 @@
 #include "charts/distribution.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "base/xalloc.h"
 #include "charts/heatmap.h"
 #include "charts/scatter.h"
 #include "report/roofline.h"
@@ -44,9 +45,9 @@ static int add_figure(struct rctx *x, int section, double w, double h, chart_dra
                       const char *name, const char *title, const char *caption)
 {
     struct figure_arena *a = data;
-    if (!data || a->failed) {
+    if (a->failed) { /* a label format that did not expand (figure.h) */
         figure_arena_free(data);
-        return error_set(BG_ENOMEM, "out of memory");
+        return error_set(BG_EGENERIC, "figure %s: a label could not be formatted", name);
     }
     return figures_add(&x->figs, &x->nfigs, section, w, h,
                        section == FIG_CELLS ? CELLS_PNG_SCALE : FIG_PNG_SCALE, draw, data, figure_arena_free,
@@ -55,7 +56,7 @@ static int add_figure(struct rctx *x, int section, double w, double h, chart_dra
 
 static char *chunk_name(const char *stem, size_t k, size_t nchunks)
 {
-    return nchunks > 1 ? util_printf("%s-%zu", stem, k + 1) : strdup(stem);
+    return nchunks > 1 ? xprintf("%s-%zu", stem, k + 1) : xstrdup(stem);
 }
 
 static void chunk_suffix(char *buf, size_t n, size_t first, size_t count, size_t total)
@@ -101,8 +102,6 @@ static int build_ms_per_step(struct rctx *x)
     for (size_t k = 0; k < nchunks; k++) {
         size_t first = k * PANEL_ROWS, count = g->nrows - first < PANEL_ROWS ? g->nrows - first : PANEL_ROWS;
         struct panels *p = figure_arena_new(sizeof(*p));
-        if (!p)
-            return error_set(BG_ENOMEM, "out of memory");
         struct figure_arena *a = &p->a;
         char suffix[64];
         chunk_suffix(suffix, sizeof(suffix), first, count, g->nrows);
@@ -115,10 +114,6 @@ static int build_ms_per_step(struct rctx *x)
         p->bars = figure_arena_alloc(a, count * sizeof(*p->bars));
         const char **ser = figure_arena_alloc(a, g->ncols * sizeof(*ser));
         unsigned *color = figure_arena_alloc(a, g->ncols * sizeof(*color));
-        if (!p->bars || !ser || !color) {
-            figure_arena_free(p);
-            return error_set(BG_ENOMEM, "out of memory");
-        }
         for (size_t c = 0; c < g->ncols; c++) {
             ser[c] = g->cols[c].display;
             color[c] = g->cols[c].color;
@@ -163,11 +158,9 @@ static int build_ms_per_step(struct rctx *x)
         char *name = chunk_name("ms-per-step", k, nchunks);
         char title[128];
         snprintf(title, sizeof(title), "ms/step by backend%s", suffix);
-        int err = name
-                      ? add_figure(x, FIG_SUMMARY, MS_FIG_W, height, panels_draw, p, name, title,
-                                   "Mean ms/step of every cell, per row, with the 95% confidence interval of "
-                                   "the mean; NA cells say why they have no number.")
-                      : (figure_arena_free(p), error_set(BG_ENOMEM, "out of memory"));
+        int err = add_figure(x, FIG_SUMMARY, MS_FIG_W, height, panels_draw, p, name, title,
+                             "Mean ms/step of every cell, per row, with the 95% confidence interval of "
+                             "the mean; NA cells say why they have no number.");
         free(name);
         if (err < 0)
             return err;
@@ -213,24 +206,17 @@ static int build_speedup(struct rctx *x)
     size_t nser = g->ncols - 1 + (g->nkeras3 > 0);
     if (nser == 0)
         return 0;
-    size_t *rows = calloc(g->nrows + 1, sizeof(*rows));
+    size_t *rows = xcalloc(g->nrows + 1, sizeof(*rows));
     struct strbuf missing = {0};
-    if (!rows || strbuf_append(&missing, "", 0) < 0) {
-        free(rows);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
+    strbuf_append(&missing, "", 0);
     size_t nrows = speedup_rows(x, rows, &missing), nchunks = (nrows + BAR_ROWS - 1) / BAR_ROWS;
-    char *note = missing.len ? util_printf("Not shown, no %s result: %s.", base->display, missing.buf)
-                             : strdup("");
+    char *note = missing.len ? xprintf("Not shown, no %s result: %s.", base->display, missing.buf)
+                             : xstrdup("");
     strbuf_free(&missing);
-    int err = note ? 0 : error_set(BG_ENOMEM, "out of memory");
+    int err = 0;
     for (size_t k = 0; k < nchunks && err == 0; k++) {
         size_t first = k * BAR_ROWS, count = nrows - first < BAR_ROWS ? nrows - first : BAR_ROWS;
         struct barfig *f = figure_arena_new(sizeof(*f));
-        if (!f) {
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
         struct figure_arena *a = &f->a;
         const char **cat = figure_arena_alloc(a, count * sizeof(*cat));
         const char **ser = figure_arena_alloc(a, nser * sizeof(*ser));
@@ -239,11 +225,6 @@ static int build_speedup(struct rctx *x)
         const char **na = figure_arena_alloc(a, count * nser * sizeof(*na));
         char suffix[64];
         chunk_suffix(suffix, sizeof(suffix), first, count, nrows);
-        if (!cat || !ser || !color || !v || !na) {
-            figure_arena_free(f);
-            err = error_set(BG_ENOMEM, "out of memory");
-            break;
-        }
         size_t s = 0;
         for (size_t c = 0; c < g->ncols; c++) {
             if ((int)c == x->baseline)
@@ -292,14 +273,13 @@ static int build_speedup(struct rctx *x)
                              .bar_h = 9,
                              .note = k + 1 == nchunks && note[0] ? figure_arena_printf(a, "%s", note) : NULL};
         double h = bars_height(&f->b, FIG_W);
-        char *stem = util_printf("speedup-vs-%s", base->backend);
+        char *stem = xprintf("speedup-vs-%s", base->backend);
         char *name = stem ? chunk_name(stem, k, nchunks) : NULL;
-        char *title = util_printf("Throughput speedup over %s%s", base->display, suffix);
-        err = name && title ? add_figure(x, FIG_SPEEDUP, FIG_W, h, barfig_draw, f, name, title,
-                                         "Throughput speedup of each backend, and of the best Keras 3 "
-                                         "backend, over the baseline, per row; rows without a baseline "
-                                         "result are listed under the chart.")
-                            : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+        char *title = xprintf("Throughput speedup over %s%s", base->display, suffix);
+        err = add_figure(x, FIG_SPEEDUP, FIG_W, h, barfig_draw, f, name, title,
+                         "Throughput speedup of each backend, and of the best Keras 3 "
+                         "backend, over the baseline, per row; rows without a baseline "
+                         "result are listed under the chart.");
         free(stem);
         free(name);
         free(title);
@@ -323,8 +303,6 @@ static int build_keras3_figures(struct rctx *x)
             size_t per = BAR_ROWS * 2, first = k * per,
                    count = g->nrows - first < per ? g->nrows - first : per;
             struct barfig *f = figure_arena_new(sizeof(*f));
-            if (!f)
-                return error_set(BG_ENOMEM, "out of memory");
             struct figure_arena *a = &f->a;
             const char **cat = figure_arena_alloc(a, count * sizeof(*cat));
             double *v = figure_arena_alloc(a, count * sizeof(double));
@@ -333,10 +311,6 @@ static int build_keras3_figures(struct rctx *x)
             static const char *const ser[] = {"Keras 3 (best)"};
             char suffix[64];
             chunk_suffix(suffix, sizeof(suffix), first, count, g->nrows);
-            if (!cat || !v || !na || !color) {
-                figure_arena_free(f);
-                return error_set(BG_ENOMEM, "out of memory");
-            }
             color[0] = GRID_KERAS3_BEST_COLOR;
             for (size_t i = 0; i < count; i++) {
                 size_t r = first + i;
@@ -361,15 +335,12 @@ static int build_keras3_figures(struct rctx *x)
                 .percent = 1,
                 .decimals = 1,
                 .bar_h = 13};
-            char *stem = util_printf("keras3-best-vs-%s", g->cols[c].backend);
+            char *stem = xprintf("keras3-best-vs-%s", g->cols[c].backend);
             char *name = stem ? chunk_name(stem, k, nchunks) : NULL;
-            char *title = util_printf("Keras 3 (best) speedup over %s%s", g->cols[c].display, suffix);
-            int err = name && title
-                          ? add_figure(
-                                x, FIG_SPEEDUP, FIG_W, bars_height(&f->b, FIG_W), barfig_draw, f, name, title,
-                                "Speedup of the fastest Keras 3 backend of each row over this backend, "
-                                "the quantity the published figures plot.")
-                          : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+            char *title = xprintf("Keras 3 (best) speedup over %s%s", g->cols[c].display, suffix);
+            int err = add_figure(x, FIG_SPEEDUP, FIG_W, bars_height(&f->b, FIG_W), barfig_draw, f, name, title,
+                                 "Speedup of the fastest Keras 3 backend of each row over this backend, "
+                                 "the quantity the published figures plot.");
             free(stem);
             free(name);
             free(title);
@@ -400,8 +371,6 @@ static int build_heatmap(struct rctx *x)
     for (size_t k = 0; k < nchunks; k++) {
         size_t first = k * HEAT_ROWS, count = g->nrows - first < HEAT_ROWS ? g->nrows - first : HEAT_ROWS;
         struct heatfig *f = figure_arena_new(sizeof(*f));
-        if (!f)
-            return error_set(BG_ENOMEM, "out of memory");
         struct figure_arena *a = &f->a;
         size_t n = count * g->ncols;
         const char **rows = figure_arena_alloc(a, count * sizeof(*rows));
@@ -411,10 +380,6 @@ static int build_heatmap(struct rctx *x)
         cols = figure_arena_alloc(a, g->ncols * sizeof(*cols));
         char suffix[64];
         chunk_suffix(suffix, sizeof(suffix), first, count, g->nrows);
-        if (!rows || !ratio || !text || !na || !cols) {
-            figure_arena_free(f);
-            return error_set(BG_ENOMEM, "out of memory");
-        }
         for (size_t c = 0; c < g->ncols; c++)
             cols[c] = g->cols[c].display;
         for (size_t i = 0; i < count; i++) {
@@ -446,9 +411,8 @@ static int build_heatmap(struct rctx *x)
         char title[128];
         snprintf(title, sizeof(title), "The matrix relative to each row's best%s", suffix);
         int err =
-            name ? add_figure(x, FIG_HEATMAP, FIG_W, heatmap_height(&f->h, FIG_W), heatfig_draw, f, name,
-                              title, "Every cell's mean ms/step as a multiple of its row's fastest cell.")
-                 : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+            add_figure(x, FIG_HEATMAP, FIG_W, heatmap_height(&f->h, FIG_W), heatfig_draw, f, name, title,
+                       "Every cell's mean ms/step as a multiple of its row's fastest cell.");
         free(name);
         if (err < 0)
             return err;
@@ -528,8 +492,6 @@ static int build_cells(struct rctx *x)
     const struct grid *g = x->g;
     for (size_t r = 0; r < g->nrows; r++) {
         struct cellsfig *f = figure_arena_new(sizeof(*f));
-        if (!f)
-            return error_set(BG_ENOMEM, "out of memory");
         struct figure_arena *a = &f->a;
         f->title = g->rows[r].title;
         f->subtitle =
@@ -596,18 +558,16 @@ static int build_cells(struct rctx *x)
             h += CELL_OK_H;
         }
         /* one axis kind for every panel of the figure */
-        int err = panels ? series_pick_scale(panels, npanels) : error_set(BG_ENOMEM, "out of memory");
+        int err = series_pick_scale(panels, npanels);
         if (err < 0) {
             figure_arena_free(f);
             return err;
         }
-        char *name = util_printf("cells-%s", g->rows[r].slug);
-        char *title = util_printf("Step times: %s", g->rows[r].title);
-        err = name && title
-                      ? add_figure(x, FIG_CELLS, FIG_W, h, cellsfig_draw, f, name, title,
-                                   "Each backend's step-time distribution and step-time series for this row, "
-                                   "showing warm-up and compile time.")
-                      : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+        char *name = xprintf("cells-%s", g->rows[r].slug);
+        char *title = xprintf("Step times: %s", g->rows[r].title);
+        err = add_figure(x, FIG_CELLS, FIG_W, h, cellsfig_draw, f, name, title,
+                         "Each backend's step-time distribution and step-time series for this row, "
+                         "showing warm-up and compile time.");
         free(name);
         free(title);
         if (err < 0)
@@ -634,8 +594,6 @@ static int build_reference(struct rctx *x)
     if (!x->ref)
         return 0;
     struct scatterfig *f = figure_arena_new(sizeof(*f));
-    if (!f)
-        return error_set(BG_ENOMEM, "out of memory");
     struct figure_arena *a = &f->a;
     size_t n = g->nrows * g->ncols;
     double *mx = figure_arena_alloc(a, (n + 1) * sizeof(double));
@@ -643,10 +601,6 @@ static int build_reference(struct rctx *x)
     size_t *grp = figure_arena_alloc(a, (n + 1) * sizeof(size_t));
     const char **labels = figure_arena_alloc(a, (g->ncols + 1) * sizeof(char *));
     unsigned *colors = figure_arena_alloc(a, (g->ncols + 1) * sizeof(unsigned));
-    if (!mx || !py || !grp || !labels || !colors) {
-        figure_arena_free(f);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
     size_t k = 0;
     for (size_t c = 0; c < g->ncols; c++) {
         labels[c] = g->cols[c].display;
@@ -678,13 +632,12 @@ static int build_reference(struct rctx *x)
         .group_label = labels,
         .group_color = colors,
         .ratio_label = "measured / published"};
-    char *name = util_printf("reference-rev%d", x->ref_revision);
+    char *name = xprintf("reference-rev%d", x->ref_revision);
     int err =
-        name ? add_figure(x, FIG_REFERENCE, FIG_W, 690, scatterfig_draw, f, name, "Measured vs published",
-                          "Each cell's measured mean against the published value; the diagonal is equal "
-                          "speed, dashed lines are 2x either way; under it, their ratio on a log axis with "
-                          "the +/-2% noise band shaded.")
-             : (figure_arena_free(f), error_set(BG_ENOMEM, "out of memory"));
+        add_figure(x, FIG_REFERENCE, FIG_W, 690, scatterfig_draw, f, name, "Measured vs published",
+                   "Each cell's measured mean against the published value; the diagonal is equal "
+                   "speed, dashed lines are 2x either way; under it, their ratio on a log axis with "
+                   "the +/-2% noise band shaded.");
     free(name);
     return err;
 }
