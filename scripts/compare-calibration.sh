@@ -5,6 +5,7 @@
 #
 #   scripts/compare-calibration.sh [--dir DIR] [--aa N] [--aa-frameworks N]
 #       [--power N] [--power-other N] [--power-long N] [--repeats R] [--backends LIST] [--analyse-only]
+#       [--aa-extra NAME,...]
 #       [--record FILE] [--short]
 #
 # Parts, each a series of `benchgen run SPEC --ab` invocations into DIR:
@@ -29,18 +30,22 @@
 #
 # --short is the version `make test` runs (tests/integration/test_compare_calibration.sh):
 # one A/A (the two NumPy predict cells) and one 25% power comparison, and the
-# drift pair on the same two cells.
+# drift pair on the same two cells, six processes a side (the recipe and the
+# default here are twelve).
+# --aa-extra NAME,... counts further A/A runs already in DIR (made by hand,
+# e.g. one backend's rows of aa-frameworks.yaml) toward the false alarms.
 # Exit status: 0 every criterion met, 1 some criterion failed, 2 usage.
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
 BENCHGEN=${BENCHGEN:-$here/benchgen}
 dir=${TMPDIR:-/tmp}/benchgen-calibration
-aa=10 aaf=0 power=10 power_other= power_long=0 repeats=6 backends=torch-eager,keras3-jax analyse_only=0 record= short=0
+aa=10 aaf=0 aa_extra= power=10 power_other= power_long=0 repeats=12 backends=torch-eager,keras3-jax analyse_only=0 record= short=0
 while [ $# -gt 0 ]; do
     case $1 in
     --dir) dir=$2; shift ;;
     --aa) aa=$2; shift ;;
     --aa-frameworks) aaf=$2; shift ;;
+    --aa-extra) aa_extra=$2; shift ;;
     --power) power=$2; shift ;;
     --power-other) power_other=$2; shift ;;
     --power-long) power_long=$2; shift ;;
@@ -48,8 +53,8 @@ while [ $# -gt 0 ]; do
     --backends) backends=$2; shift ;;
     --analyse-only) analyse_only=1 ;;
     --record) record=$2; shift ;;
-    --short) short=1 aa=1 aaf=0 power=1 ;;
-    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --short) short=1 aa=1 aaf=0 power=1 repeats=6 ;;
+    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "compare-calibration.sh: unknown argument $1" >&2; exit 2 ;;
     esac
     shift
@@ -120,4 +125,5 @@ fi
 
 exec python3 "$here/scripts/compare_calibration.py" --benchgen "$BENCHGEN" --dir "$dir" --aa "$aa" \
     --aa-frameworks "$aaf" --power "$power" --power-other "${power_other:-$power}" --power-long "$power_long" \
-    --power-long-other "${power_other:-$power_long}" --shares "$shares" ${record:+--record "$record"}
+    --power-long-other "${power_other:-$power_long}" --shares "$shares" ${aa_extra:+--aa-extra "$aa_extra"} \
+    ${record:+--record "$record"}
