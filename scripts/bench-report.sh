@@ -8,6 +8,8 @@
 #
 #   scripts/bench-report.sh            # benchgen 3 runs each (median), Python 1 run each
 #   REPEAT=5 PY_REPEAT=3 scripts/bench-report.sh
+#   RUNS=published scripts/bench-report.sh        # one of: published, synthetic, both (default)
+#   PY_REPEAT=0 RUNS=synthetic scripts/bench-report.sh   # benchgen alone (no matplotlib side, no ratio)
 #
 # Needs a built ./benchgen (or BENCHGEN=...). The Python side runs in a venv
 # this script creates under $HOME/.cache/benchgen-tests/bench-venv (BENCH_VENV=...)
@@ -17,13 +19,15 @@ cd "$(dirname "$0")/.."
 BENCHGEN=${BENCHGEN:-./benchgen}
 REPEAT=${REPEAT:-3}
 PY_REPEAT=${PY_REPEAT:-1}
+RUNS=${RUNS:-both}
+case $RUNS in published|synthetic|both) ;; *) echo "bench-report: RUNS=$RUNS: expected published, synthetic or both" >&2; exit 2 ;; esac
 VENV=${BENCH_VENV:-$HOME/.cache/benchgen-tests/bench-venv}
 PYTHON=${PYTHON:-python3}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/benchgen-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 [ -x "$BENCHGEN" ] || { echo "bench-report: $BENCHGEN not found (run make first)" >&2; exit 2; }
-if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import matplotlib, xlsxwriter, numpy' 2>/dev/null; then
+if [ "$PY_REPEAT" != 0 ] && { [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import matplotlib, xlsxwriter, numpy' 2>/dev/null; }; then
   echo "bench-report: creating $VENV (matplotlib, XlsxWriter, numpy)" >&2
   "$PYTHON" -m venv "$VENV"
   "$VENV/bin/pip" install -q matplotlib==3.8.4 XlsxWriter==3.2.0 numpy==1.26.4
@@ -46,21 +50,32 @@ timed() {
   median "${ts[@]}"
 }
 
-"$PYTHON" tests/fixtures/make-fixtures.py --synthetic 1000 "$TMP/synthetic-1000"
+runs=()
+[ "$RUNS" = synthetic ] || runs+=(tests/fixtures/runs/published)
+if [ "$RUNS" != published ]; then
+  "$PYTHON" tests/fixtures/make-fixtures.py --synthetic 1000 "$TMP/synthetic-1000"
+  runs+=("$TMP/synthetic-1000")
+fi
+pyver="not run (PY_REPEAT=0)"
+[ "$PY_REPEAT" = 0 ] || pyver=$("$VENV/bin/python" -c \
+  'import matplotlib, xlsxwriter, sys; print("matplotlib", matplotlib.__version__, "+ XlsxWriter", xlsxwriter.__version__, "on Python", sys.version.split()[0])')
 
 cpus=$(nproc)
 echo "Machine: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $cpus CPUs online;" \
-     "$("$BENCHGEN" --version 2>/dev/null | head -1 || true); $("$VENV/bin/python" -c \
-     'import matplotlib, xlsxwriter, sys; print("matplotlib", matplotlib.__version__, "+ XlsxWriter", xlsxwriter.__version__, "on Python", sys.version.split()[0])')"
+     "$("$BENCHGEN" --version 2>/dev/null | head -1 || true); $pyver; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "benchgen: median of $REPEAT runs; matplotlib + XlsxWriter: median of $PY_REPEAT."
 echo
 echo "| run | benchgen, everything (HTML, MD, PDF, XLSX, charts) | benchgen, charts + workbook | benchgen, charts + workbook, 1 process | matplotlib + XlsxWriter, charts + workbook | ratio |"
 echo "|---|---:|---:|---:|---:|---:|"
-for run in tests/fixtures/runs/published "$TMP/synthetic-1000"; do
+for run in "${runs[@]}"; do
   case "$run" in *published) name="published matrix, 12 x 6 = 72 cells" ;; *) name="synthetic, 1,000 cells" ;; esac
   all=$(timed "$REPEAT" "$BENCHGEN" report "$run" --out "$TMP/out" -q)
   cw=$(timed "$REPEAT" "$BENCHGEN" report "$run" --out "$TMP/out" -q --format charts,xlsx)
   cw1=$(timed "$REPEAT" "$BENCHGEN" report "$run" --out "$TMP/out" -q --format charts,xlsx --jobs 1)
+  if [ "$PY_REPEAT" = 0 ]; then
+    printf '| %s | %.2f s | %.2f s | %.2f s | - | - |\n' "$name" "$all" "$cw" "$cw1"
+    continue
+  fi
   py=$(timed "$PY_REPEAT" "$VENV/bin/python" scripts/bench_report_matplotlib.py "$run" "$TMP/out")
   ratio=$(awk -v a="$py" -v b="$cw" 'BEGIN { printf "%.4f", a / b }')
   printf '| %s | %.2f s | %.2f s | %.2f s | %.2f s | %.0fx |\n' "$name" "$all" "$cw" "$cw1" "$py" "$ratio"
