@@ -124,59 +124,95 @@ static int set_ms(struct table *t, long r, size_t col, int valid, double ms, con
     return table_set(t, r, col, 0, ms, "%s", buf);
 }
 
-static int side_row(const struct rctx *x, struct table *t, const struct position *p)
+/* The numbers of one position: pooled means of each method's ok repeats and
+ * their ratio, published / corrected, with its interval. */
+static int pair_of(const struct rundata *rd, const struct position *p, struct methods_pair *out)
 {
     struct significance_group *gp = NULL, *gc = NULL;
     size_t np = 0, nc = 0;
     struct significance_test st = {0};
-    long r = table_row(t);
-    int err = r < 0 ? (int)r : 0;
+    int err = groups_of(rd, p->first, "published", &gp, &np);
     if (!err)
-        err = groups_of(x->rd, p->first, "published", &gp, &np);
-    if (!err)
-        err = groups_of(x->rd, p->first, "corrected", &gc, &nc);
+        err = groups_of(rd, p->first, "corrected", &gc, &nc);
     /* B/A with A = corrected: above 1, the published method made the cell slower */
     if (!err && np && nc)
         err = significance_test(gc, nc, gp, np, METHODS_LEVEL, METHODS_RESAMPLES, 1, &st);
-    int valid = np && nc && st.valid;
-    if (!err)
-        err = set_cell_name(t, r, p->first);
-    if (!err)
-        err = set_ms(t, r, 1, np > 0, pooled_mean(gp, np), p->pub);
-    if (!err)
-        err = set_ms(t, r, 2, nc > 0, pooled_mean(gc, nc), p->cor);
-    if (!err && valid) {
-        err = table_set(t, r, 3, 0, st.ratio, "%.2fx", st.ratio);
-        if (!err)
-            err = isfinite(st.ci_lo) && isfinite(st.ci_hi)
-                      ? table_set(t, r, 4, 0, NAN, "%.2f-%.2fx", st.ci_lo, st.ci_hi)
-                      : table_set(t, r, 4, TC_NA, NAN, "NA");
-    } else if (!err) {
-        err = table_set(t, r, 3, TC_NA, NAN, "NA");
-        if (!err)
-            err = table_set(t, r, 4, TC_NA, NAN, "NA");
+    *out = (struct methods_pair){.first = p->first, .pub = p->pub, .cor = p->cor, .repeats_pub = np,
+                                 .repeats_cor = nc, .pub_ms = pooled_mean(gp, np), .cor_ms = pooled_mean(gc, nc),
+                                 .valid = !err && np && nc && st.valid, .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN};
+    if (out->valid) {
+        out->ratio = st.ratio;
+        out->ci_lo = st.ci_lo;
+        out->ci_hi = st.ci_hi;
     }
     groups_free(gp, np);
     groups_free(gc, nc);
     return err;
 }
 
-/* A 5-column table with HEAD, one call of ROW per position of both methods. */
-static int position_table(const struct rctx *x, struct table *t, const char *const head[5], int numeric,
-                          int (*row)(const struct rctx *, struct table *, const struct position *))
+int methods_pairs(const struct rundata *rd, struct methods_pair **out, size_t *n)
 {
     struct position *pos = NULL;
+    size_t np = 0;
+    *out = NULL;
+    *n = 0;
+    int err = positions(rd, &pos, &np);
+    struct methods_pair *pairs = err ? NULL : calloc(np + 1, sizeof(*pairs));
+    if (!err && !pairs)
+        err = error_set(BG_ENOMEM, "out of memory");
+    for (size_t k = 0; k < np && !err; k++)
+        err = pair_of(rd, &pos[k], &pairs[k]);
+    free(pos);
+    if (err < 0) {
+        free(pairs);
+        return err;
+    }
+    *out = pairs;
+    *n = np;
+    return 0;
+}
+
+static int side_row(const struct rctx *x, struct table *t, const struct methods_pair *p)
+{
+    (void)x;
+    long r = table_row(t);
+    int err = r < 0 ? (int)r : 0;
+    if (!err)
+        err = set_cell_name(t, r, p->first);
+    if (!err)
+        err = set_ms(t, r, 1, p->repeats_pub > 0, p->pub_ms, p->pub);
+    if (!err)
+        err = set_ms(t, r, 2, p->repeats_cor > 0, p->cor_ms, p->cor);
+    if (!err && p->valid) {
+        err = table_set(t, r, 3, 0, p->ratio, "%.2fx", p->ratio);
+        if (!err)
+            err = isfinite(p->ci_lo) && isfinite(p->ci_hi)
+                      ? table_set(t, r, 4, 0, NAN, "%.2f-%.2fx", p->ci_lo, p->ci_hi)
+                      : table_set(t, r, 4, TC_NA, NAN, "NA");
+    } else if (!err) {
+        err = table_set(t, r, 3, TC_NA, NAN, "NA");
+        if (!err)
+            err = table_set(t, r, 4, TC_NA, NAN, "NA");
+    }
+    return err;
+}
+
+/* A 5-column table with HEAD, one call of ROW per position of both methods. */
+static int position_table(const struct rctx *x, struct table *t, const char *const head[5], int numeric,
+                          int (*row)(const struct rctx *, struct table *, const struct methods_pair *))
+{
+    struct methods_pair *pairs = NULL;
     size_t n = 0;
     int err = table_init(t, 5);
     if (!err)
-        err = positions(x->rd, &pos, &n);
+        err = methods_pairs(x->rd, &pairs, &n);
     for (size_t c = 0; c < 5 && !err; c++)
         err = table_head(t, c, head[c], numeric && c > 0);
     for (size_t k = 0; k < n && !err; k++)
-        err = row(x, t, &pos[k]);
+        err = row(x, t, &pairs[k]);
     if (!err)
         err = table_finish(t);
-    free(pos);
+    free(pairs);
     if (err < 0)
         table_free(t);
     return err;
@@ -191,7 +227,7 @@ int methods_side_table(const struct rctx *x, struct table *t)
 
 /* One row for a position one of whose cells recorded no facts (it failed
  * before, or never ran): "recorded" or "NA (<status>)" per side. */
-static int unrecorded_row(struct table *t, const struct position *p)
+static int unrecorded_row(struct table *t, const struct methods_pair *p)
 {
     const struct rd_cell *side[2] = {p->pub, p->cor};
     long r = table_row(t);
@@ -208,7 +244,7 @@ static int unrecorded_row(struct table *t, const struct position *p)
 }
 
 /* The rows of one position: each method.<name> fact that differs. */
-static int diff_rows(const struct rctx *x, struct table *t, const struct position *p)
+static int diff_rows(const struct rctx *x, struct table *t, const struct methods_pair *p)
 {
     (void)x;
     const struct kvlist *fp = &p->pub->facts, *fc = &p->cor->facts;

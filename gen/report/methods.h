@@ -23,6 +23,23 @@
 #include "report/rctx.h"
 #include "report/tables.h"
 
+/* One position (model, task, batch, backend) that ran under both methods. */
+struct methods_pair {
+    const struct rd_cell *first;    /* the position's first cell of either method, in plan order */
+    const struct rd_cell *pub, *cor; /* the first (else the first ok) cell of each method */
+    size_t repeats_pub, repeats_cor; /* ok cells with timed steps under each method */
+    double pub_ms, cor_ms;           /* mean ms/step of all their timed steps; NAN when none */
+    int valid;                       /* both sides have steps: ratio and interval are set */
+    double ratio;                    /* published / corrected: of the pooled means with one repeat a
+                                      * side, else of the geometric means of the per-repeat means */
+    double ci_lo, ci_hi;             /* its 95% interval (NAN when it has none) */
+};
+
+/* The positions of rd under both methods, in plan order (the rows of the
+ * side-by-side table and of report.json's `methods`): *out (free()) of *n.
+ * 0, or BG_ENOMEM. */
+int methods_pairs(const struct rundata *rd, struct methods_pair **out, size_t *n);
+
 /* Positions under both methods: Cell, Published ms/step, Corrected ms/step,
  * Published / corrected, its 95% interval. An empty table (no rows) when none.
  * 0, or BG_ENOMEM (t is released). */

@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "base/xalloc.h"
 #include "report/answer.h"
+#include "report/methods.h"
 #include "report/throughput.h"
 #include "stats/stats_json.h"
 
@@ -123,6 +124,52 @@ static json_t *janswer(const struct rctx *x, int *err)
     return o;
 }
 
+/* One side of a methods pair: the cell's key and status, its ok repeats and mean ms/step. */
+static json_t *jside(const struct rd_cell *c, size_t repeats_ok, double ms, int *err)
+{
+    json_t *o = json_object();
+    json_put(o, "key", json_str(c->key), err);
+    json_put(o, "status", json_str(c->status ? status_name(c->status) : NULL), err);
+    json_put(o, "repeats_ok", json_integer((json_int_t)repeats_ok), err);
+    json_put(o, "mean_ms", json_num(repeats_ok ? ms : NAN), err);
+    return o;
+}
+
+/* The Method section's side-by-side table: one object per position that ran
+ * under both methods. */
+static json_t *jmethods(const struct rctx *x, int *err)
+{
+    struct methods_pair *pairs = NULL;
+    size_t n = 0;
+    json_t *a = json_array();
+    int e = methods_pairs(x->rd, &pairs, &n);
+    if (e < 0)
+        *err = e;
+    for (size_t k = 0; k < n && !*err; k++) {
+        const struct methods_pair *p = &pairs[k];
+        const struct rd_cell *c = p->first;
+        json_t *o = json_object();
+        char *name = xprintf("%s/%s/b%d/%s", c->model, c->task, c->batch, c->backend);
+        json_put(o, "cell", json_str(name), err);
+        free(name);
+        json_put(o, "model", json_str(c->model), err);
+        json_put(o, "task", json_str(c->task), err);
+        json_put(o, "batch", json_integer(c->batch), err);
+        json_put(o, "backend", json_str(c->backend), err);
+        json_put(o, "published", jside(p->pub, p->repeats_pub, p->pub_ms, err), err);
+        json_put(o, "corrected", jside(p->cor, p->repeats_cor, p->cor_ms, err), err);
+        json_put(o, "ratio", json_num(p->valid ? p->ratio : NAN), err);
+        json_put(o, "ratio_ci95",
+                 p->valid && isfinite(p->ci_lo) && isfinite(p->ci_hi)
+                     ? json_pack("[oo]", json_num(p->ci_lo), json_num(p->ci_hi))
+                     : json_null(),
+                 err);
+        json_push(a, o, err);
+    }
+    free(pairs);
+    return a;
+}
+
 static int write_json(const struct rctx *x, const char *path)
 {
     const struct rundata *rd = x->rd;
@@ -148,6 +195,7 @@ static int write_json(const struct rctx *x, const char *path)
         json_push(rows, jrow(x, r, &err), &err);
     json_put(root, "cells", cells, &err);
     json_put(root, "rows", rows, &err);
+    json_put(root, "methods", err ? json_array() : jmethods(x, &err), &err);
     char *text = err ? NULL : json_text(root);
     if (!err && !text)
         err = error_code(); /* json_text said why */

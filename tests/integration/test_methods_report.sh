@@ -31,4 +31,43 @@ ok = abs(pub - mean["published"]) < 0.006 and abs(cor - mean["corrected"]) < 0.0
 ok = ok and abs(ratio - mean["published"] / mean["corrected"]) < 0.006
 sys.exit(0 if ok else "table %s %s %s, run.db %s" % (pub, cor, ratio, mean))
 PY
+check "report.json's methods: the side-by-side data, equal to run.db's" python3 - "$TMP/run/run.db" "$TMP/rep/report.json" "$MD" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+mean, status = {}, {}
+for key, ms in db.execute("SELECT c.key, AVG(s.ns) / 1e6 FROM samples s JOIN cells c ON c.id = s.cell_id "
+                          "WHERE s.phase = 'timed' GROUP BY c.key"):
+    mean[key] = ms
+m = json.load(open(sys.argv[2]))["methods"]
+if len(m) != 1:
+    sys.exit("expected one methods entry, got %d" % len(m))
+e = m[0]
+want = {"cell": "mlp/predict/b64/numpy", "model": "mlp", "task": "predict", "batch": 64, "backend": "numpy"}
+bad = ["%s: %r != %r" % (k, e.get(k), v) for k, v in want.items() if e.get(k) != v]
+for side in ("published", "corrected"):
+    s = e[side]
+    key = "mlp/predict/b64/numpy@" + side
+    if s["key"] != key or s["status"] != "ok" or s["repeats_ok"] != 1:
+        bad.append("%s: %r" % (side, s))
+    if abs(s["mean_ms"] - mean[key]) > 1e-9 * mean[key]:
+        bad.append("%s mean_ms %r, run.db %r" % (side, s["mean_ms"], mean[key]))
+ratio = mean["mlp/predict/b64/numpy@published"] / mean["mlp/predict/b64/numpy@corrected"]
+if abs(e["ratio"] - ratio) > 1e-9 * ratio:
+    bad.append("ratio %r, run.db %r" % (e["ratio"], ratio))
+lo, hi = e["ratio_ci95"]
+if not lo <= e["ratio"] <= hi:
+    bad.append("ratio %r outside its interval %r" % (e["ratio"], e["ratio_ci95"]))
+# the report shows the same numbers (to its two decimals)
+row = [l for l in open(sys.argv[3]) if l.startswith("| mlp/predict/b64/numpy |")][0]
+cols = [c.strip() for c in row.strip().strip("|").split("|")]
+if cols[3] != "%.2fx" % e["ratio"] or cols[4] != "%.2f-%.2fx" % (lo, hi):
+    bad.append("report row %r against report.json %r" % (cols, e))
+sys.exit("\n".join(bad) if bad else 0)
+PY
+
+# A run with one method: report.json's methods is empty (the report has no side-by-side).
+"$BENCHGEN" run tests/specs/both-methods.yaml --only method=corrected --out "$TMP/one" >"$TMP/one.out" 2>&1
+"$BENCHGEN" report "$TMP/one" --out "$TMP/rep1" --format md -q
+check "one method: report.json's methods is []" test "$(jget "$TMP/rep1/report.json" "d['methods']")" = "[]"
+check "one method: no side-by-side table" bash -c '! grep -q "^### Published vs corrected" "$1"' _ "$TMP/rep1/report.md"
 finish
