@@ -5,12 +5,15 @@
  *
  *   fit, predict  samples/s = batch / step time
  *   generate      tokens/s  = batch x new tokens per sequence / step time;
- *                 new tokens: the cell's integer `method.new_tokens` fact
- *                 (the published torch method's max_new_tokens), else
+ *                 new tokens: the cell's `generate.new_tokens` fact (the
+ *                 decoding steps its generate call ran, fewer after an EOS
+ *                 stop), else its integer `method.new_tokens` fact (the
+ *                 published torch method's max_new_tokens), else
  *                 THROUGHPUT_NEW_TOKENS (a total length of 50 from a 6-token
- *                 prompt, runners/workloads/sizes.py, both sizes). A method
- *                 that stops at EOS may generate fewer: the rate is then an
- *                 upper bound, which the table caption says.
+ *                 prompt, runners/workloads/sizes.py, both sizes). Runs
+ *                 stored before the generate.* facts may have stopped at
+ *                 EOS: the rate is then an upper bound, which the table
+ *                 caption says.
  *   sd            images/s  = batch / step time for fit (the VAE encoder
  *                 trains on images); for predict a step is one denoising step,
  *                 so a whole image takes THROUGHPUT_SD_STEPS of them:

@@ -357,10 +357,16 @@ def _setup_llm_generate(env, cell, cfg, lm, data):
     # the compiled paths effectively do.
     as_tensors = env.backend == "torch" and _keras_hub() is None
 
+    # The generate.* facts (method.generate_stop): new tokens made, and
+    # whether every sequence reached the end token before max_length.
+    _state["stop"] = (p, cfg["total"] - p, eos if env.published else None)
+
     def step():
         x = ({k: keras.ops.convert_to_tensor(v) for k, v in inputs.items()} if as_tensors else inputs)
         out = generate(x, **gen_kwargs)
-        _state["tokens"] = list(np.asarray(out["token_ids"]).shape)
+        ids = np.asarray(out["token_ids"])
+        _state["tokens"] = list(ids.shape)
+        _state["generated"] = ids
     return step
 
 
@@ -550,6 +556,8 @@ def facts(cell):
         out["synchronisation"] = "step result fetched as NumPy (copies to host, waits for CUDA)"
     if st.get("tokens") is not None:
         out["generate.output_shape"] = st["tokens"]
+    if st.get("generated") is not None:
+        out.update(method.generate_stop(st["generated"].tolist(), *st["stop"]))
     calls = st.get("calls")
     if calls and calls["steps"]:
         out["sd.unet_calls_per_step"] = calls["unet"] / calls["steps"]
@@ -561,7 +569,7 @@ def facts(cell):
 METHOD = {
     "fit": "one optimizer step on one batch (train_on_batch)",
     "predict": "one forward pass on one batch (predict_on_batch; SD: one CFG denoising step)",
-    "generate": "one generate call to the total length, greedy, stop_token_ids=None",
+    "generate": "one generate call, greedy (generate.* facts: the new tokens made and whether it stopped at EOS)",
 }
 
 import numpy as np  # noqa: E402  (NumPy is cheap and every Keras env has it)

@@ -139,6 +139,30 @@ PEFT_DEFAULT_ALPHA = 8  # LoraConfig(r=4) with peft's default lora_alpha
 V = "keras-benchmarks@v0.0.5 "  # prefix of every reference
 
 
+def generate_stop(rows, prompt_len, limit, eos):
+    """What one generate call did, from its output token ids.
+
+    rows: the output, one sequence of token ids per batch row (prompt
+    first); prompt_len: the prompt's length; limit: the most new tokens the
+    call could make; eos: the end token it stopped on, or None. Decoding
+    stops once every sequence has made a new EOS (HF generate, keras-nlp's
+    and keras-hub's samplers alike), so the decoding steps that ran are the
+    latest first EOS, or the limit. Returns the `generate.*` facts:
+    new_tokens (steps run), max_new_tokens, eos_sequences (sequences that
+    made an EOS) and stopped_at_eos (every sequence did, before the limit).
+    """
+    firsts = []
+    for row in rows:
+        new = [int(t) for t in row[prompt_len:prompt_len + limit]]
+        firsts.append(new.index(eos) + 1 if eos is not None and eos in new else None)
+    done = [f for f in firsts if f is not None]
+    stopped = bool(rows) and len(done) == len(firsts) and max(done) < limit
+    return {"generate.new_tokens": max(done) if stopped else limit,
+            "generate.max_new_tokens": limit,
+            "generate.eos_sequences": len(done),
+            "generate.stopped_at_eos": stopped}
+
+
 def of(cell):
     """The cell's method; plans stored before the key existed ran corrected."""
     return getattr(cell, "method", None) or CORRECTED

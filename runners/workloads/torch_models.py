@@ -323,15 +323,17 @@ def _setup_llm_generate(env, cell, cfg, model, data):
         gc.pad_token_id = eos
         new = method.PUBLISHED_MAX_LENGTH - method.PUBLISHED_NUM_WORDS
         _state["tokens"] = None
+        _state["stop"] = (prompt.shape[1], new, eos)
 
         def step():
             with torch.no_grad(), env.amp():
                 out = runner.generate(input_ids=prompt, attention_mask=attn, max_new_tokens=new, pad_token_id=eos)
             env.sync()
             _state["tokens"] = tuple(out.shape)
-            _state["stopped_at_eos"] = bool((out[:, prompt.shape[1]:] == eos).any())
+            _state["generated"] = out
         return step, [model]
     new = cfg["total"] - prompt.shape[1]
+    _state["stop"] = (prompt.shape[1], new, None)
     gc = model.generation_config
     gc.eos_token_id = None
     gc.do_sample = False
@@ -346,6 +348,7 @@ def _setup_llm_generate(env, cell, cfg, model, data):
                                  min_new_tokens=new, do_sample=False)
         env.sync()
         _state["tokens"] = tuple(out.shape)
+        _state["generated"] = out
     return step, [model]
 
 
@@ -652,8 +655,8 @@ def facts(cell):
         out["compile"] = "none (eager)"
         out["compile.took_effect"] = False
     out["step"] = METHOD.get(cell.task, "")
-    if "stopped_at_eos" in st:
-        out["generate.stopped_at_eos"] = st["stopped_at_eos"]
+    if st.get("generated") is not None:
+        out.update(method.generate_stop(st["generated"].tolist(), *st["stop"]))
     if st.get("scheduler"):
         out["sd.scheduler"] = st["scheduler"]
     if st.get("trainer"):
@@ -671,5 +674,5 @@ def facts(cell):
 METHOD = {
     "fit": "one optimizer step on one batch (forward, loss, backward, update)",
     "predict": "one forward pass on one batch (SD: one CFG denoising step)",
-    "generate": "one generate call to the total length, greedy, EOS disabled",
+    "generate": "one generate call, greedy (generate.* facts: the new tokens made and whether it stopped at EOS)",
 }

@@ -15,6 +15,33 @@ set -u
 
 check "docs/METHOD.md's table is generated from method.py" python3 "$ROOT/scripts/method-table.py" --check "$ROOT/docs/METHOD.md"
 
+# Generate's stop facts (torch and Keras alike) come from the output tokens:
+# decoding ends once every sequence has made a new EOS, else at the limit.
+check "generate_stop(): new tokens and the EOS stop from the output tokens" python3 - "$ROOT" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1] + "/runners")
+from workloads.method import generate_stop as g
+P = [5, 6, 7]  # a 3-token prompt, then the new tokens
+cases = [
+    # every sequence made an EOS (2) by the 2nd/3rd new token: 3 steps ran
+    (g([P + [9, 2, 0, 0], P + [9, 9, 2, 0]], 3, 4, 2), (3, 4, 2, True)),
+    # one sequence never did: the limit
+    (g([P + [9, 2, 2, 2], P + [9, 9, 9, 9]], 3, 4, 2), (4, 4, 1, False)),
+    # an EOS as the last allowed token is not an early stop
+    (g([P + [9, 9, 9, 2]], 3, 4, 2), (4, 4, 1, False)),
+    # an EOS inside the prompt does not count
+    (g([[2, 6, 7, 9, 9]], 3, 2, 2), (2, 2, 0, False)),
+    # no end token (corrected): the limit, whatever the tokens
+    (g([P + [2, 2]], 3, 2, None), (2, 2, 0, False)),
+    # torch's output ends where decoding stopped (shorter than the limit)
+    (g([P + [9, 2]], 3, 45, 2), (2, 45, 1, True)),
+]
+keys = ("generate.new_tokens", "generate.max_new_tokens", "generate.eos_sequences", "generate.stopped_at_eos")
+bad = [(got, want) for got, want in cases if tuple(got[k] for k in keys) != want]
+print(bad, file=sys.stderr) if bad else None
+sys.exit(1 if bad else 0)
+PY
+
 cat >"$TMP/spec.yaml" <<YAML
 name: methods
 size: tiny
