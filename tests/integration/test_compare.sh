@@ -125,7 +125,9 @@ chrome() { # chrome ARGS... : headless, no sandbox (root in CI), logs on stderr
     --user-data-dir="$TMP/chrome-profile" --enable-logging=stderr --v=0 "$@"
 }
 if need chromium; then
-  chrome --dump-dom "file://$(cd "$A" && pwd)/compare.html" >"$TMP/dom.html" 2>"$TMP/chrome.err"
+  # one launch: the loaded DOM on stdout and a screenshot of the page
+  chrome --window-size=1280,2400 --hide-scrollbars --screenshot="$TMP/shot.png" \
+    --dump-dom "file://$(cd "$A" && pwd)/compare.html" >"$TMP/dom.html" 2>"$TMP/chrome.err"
   check "Chromium loads compare.html" test $? -eq 0 -a -s "$TMP/dom.html"
   if grep -q ":CONSOLE" "$TMP/chrome.err"; then
     grep ":CONSOLE" "$TMP/chrome.err" | head -5 | sed 's/^/# /'
@@ -135,8 +137,6 @@ if need chromium; then
   fi
   nsvg=$(grep -o "<svg" "$TMP/dom.html" | wc -l)
   check "the loaded DOM holds the three charts as inline SVG ($nsvg)" test "$nsvg" -eq 3
-  chrome --window-size=1280,2400 --hide-scrollbars --screenshot="$TMP/shot.png" \
-    "file://$(cd "$A" && pwd)/compare.html" >/dev/null 2>"$TMP/shot.err"
   check "Chromium takes a screenshot" test -s "$TMP/shot.png"
   # the forest plot draws its geometric means in blue and the slower / faster cells in their colours
   python3 "$(dirname "$0")/png_palette.py" "$TMP/shot.png" 40 "faster blue=0,114,178" "slower orange=184,74,0" "geomean ink=34,34,34" >"$TMP/shot.out" 2>&1
