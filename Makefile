@@ -142,12 +142,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 # ---- tests ---------------------------------------------------------------
 # `make test` is what CI runs: it installs missing Debian packages, builds,
 # creates the small test environment, then runs the unit and integration
-# suites and prints one "N passed, N failed" line.
+# suites and prints one "N passed, N failed" line. The build uses every core.
 test:
 	$(Q)scripts/check-layers.py
 	$(Q)scripts/install-deps.sh
 	$(Q)scripts/install-report-deps.sh
-	$(Q)$(MAKE) --no-print-directory all unit-bins
+	$(Q)$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all unit-bins
 	$(Q)tests/run.sh $(BUILD)
 
 unit-bins: $(TEST_BIN) | $(EXT)
