@@ -120,8 +120,8 @@ PY
 fi
 
 # ---- HTML: headless Chromium -------------------------------------------------------
-chrome() { # chrome ARGS... : headless, no sandbox (root in CI), logs on stderr
-  timeout 120 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
+chrome() { # chrome ARGS... : headless, no sandbox (root in CI), logs on stderr; 240 s (one launch does the DOM and the screenshot)
+  timeout 240 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
     --user-data-dir="$TMP/chrome-profile" --enable-logging=stderr --v=0 "$@"
 }
 if need chromium; then
