@@ -98,6 +98,35 @@ static const char *label_for(const struct bars *b, size_t cat, size_t ser)
     return ser == 0 ? b->cat[cat] : NULL;
 }
 
+/* The hover text of bar (cat, ser): its names, value and whisker ends. */
+static void bar_hover(struct chart *c, const struct bars *b, size_t ci, size_t s, struct chart_rect band)
+{
+    size_t i = ci * b->nser + s;
+    char name[256], num[64], lo[64], hi[64], ci_text[160] = "";
+    if (b->ncat > 1 && b->nser > 1)
+        snprintf(name, sizeof(name), "%s, %s", b->cat[ci], b->ser[s]);
+    else if (b->ncat == 1 && b->title) /* a panel: its title names the row */
+        snprintf(name, sizeof(name), "%s, %s", b->title, b->ser[s]);
+    else
+        snprintf(name, sizeof(name), "%s", b->ncat == 1 ? b->ser[s] : b->cat[ci]);
+    double v = b->v[i];
+    if (!isfinite(v)) {
+        chart_hover(c, band.x, band.y, band.w, band.h, "%s: %s", name, b->na && b->na[i] ? b->na[i] : "NA");
+        return;
+    }
+    const char *pct = b->percent ? "%" : "";
+    chart_format_number(v, b->decimals, num, sizeof(num));
+    double wlo = b->lo ? b->lo[i] : NAN, whi = b->hi ? b->hi[i] : NAN;
+    if (isfinite(wlo) && isfinite(whi)) {
+        chart_format_number(wlo, b->decimals, lo, sizeof(lo));
+        chart_format_number(whi, b->decimals, hi, sizeof(hi));
+        snprintf(ci_text, sizeof(ci_text), " [%s%s, %s%s]", lo, pct, hi, pct);
+    }
+    chart_hover(c, band.x, band.y, band.w, band.h, "%s: %s%s%s%s%s%s", name, b->percent && v > 0 ? "+" : "",
+                num, pct, !b->percent && b->axis_label ? " " : "", !b->percent && b->axis_label ? b->axis_label : "",
+                ci_text);
+}
+
 int bars_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct bars *b = data;
@@ -190,6 +219,7 @@ int bars_draw(struct chart *c, struct chart_rect r, const void *data)
                 chart_rgb(c, CHART_INK);
                 chart_text(c, CHART_FONT_REGULAR, 8.5, x0 - 8, cy, 1, 0.5, label_w, CHART_ELLIPSIZE, lab);
             }
+            bar_hover(c, b, ci, s, (struct chart_rect){x0, by, x1 - x0, bh});
             double v = b->v[i];
             if (!isfinite(v)) {
                 const char *na = b->na && b->na[i] ? b->na[i] : "NA";

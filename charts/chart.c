@@ -4,10 +4,12 @@
  */
 #include "charts/chart.h"
 #include "base/error.h"
+#include "base/escape.h"
 #include "base/util.h"
 #include "base/xalloc.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -434,12 +436,32 @@ int chart_write_file(const char *path, const void *data, size_t len)
     return 0;
 }
 
-static int draw_page(cairo_t *cr, double w, double h, chart_draw_fn fn, const void *data)
+void chart_hover(struct chart *c, double x, double y, double w, double h, const char *fmt, ...)
+{
+    if (!c->hover)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    /* device coordinates are the SVG's: the chart may draw translated */
+    double x0 = x, y0 = y, x1 = x + w, y1 = y + h;
+    cairo_user_to_device(c->cr, &x0, &y0);
+    cairo_user_to_device(c->cr, &x1, &y1);
+    strbuf_printf(c->hover, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
+                  fmin(x0, x1), fmin(y0, y1), fabs(x1 - x0), fabs(y1 - y0));
+    escape_html(c->hover, text);
+    strbuf_puts(c->hover, "</title></rect>\n");
+}
+
+static int draw_page(cairo_t *cr, double w, double h, chart_draw_fn fn, const void *data, struct strbuf *hover)
 {
     struct chart c;
     int err = chart_init(&c, cr);
     if (err < 0)
         return err;
+    c.hover = hover;
     cairo_set_source_rgb(cr, 1, 1, 1);
     cairo_paint(cr);
     err = fn(&c, (struct chart_rect){0, 0, w, h}, data);
@@ -481,6 +503,32 @@ static int svg_normalise(struct strbuf *svg)
         }
     }
     if (err < 0) {
+        strbuf_free(&out);
+        return err;
+    }
+    strbuf_free(svg);
+    *svg = out;
+    return 0;
+}
+
+/* Puts the hover rectangles on top of the drawing, before the closing
+ * </svg>: painted with no opacity, so they show nothing and still take
+ * the pointer, and their <title> is the browser's tooltip. */
+static int svg_add_hover(struct strbuf *svg, const struct strbuf *hover)
+{
+    int err = strbuf_error(hover);
+    const char *end = NULL;
+    for (const char *p = svg->buf; (p = strstr(p, "</svg>")) != NULL; p++)
+        end = p;
+    if (err || !end)
+        return err ? err : error_set(BG_EGENERIC, "SVG without </svg>");
+    struct strbuf out = {0};
+    strbuf_append(&out, svg->buf, (size_t)(end - svg->buf));
+    strbuf_puts(&out, "<g class=\"hover\" fill-opacity=\"0\">\n");
+    strbuf_append(&out, hover->buf, hover->len);
+    strbuf_puts(&out, "</g>\n");
+    strbuf_puts(&out, end);
+    if ((err = strbuf_error(&out)) < 0) {
         strbuf_free(&out);
         return err;
     }
@@ -578,7 +626,7 @@ static int render_png(const char *path, double w, double h, double scale, chart_
     struct strbuf png = {0};
     int err = 0;
     cairo_scale(cr, scale, scale);
-    if ((err = draw_page(cr, w, h, fn, data)) < 0)
+    if ((err = draw_page(cr, w, h, fn, data, NULL)) < 0)
         goto done;
     cairo_surface_flush(s);
     if (cairo_surface_status(s) != CAIRO_STATUS_SUCCESS) { /* cairo's failure, out of memory among them */
@@ -610,8 +658,9 @@ static int render_vector(int pdf, const char *path, double w, double h, const st
             cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_TITLE, o->pdf_title);
         cairo_pdf_surface_set_metadata(s, CAIRO_PDF_METADATA_CREATOR, "benchgen");
     }
+    struct strbuf hover = {0};
     cairo_t *cr = cairo_create(s);
-    err = draw_page(cr, w, h, fn, data);
+    err = draw_page(cr, w, h, fn, data, pdf ? NULL : &hover);
     cairo_destroy(cr);
     cairo_surface_finish(s);
     if (err == 0 && cairo_surface_status(s) != CAIRO_STATUS_SUCCESS)
@@ -620,6 +669,9 @@ static int render_vector(int pdf, const char *path, double w, double h, const st
     cairo_surface_destroy(s);
     if (err == 0 && !pdf)
         err = svg_normalise(&buf);
+    if (err == 0 && !pdf && hover.len)
+        err = svg_add_hover(&buf, &hover);
+    strbuf_free(&hover);
     if (err == 0 && path)
         err = chart_write_file(path, buf.buf ? buf.buf : "", buf.len);
     if (err == 0 && svg_out)

@@ -24,6 +24,8 @@
 #include <cairo.h>
 #include <pango/pangocairo.h>
 
+#include "base/util.h"
+
 struct chart_rect {
     double x, y, w, h;
 };
@@ -41,6 +43,7 @@ struct chart {
     cairo_t *cr;
     PangoLayout *layout;
     PangoFontDescription *font[CHART_FONT_COUNT];
+    struct strbuf *hover; /* SVG hover rectangles (chart_hover); NULL: not kept */
 };
 
 #define CHART_FAMILY "DejaVu Sans"
@@ -73,6 +76,14 @@ void chart_text_rotated(struct chart *c, enum chart_font f, double size, double 
 /* Size of text as chart_text() would draw it. */
 void chart_text_size(struct chart *c, enum chart_font f, double size, double max_w, unsigned flags,
                      const char *text, double *w, double *h);
+
+/* A hover value for the SVG output (HTML tooltips): an invisible rectangle
+ * over (x, y, w, h) in the drawing's coordinates whose <title> is the
+ * printf-formatted text. Every chart gives one to each bar and point it
+ * draws. Only SVG files carry them (after the drawing, on top); PNG, PDF
+ * and report pages ignore them. */
+void chart_hover(struct chart *c, double x, double y, double w, double h, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
 
 /* ---- colours ------------------------------------------------------------ */
 #define CHART_INK 0x222222u

@@ -26,7 +26,7 @@ static void vline(struct chart *c, double x, double y0, double y1, unsigned rgb,
 static int inside(const struct chart_axis *ax, double v) { return isfinite(v) && v >= ax->lo && v <= ax->hi; }
 
 /* The steps beyond the fences: a broken edge and "N at X ms" beside the bins. */
-static void outliers(struct chart *c, double x0, double x1, double y0,
+static void outliers(struct chart *c, const char *name, double x0, double x1, double y0,
                      double y1, size_t nlow, double lowest, size_t nhigh, double highest)
 {
     for (int side = 0; side < 2; side++) {
@@ -48,6 +48,9 @@ static void outliers(struct chart *c, double x0, double x1, double y0,
         chart_rgba(c, CHART_MUTED, 0.85);
         cairo_rectangle(c->cr, tx - 1.5, y1 - (y1 - y0) * 0.25, 3, (y1 - y0) * 0.25);
         cairo_fill(c->cr);
+        chart_hover(c, tx - OUT_W / 2, y0, OUT_W, y1 - y0, "%s%s%zu step%s %s the outlier fence, %s %s ms",
+                    name ? name : "", name ? ": " : "", k,
+                    k == 1 ? "" : "s", side ? "above" : "below", side ? "max" : "min", num);
         chart_rgb(c, CHART_MUTED);
         chart_text(c, CHART_FONT_REGULAR, 6.5, tx, y1 - (y1 - y0) * 0.25 - 1, 0.5, 1, 0, 0, lab);
         snprintf(lab, sizeof(lab), "%s%s", side ? "max " : "min ", num);
@@ -147,9 +150,15 @@ int distribution_draw(struct chart *c, struct chart_rect r, const void *data)
         chart_rgba(c, d->color, 0.85);
         cairo_rectangle(cr, bx0 + 0.4, y1 - bh, bx1 - bx0 - 0.8, bh);
         cairo_fill(cr);
+        char b0[64], b1[64];
+        chart_format_number(ax.lo + bw * (double)b, 2, b0, sizeof(b0));
+        chart_format_number(ax.lo + bw * (double)(b + 1), 2, b1, sizeof(b1));
+        chart_hover(c, bx0, y0, bx1 - bx0, y1 - y0, "%s%s%zu step%s from %s to %s ms", d->name ? d->name : "",
+                    d->name ? ": " : "", counts[b],
+                    counts[b] == 1 ? "" : "s", b0, b1);
     }
     if (nlow || nhigh)
-        outliers(c, x0, x1, y0, y1, nlow, lowest, nhigh, highest);
+        outliers(c, d->name, x0, x1, y0, y1, nlow, lowest, nhigh, highest);
     static const double dashed[] = {3, 2}, dotted[] = {1, 2};
     if (inside(&ax, d->p5))
         vline(c, chart_axis_pos(&ax, d->p5, x0, x1), y0, y1, CHART_MUTED, dotted, 2, 0.9);

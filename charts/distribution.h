@@ -12,6 +12,7 @@
 
 struct distribution {
     const char *title; /* may be NULL */
+    const char *name;  /* starts each bin's hover text (the backend); may be NULL */
     const double *ms;  /* timed steps, ms, any order */
     size_t n;
     double mean, median, p5, p95, ci_lo, ci_hi;

@@ -231,6 +231,15 @@ int forest_draw(struct chart *c, struct chart_rect r, const void *data)
         chart_rgb(c, CHART_INK);
         chart_text(c, row->summary ? CHART_FONT_BOLD : CHART_FONT_REGULAR, LABEL_SIZE, x0 - 10, cy, 1, 0.5,
                    label_w, CHART_ELLIPSIZE, row->label);
+        /* hover: the row's label, its value text (or estimate) and tag */
+        if (!isfinite(row->est))
+            chart_hover(c, x0, cy - ROW_H / 2, x1 - x0, ROW_H, "%s: %s", row->label, row->na ? row->na : "NA");
+        else if (row->value)
+            chart_hover(c, x0, cy - ROW_H / 2, x1 - x0, ROW_H, "%s: %s%s%s", row->label, row->value,
+                        row->tag ? " " : "", row->tag ? row->tag : "");
+        else
+            chart_hover(c, x0, cy - ROW_H / 2, x1 - x0, ROW_H, "%s: %.4g%s%s", row->label, row->est,
+                        row->tag ? " " : "", row->tag ? row->tag : "");
         if (!isfinite(row->est)) {
             chart_rgb(c, CHART_MUTED);
             chart_text(c, CHART_FONT_ITALIC, 7, x0 + 4, cy, 0, 0.5, r.x + r.w - PAD - x0 - 4, CHART_ELLIPSIZE,

@@ -82,6 +82,8 @@ int heatmap_draw(struct chart *c, struct chart_rect r, const void *data)
             if (isfinite(ratio)) {
                 char rs[64];
                 chart_format_number(ratio, 2, rs, sizeof(rs));
+                chart_hover(c, x0 + cw * (double)j, ry, cw, CELL_H, "%s, %s: %s, %s\xC3\x97 the row's best",
+                            h->row_label[i], h->col_label[j], h->text && h->text[k] ? h->text[k] : "", rs);
                 char line2[80];
                 snprintf(line2, sizeof(line2), "%s\xC3\x97", rs); /* "1.23x" with a multiplication sign */
                 chart_rgb(c, chart_text_on(fill));
@@ -91,6 +93,8 @@ int heatmap_draw(struct chart *c, struct chart_rect r, const void *data)
                 chart_text(c, CHART_FONT_REGULAR, 7, cx, ry + CELL_H / 2, 0.5, 0, cw - 4, CHART_ELLIPSIZE,
                            line2);
             } else {
+                chart_hover(c, x0 + cw * (double)j, ry, cw, CELL_H, "%s, %s: %s", h->row_label[i], h->col_label[j],
+                            h->na && h->na[k] ? h->na[k] : "NA");
                 chart_rgb(c, CHART_MUTED);
                 chart_text(c, CHART_FONT_ITALIC, 7, cx, ry + CELL_H / 2, 0.5, 0.5, cw - 4, CHART_ELLIPSIZE,
                            h->na && h->na[k] ? h->na[k] : "NA");

@@ -20,6 +20,21 @@ size_t scatter_guides(const struct scatter *s, const char **labels, size_t cap)
     return n;
 }
 
+/* Hover text of point i: its name, both values and their ratio. */
+static void point_hover(struct chart *c, const struct scatter *s, size_t i, double x, double y, double w, double h)
+{
+    char xs[64], ys[64];
+    chart_format_number(s->x[i], 2, xs, sizeof(xs));
+    chart_format_number(s->y[i], 2, ys, sizeof(ys));
+    const char *group = s->group_label[s->group[i]];
+    if (s->point_label && s->point_label[i])
+        chart_hover(c, x, y, w, h, "%s, %s: %s %s, %s %s (%.3fx)", s->point_label[i], group, s->x_label, xs,
+                    s->y_label, ys, s->y[i] / s->x[i]);
+    else
+        chart_hover(c, x, y, w, h, "%s: %s %s, %s %s (%.3fx)", group, s->x_label, xs, s->y_label, ys,
+                    s->y[i] / s->x[i]);
+}
+
 static void ratio_panel(struct chart *c, const struct scatter *s, const struct chart_axis *ax, double x0,
                         double x1, double y0, double y1)
 {
@@ -60,8 +75,10 @@ static void ratio_panel(struct chart *c, const struct scatter *s, const struct c
         if (!(s->x[i] > 0) || !(s->y[i] > 0) || !isfinite(s->x[i]) || !isfinite(s->y[i]))
             continue;
         chart_rgba(c, s->group_color[s->group[i]], 0.85);
-        cairo_arc(cr, chart_axis_pos(ax, s->x[i], x0, x1), RY(s->y[i] / s->x[i]), 3.0, 0, 2 * M_PI);
+        double px = chart_axis_pos(ax, s->x[i], x0, x1), py = RY(s->y[i] / s->x[i]);
+        cairo_arc(cr, px, py, 3.0, 0, 2 * M_PI);
         cairo_fill(cr);
+        point_hover(c, s, i, px - 4, py - 4, 8, 8);
     }
 #undef RY
     chart_rgb(c, CHART_MUTED);
@@ -158,9 +175,10 @@ int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
         if (!(s->x[i] > 0) || !(s->y[i] > 0) || !isfinite(s->x[i]) || !isfinite(s->y[i]))
             continue;
         chart_rgba(c, s->group_color[s->group[i]], 0.85);
-        cairo_arc(cr, chart_axis_pos(&ax, s->x[i], x0, x1), chart_axis_pos(&ax, s->y[i], y1, y0), 3.2, 0,
-                  2 * M_PI);
+        double px = chart_axis_pos(&ax, s->x[i], x0, x1), py = chart_axis_pos(&ax, s->y[i], y1, y0);
+        cairo_arc(cr, px, py, 3.2, 0, 2 * M_PI);
         cairo_fill(cr);
+        point_hover(c, s, i, px - 4, py - 4, 8, 8);
     }
     double ly1 = y1;
     if (s->ratio_label) {

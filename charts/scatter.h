@@ -21,6 +21,7 @@ struct scatter {
     size_t ngroups;
     const char *const *group_label;
     const unsigned *group_color;
+    const char *const *point_label; /* n names for the hover text (the row); NULL: the group's */
     const char *corner_note; /* top right; NULL: "above the line: slower than published" */
     /* the ratio panel under the scatter: y / x on a log axis around 1, the
      * noise band (SCATTER_BAND) shaded, so a 2% difference shows; NULL:

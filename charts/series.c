@@ -227,6 +227,19 @@ int series_draw(struct chart *c, struct chart_rect r, const void *data)
         cairo_stroke(cr);
         cairo_set_dash(cr, NULL, 0, 0);
     }
+    /* hover: every step, a strip as wide as its slot */
+    for (size_t i = 0; i < n; i++) {
+        double v = step_at(s, i), w = n > 1 ? dx : x1 - x0;
+        char num[64];
+        chart_format_number(v, 2, num, sizeof(num));
+        if (i < s->nwarmup)
+            chart_hover(c, PX(i) - w / 2, ym, w, y1 - ym, "%s%sstep %zu, %s: %s ms", s->name ? s->name : "",
+                        s->name ? ", " : "", i + 1,
+                        i == 0 ? (s->first_label ? s->first_label : "first call") : "warm-up", num);
+        else
+            chart_hover(c, PX(i) - w / 2, ym, w, y1 - ym, "%s%sstep %zu, timed: %s ms", s->name ? s->name : "",
+                        s->name ? ", " : "", i + 1, num);
+    }
     /* x axis */
     chart_rgb(c, CHART_MUTED);
     cairo_set_line_width(cr, 0.6);

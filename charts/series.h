@@ -22,6 +22,7 @@
 
 struct series {
     const char *title;    /* may be NULL */
+    const char *name;     /* starts each step's hover text (the backend); may be NULL */
     const double *warmup; /* ms, in order; [0] is the first call */
     size_t nwarmup;
     const double *timed; /* ms, in order */

@@ -164,9 +164,11 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
     }
     cairo_stroke(cr);
     for (size_t i = 0; i < t->npoints; i++) {
-        double v = s->v[i], px = PX(i);
+        double v = s->v[i], px = PX(i), hw = dx > 0 ? dx / 2 : (x1 - x0) / 2;
+        const char *pl = t->point_label ? t->point_label[i] : "";
         if (!isfinite(v)) {
             const char *na = s->na && s->na[i] ? s->na[i] : "NA";
+            chart_hover(c, px - hw, y0, 2 * hw, y1 - y0, "%s, %s: %s", s->label, pl, na);
             chart_rgb(c, CHART_NA);
             chart_text(c, CHART_FONT_ITALIC, 6.5, px, y1 - 4, 0.5, 1, dx > 0 ? dx : x1 - x0, CHART_ELLIPSIZE,
                        na);
@@ -188,6 +190,12 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
         cairo_new_sub_path(cr);
         cairo_arc(cr, px, py, 2.6, 0, 2 * M_PI);
         cairo_fill(cr);
+        char num[64], change[64] = "";
+        chart_format_number(v, value_decimals(v), num, sizeof(num));
+        if (isfinite(ref) && i > 0)
+            snprintf(change, sizeof(change), " (%+.1f%%)", (v / ref - 1) * 100);
+        chart_hover(c, px - hw, y0, 2 * hw, y1 - y0, "%s, %s: %s%s%s%s", s->label, pl, num, t->value_unit ? " " : "",
+                    t->value_unit ? t->value_unit : "", change);
         if (t->npoints <= MAX_VALUE_LABELS) {
             char lab[64];
             chart_format_number(v, value_decimals(v), lab, sizeof(lab));

@@ -24,6 +24,7 @@ struct trend {
     const char *title, *subtitle; /* may be NULL */
     const char *key;              /* a line naming the points ("[0] base  [1] upgrade"); may be NULL */
     const char *axis_label;       /* y axis of every panel, e.g. "ms/step"; may be NULL */
+    const char *value_unit;       /* after a point's value in its hover text ("ms/step"); may be NULL */
     size_t npoints;
     const char *const *point_label; /* npoints x-axis labels ("[0]") */
     size_t nseries;

@@ -264,6 +264,7 @@ static int build_trends(struct crep *x)
                                        "conditions than [0]).",
                            .key = key.buf ? figure_arena_printf(a, "%s", key.buf) : NULL,
                            .axis_label = "change vs [0]",
+                           .value_unit = "ms/step",
                            .npoints = nk,
                            .point_label = labels,
                            .nseries = count,

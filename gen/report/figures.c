@@ -533,6 +533,7 @@ static int build_cells(struct rctx *x)
             const struct stats *st = &gc->st;
             it->d = (struct distribution){
                 .title = figure_arena_printf(a, "%s: %s ms/step", it->label, mean),
+                .name = it->label,
                 .ms = ns_to_ms(a, cell->timed_ns, cell->ntimed),
                 .n = cell->ntimed,
                 .mean = st->mean,
@@ -547,6 +548,7 @@ static int build_cells(struct rctx *x)
                                             st->outliers == 1 ? "" : "s"),
                 .warning = warn[0] ? figure_arena_printf(a, "%s", warn) : NULL};
             it->s = (struct series){.title = NULL,
+                                    .name = it->label,
                                     .warmup = ns_to_ms(a, cell->warmup_ns, cell->nwarmup),
                                     .nwarmup = cell->nwarmup,
                                     .timed = it->d.ms,
@@ -599,6 +601,7 @@ static int build_reference(struct rctx *x)
     double *mx = figure_arena_alloc(a, (n + 1) * sizeof(double));
     double *py = figure_arena_alloc(a, (n + 1) * sizeof(double));
     size_t *grp = figure_arena_alloc(a, (n + 1) * sizeof(size_t));
+    const char **names = figure_arena_alloc(a, (n + 1) * sizeof(char *));
     const char **labels = figure_arena_alloc(a, (g->ncols + 1) * sizeof(char *));
     unsigned *colors = figure_arena_alloc(a, (g->ncols + 1) * sizeof(unsigned));
     size_t k = 0;
@@ -614,6 +617,7 @@ static int build_reference(struct rctx *x)
                 continue; /* "method differs" cells are not the published work (methodref.h) */
             mx[k] = p->ms;
             py[k] = gc->st.mean;
+            names[k] = g->rows[r].title;
             grp[k++] = c;
         }
     const struct ref_row *first = reference_first(x->ref, x->ref_revision);
@@ -628,6 +632,7 @@ static int build_reference(struct rctx *x)
         .x = mx,
         .y = py,
         .group = grp,
+        .point_label = names,
         .ngroups = g->ncols,
         .group_label = labels,
         .group_color = colors,

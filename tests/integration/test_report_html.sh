@@ -3,7 +3,8 @@
 # Chromium: one self-contained file whose only script is report.js, pinned by
 # its Content-Security-Policy hash; every table of several rows sorts by a
 # click (numbers by value, NA last); every in-page link (a cell's name ->
-# its log) resolves; dark mode and the printed A4 PDF keep the Summary whole.
+# its log) resolves; every bar and point of the inline charts has a <title>
+# hover value, and the pointer on a bar finds it; dark mode and the printed A4 PDF keep the Summary whole.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -48,6 +49,36 @@ rc=$?
 sed 's/^/# /' "$TMP/static.out"
 check "one inline script pinned by the CSP, no external resource, every link resolves, tables sortable" test $rc -eq 0
 
+# a hover value on every bar and point: the inline SVG's <title>s
+python3 - "$H" "$TMP/r/report.json" >"$TMP/hover.out" 2>&1 <<'PY'
+import json, re, sys
+s = open(sys.argv[1], encoding="utf-8").read()
+cells = json.load(open(sys.argv[2]))["cells"]
+figs = dict(re.findall(r'<figure id="([^"]+)">(.*?)</figure>', s, re.S))
+bad = []
+def titles(name):
+    return re.findall(r"<rect [^>]*><title>([^<]*)</title></rect>", figs.get(name, ""))
+for name in ("fig-ms-per-step", "fig-heatmap"):
+    t = titles(name)
+    if len(t) != len(cells):
+        bad.append("%s: %d hover values for %d cells" % (name, len(t), len(cells)))
+bars = " | ".join(titles("fig-ms-per-step"))
+for c in cells:
+    want = ("%s ms/step" % format(c["stats"]["mean_ms"], ",.2f")) if c["status"] == "ok" else "NA"
+    if want not in bars:
+        bad.append("%s: no hover value %r" % (c["key"], want))
+for name, body in figs.items():
+    if "<svg" in body and not titles(name) and "cells-" not in name:
+        bad.append("%s: no hover values" % name)
+for b in bad[:10]:
+    print(b)
+print("%d figures, %d hover values" % (len(figs), sum(len(titles(n)) for n in figs)))
+sys.exit(1 if bad else 0)
+PY
+rc=$?
+sed 's/^/# /' "$TMP/hover.out"
+check "every bar and point of the inline charts has a <title> hover value (each cell's mean in the ms/step chart)" test $rc -eq 0
+
 chrome() { # chrome ARGS...: headless, no sandbox (root in CI)
   timeout 300 chromium --headless --no-sandbox --disable-gpu --no-first-run --disable-extensions \
     --user-data-dir="$TMP/chrome-profile" --enable-logging=stderr --v=0 "$@"
@@ -74,6 +105,11 @@ var h = t.tHead.rows[0].cells;
 for (var i = 0; i < h.length; i++) if (h[i].textContent === "Keras 3 (JAX)") h[i].click();
 var d = document.querySelectorAll("#summary table.sortable")[1];
 d.tHead.rows[0].cells[1].click(); d.tHead.rows[0].cells[1].click();
+var bar = document.querySelector("#fig-ms-per-step g.hover rect");
+bar.scrollIntoView();
+var b = bar.getBoundingClientRect();
+var hit = document.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2);
+document.body.setAttribute("data-hover", hit && hit.firstChild ? hit.firstChild.textContent : "none");
 </script></body>""")
 open(sys.argv[2], "w", encoding="utf-8").write(s)
 PY
@@ -99,11 +135,14 @@ batch = column(tables[1], 1)
 ok2 = batch == sorted(batch, reverse=True) and 'aria-sort="descending"' in tables[1]
 print("Keras 3 (JAX) ascending, NA last:", ok1, jax)
 print("Batch descending after two clicks:", ok2, batch)
-sys.exit(0 if ok1 and ok2 else 1)
+hover = re.search(r'<body[^>]* data-hover="([^"]*)"', s)
+ok3 = bool(hover) and hover.group(1).startswith("SegmentAnything (fit), batch 1, PyTorch (eager): 1,304.59 ms/step [")
+print("under the pointer on the first ms/step bar:", ok3, hover.group(1) if hover else None)
+sys.exit(0 if ok1 and ok2 and ok3 else 1)
 PY
 rc=$?
 sed 's/^/# /' "$TMP/sorted.out"
-check "a click sorts by value (NA last), a second click reverses" test $rc -eq 0
+check "a click sorts by value (NA last), a second click reverses; the pointer on a bar finds its hover value" test $rc -eq 0
 
 # dark mode and print: screenshots and an A4 PDF to look at, checked for what a reader needs
 chrome --force-dark-mode --blink-settings=preferredColorScheme=0 --window-size=1280,2000 --hide-scrollbars \

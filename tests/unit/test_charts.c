@@ -16,7 +16,11 @@
 #include <math.h>
 #include <string.h>
 
+#include "charts/bars.h"
 #include "charts/chart.h"
+#include "charts/distribution.h"
+#include "charts/forest.h"
+#include "charts/heatmap.h"
 #include "charts/series.h"
 #include "charts/trend.h"
 #include "plan/catalog.h"
@@ -303,6 +307,156 @@ static void test_pdf_tall_figure(void **state)
     assert_true(scale * 7 >= 5.0);
 }
 
+/* ---- hover values (the HTML's inline SVG) ---------------------------------- */
+
+/* The chart's SVG text as the HTML inlines it (no file written). */
+static char *svg_of(chart_draw_fn fn, const void *data, double w, double h)
+{
+    char *svg = NULL;
+    assert_int_equal(chart_render("/nonexistent/none", w, h, 0, NULL, fn, data, &svg), 0);
+    assert_non_null(svg);
+    return svg;
+}
+
+/* The <title> texts of the hover group, in order; returns their count. */
+static size_t hover_titles(const char *svg, char out[][256], size_t cap)
+{
+    size_t n = 0;
+    const char *g = strstr(svg, "<g class=\"hover\"");
+    for (const char *p = g; p && (p = strstr(p, "<rect ")) != NULL; p++) {
+        const char *t = strstr(p, "><title>"), *e = t ? strstr(t, "</title></rect>") : NULL;
+        assert_non_null(e);
+        if (n < cap)
+            snprintf(out[n], 256, "%.*s", (int)(e - t - 8), t + 8);
+        n++;
+        p = e;
+    }
+    /* nothing outside the group: every <title> is a hover */
+    size_t all = 0;
+    for (const char *p = svg; (p = strstr(p, "<title>")) != NULL; p++)
+        all++;
+    assert_int_equal(all, n);
+    return n;
+}
+
+static int has_title(char t[][256], size_t n, const char *want)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i], want) == 0)
+            return 1;
+    print_message("no hover \"%s\"; first is \"%s\"\n", want, n ? t[0] : "");
+    return 0;
+}
+
+/* Every bar and point of every chart kind carries a <title> with its value
+ * (issue 11: "a hover value on every bar and point"). */
+static void test_hover_every_bar_and_point(void **state)
+{
+    (void)state;
+    assert_int_equal(chart_fonts_init(BENCHGEN_SOURCE_DIR), 0);
+    static char t[256][256];
+    /* bars: 2 rows x 2 backends, one NA */
+    static const char *const cat[] = {"BERT (fit)", "SAM (fit)"}, *const ser[] = {"eager", "compiled"};
+    static const unsigned col[] = {0x4477AA, 0xCC6677};
+    static const double v[] = {1234.5, 980.25, NAN, 12.5}, lo[] = {1230, 975, NAN, 12}, hi[] = {1240, 985, NAN, 13};
+    static const char *const na[] = {NULL, NULL, "NA (unsupported)", NULL};
+    struct bars b = {.axis_label = "ms/step", .ncat = 2, .nser = 2, .cat = cat, .ser = ser, .color = col,
+                     .v = v, .lo = lo, .hi = hi, .na = na, .decimals = 2};
+    char *svg = svg_of(bars_draw, &b, 500, bars_height(&b, 500));
+    assert_int_equal(hover_titles(svg, t, 256), 4);
+    assert_true(has_title(t, 4, "BERT (fit), eager: 1,234.50 ms/step [1,230.00, 1,240.00]"));
+    assert_true(has_title(t, 4, "SAM (fit), eager: NA (unsupported)"));
+    assert_true(has_title(t, 4, "SAM (fit), compiled: 12.50 ms/step [12.00, 13.00]"));
+    free(svg);
+
+    /* a per-row panel: its title names the row */
+    struct bars panel = b;
+    panel.title = "BERT (fit), b32";
+    panel.ncat = 1;
+    svg = svg_of(bars_draw, &panel, 500, bars_height(&panel, 500));
+    assert_int_equal(hover_titles(svg, t, 256), 2);
+    assert_true(has_title(t, 2, "BERT (fit), b32, compiled: 980.25 ms/step [975.00, 985.00]"));
+    free(svg);
+
+    /* step series: every warm-up and timed step */
+    double timed[60], warm[2] = {8116.0, 330.0};
+    steady(timed, 60, 200);
+    struct series s = {.name = "eager", .warmup = warm, .nwarmup = 2, .timed = timed, .ntimed = 60, .mean = 200,
+                       .first_label = "first call (compile)"};
+    svg = svg_of(series_draw, &s, 300, 120);
+    assert_int_equal(hover_titles(svg, t, 256), 62);
+    assert_true(has_title(t, 62, "eager, step 1, first call (compile): 8,116.00 ms"));
+    assert_true(has_title(t, 62, "eager, step 2, warm-up: 330.00 ms"));
+    char want[256], num[64];
+    chart_format_number(timed[59], 2, num, sizeof(num));
+    snprintf(want, sizeof(want), "eager, step 62, timed: %s ms", num);
+    assert_true(has_title(t, 62, want));
+    free(svg);
+
+    /* histogram: the bins' counts, with the far step on the edge, add up to every step */
+    timed[7] = 900;
+    struct distribution d = {.name = "eager", .ms = timed, .n = 60, .mean = 210, .median = 200, .p5 = 196,
+                             .p95 = 204, .ci_lo = 199, .ci_hi = 201, .color = 0x4477AA};
+    svg = svg_of(distribution_draw, &d, 300, 120);
+    size_t nt = hover_titles(svg, t, 256), steps = 0;
+    assert_true(nt >= 3);
+    for (size_t i = 0; i < nt; i++) {
+        assert_true(strncmp(t[i], "eager: ", 7) == 0);
+        steps += strtoul(t[i] + 7, NULL, 10);
+    }
+    assert_int_equal(steps, 60);
+    assert_true(has_title(t, nt, "eager: 1 step above the outlier fence, max 900 ms"));
+    free(svg);
+
+    /* scatter with its ratio panel: each point twice */
+    static const double px[] = {100, 200, 400}, py[] = {110, 190, 400};
+    static const size_t grp[] = {0, 1, 0};
+    static const char *const glab[] = {"eager", "compiled"}, *const names[] = {"BERT", "SAM", "Gemma"};
+    struct scatter sc = {.x_label = "published ms/step", .y_label = "measured ms/step", .n = 3, .x = px, .y = py,
+                         .group = grp, .ngroups = 2, .group_label = glab, .group_color = col,
+                         .point_label = names, .ratio_label = "measured / published"};
+    svg = svg_of(scatter_draw, &sc, 500, 500);
+    assert_int_equal(hover_titles(svg, t, 256), 6);
+    assert_true(has_title(t, 6, "SAM, compiled: published ms/step 200.00, measured ms/step 190.00 (0.950x)"));
+    free(svg);
+
+    /* heatmap */
+    static const double ratio[] = {1, 1.5, NAN, 1};
+    static const char *const text[] = {"10.00 ms", "15.00 ms", NULL, "3.00 ms"};
+    struct heatmap hm = {.nrows = 2, .ncols = 2, .row_label = cat, .col_label = ser, .ratio = ratio, .text = text,
+                         .na = na};
+    svg = svg_of(heatmap_draw, &hm, 500, heatmap_height(&hm, 500));
+    assert_int_equal(hover_titles(svg, t, 256), 4);
+    assert_true(has_title(t, 4, "BERT (fit), compiled: 15.00 ms, 1.50\xC3\x97 the row&#39;s best"));
+    assert_true(has_title(t, 4, "SAM (fit), eager: NA (unsupported)"));
+    free(svg);
+
+    /* forest: every row, NA and summary included */
+    struct forest_row rows[] = {
+        {.label = "a", .est = 1.10, .lo = 1.05, .hi = 1.15, .color = 0x4477AA, .value = "1.1000 [1.0500, 1.1500]",
+         .tag = "slower"},
+        {.label = "b", .est = NAN, .lo = NAN, .hi = NAN, .na = "NA (mismatch)"},
+        {.label = "all", .est = 1.02, .lo = NAN, .hi = NAN, .summary = 1, .value = "1.0200"}};
+    struct forest fo = {.n = 3, .rows = rows, .ref = 1, .band_lo = NAN, .band_hi = NAN};
+    svg = svg_of(forest_draw, &fo, 500, forest_height(&fo));
+    assert_int_equal(hover_titles(svg, t, 256), 3);
+    assert_true(has_title(t, 3, "a: 1.1000 [1.0500, 1.1500] slower"));
+    assert_true(has_title(t, 3, "b: NA (mismatch)"));
+    free(svg);
+
+    /* trend: every point, NA points too */
+    static const double tv[] = {100, 110, NAN}, tw[] = {5, 5, 5};
+    static const char *const plab[] = {"[0]", "[1]", "[2]"}, *const tna[] = {NULL, NULL, "NA (mismatch)"};
+    struct trend_series ts[] = {{.label = "x", .v = tv, .na = tna}, {.label = "y", .v = tw}};
+    struct trend tr = {.npoints = 3, .point_label = plab, .nseries = 2, .series = ts, .value_unit = "ms/step",
+                       .relative = 1};
+    svg = svg_of(trend_draw, &tr, 600, trend_height(&tr));
+    assert_int_equal(hover_titles(svg, t, 256), 6);
+    assert_true(has_title(t, 6, "x, [1]: 110.0 ms/step (+10.0%)"));
+    assert_true(has_title(t, 6, "x, [2]: NA (mismatch)"));
+    free(svg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -311,7 +465,7 @@ int main(void)
         cmocka_unit_test(test_detail_line),          cmocka_unit_test(test_backend_colours),
         cmocka_unit_test(test_text_contrast),        cmocka_unit_test(test_measured_vs_published),
         cmocka_unit_test(test_trend_one_scale),      cmocka_unit_test(test_names_never_break_mid_word),
-        cmocka_unit_test(test_pdf_tall_figure),
+        cmocka_unit_test(test_pdf_tall_figure),      cmocka_unit_test(test_hover_every_bar_and_point),
     };
     return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
 }
