@@ -116,6 +116,20 @@ static void layout_text(struct chart *c, enum chart_font f, double size, double 
     }
     /* plain text, never markup: run metadata is shown exactly as stored */
     pango_layout_set_text(c->layout, text ? text : "", -1);
+    PangoAttrList *attrs = NULL;
+    if ((flags & CHART_KEEP_HYPHENS) && (flags & CHART_WRAP) && text && strchr(text, '-')) {
+        /* no break opportunity across a hyphen and the character after it */
+        attrs = pango_attr_list_new();
+        for (const char *p = strchr(text, '-'); p; p = strchr(p + 1, '-')) {
+            PangoAttribute *a = pango_attr_allow_breaks_new(FALSE);
+            a->start_index = (guint)(p - text);
+            a->end_index = p[1] ? (guint)(g_utf8_next_char(p + 1) - text) : (guint)(p - text) + 1;
+            pango_attr_list_insert(attrs, a);
+        }
+    }
+    pango_layout_set_attributes(c->layout, attrs);
+    if (attrs)
+        pango_attr_list_unref(attrs);
 }
 
 void chart_text_size(struct chart *c, enum chart_font f, double size, double max_w, unsigned flags,

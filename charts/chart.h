@@ -35,7 +35,8 @@ enum chart_font { CHART_FONT_REGULAR, CHART_FONT_BOLD, CHART_FONT_MONO, CHART_FO
 /* Text flags. */
 enum {
     CHART_WRAP = 1 << 0,     /* wrap at max_w (word, then character) */
-    CHART_ELLIPSIZE = 1 << 1 /* cut at max_w with an ellipsis */
+    CHART_ELLIPSIZE = 1 << 1, /* cut at max_w with an ellipsis */
+    CHART_KEEP_HYPHENS = 1 << 2 /* with CHART_WRAP: never break a line at '-' ("torch-eager" stays whole) */
 };
 
 /* A drawing context: a borrowed cairo context plus one reusable pango layout. */

@@ -139,6 +139,33 @@ static enum chart_font cell_font(unsigned flags, int head)
 
 #define CELL_PAD 3.0
 
+/* Names (mono: "sd/predict/b1/torch-eager") wrap at '/' or a space, never
+ * at a hyphen ("torch-" / "eager"). */
+static unsigned wrap_flags(unsigned cell_flags)
+{
+    return CHART_WRAP | ((cell_flags & TC_MONO) ? CHART_KEEP_HYPHENS : 0);
+}
+
+/* Width of the longest piece of a name between '/' and spaces: a mono
+ * column is never narrower, so the name wraps only there. */
+static double longest_piece(struct doc_pdf *p, double size, const char *text)
+{
+    double best = 0;
+    char piece[256];
+    while (*text) {
+        size_t n = strcspn(text, "/ ");
+        size_t k = n < sizeof(piece) - 2 ? n : sizeof(piece) - 2;
+        memcpy(piece, text, k);
+        piece[k] = text[n] == '/' ? '/' : '\0'; /* the slash stays on its line */
+        piece[k + 1] = '\0';
+        double w;
+        chart_text_size(&p->c, CHART_FONT_MONO, size, 0, 0, piece, &w, NULL);
+        best = fmax(best, w);
+        text += n + (text[n] != '\0');
+    }
+    return best;
+}
+
 /* Height of a row: one line unless some cell's natural width (nat, measured
  * once per cell) exceeds its column, then that cell's wrapped height. Laying
  * out text is the table's main cost, so single-line cells are never measured
@@ -153,7 +180,7 @@ static double row_height(struct doc_pdf *p, const struct table *t, const double 
         const char *text = head ? t->head[c] : table_at(t, r, c)->text;
         double th;
         chart_text_size(&p->c, cell_font(head ? 0 : table_at(t, r, c)->flags, head), size,
-                        cw[c] - 2 * CELL_PAD, CHART_WRAP, text, NULL, &th);
+                        cw[c] - 2 * CELL_PAD, wrap_flags(head ? 0 : table_at(t, r, c)->flags), text, NULL, &th);
         if (th > h)
             h = th;
     }
@@ -191,7 +218,7 @@ static void draw_row(struct doc_pdf *p, const struct table *t, const double *cw,
             chart_rgb(&p->c, (flags & TC_NA) ? CHART_MUTED : (flags & TC_WARN) ? CHART_WARN : CHART_INK);
             chart_text(&p->c, cell_font(flags, head), size, right ? x + cw[c] - CELL_PAD : x + CELL_PAD,
                        p->y + CELL_PAD, right ? 1 : 0, 0, wraps ? cw[c] - 2 * CELL_PAD : 0,
-                       wraps ? CHART_WRAP : 0, text);
+                       wraps ? wrap_flags(flags) : 0, text);
         }
         x += cw[c];
     }
@@ -207,7 +234,8 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
     double *cw = calloc(t->ncols, sizeof(double));
     double *nat_head = calloc(t->ncols, sizeof(double));
     double *nat = calloc(t->ncols * (t->nrows + 1), sizeof(double)); /* per cell, then per-column max */
-    if (!cw || !nat || !nat_head)
+    double *minw = calloc(t->ncols, sizeof(double));
+    if (!cw || !nat || !nat_head || !minw)
         goto done;
     /* natural width of every cell, measured once; columns take the longest,
      * capped, then shrink together to fit the page */
@@ -224,6 +252,8 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
             nat[r * t->ncols + c] = w;
             if (w > col)
                 col = w;
+            if ((cell->flags & TC_MONO) && w > minw[c])
+                minw[c] = fmax(minw[c], longest_piece(p, size, cell->text) + 2 * CELL_PAD + 2);
         }
         cw[c] = fmin(col + 2 * CELL_PAD + 2, 260);
         total += cw[c];
@@ -238,6 +268,20 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
         for (size_t c = 0; c < t->ncols; c++)
             if (cw[c] > 64 || flex <= 0 || BODY_W <= fixed)
                 cw[c] *= k;
+        /* a name column keeps its longest piece whole; the other wide
+         * columns give up what it takes back */
+        double grow = 0, rest = 0;
+        for (size_t c = 0; c < t->ncols; c++) {
+            if (cw[c] < minw[c]) {
+                grow += minw[c] - cw[c];
+                cw[c] = minw[c];
+            } else if (cw[c] > 64 && !minw[c]) {
+                rest += cw[c];
+            }
+        }
+        for (size_t c = 0; grow > 0 && rest > grow && c < t->ncols; c++)
+            if (cw[c] > 64 && !minw[c])
+                cw[c] *= (rest - grow) / rest;
     }
     double hh = row_height(p, t, cw, nat_head, line_h, size, 0, 1);
     /* a table that fits on a page starts on one that holds it whole: no
@@ -268,6 +312,7 @@ done:
     free(cw);
     free(nat);
     free(nat_head);
+    free(minw);
 }
 
 /* ---- figures and code ----------------------------------------------------------- */
