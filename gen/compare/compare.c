@@ -9,6 +9,7 @@
  */
 #include "compare/compare.h"
 #include "compare/compare_env.h"
+#include "compare/compare_scope.h"
 #include "base/error.h"
 #include "stats/stats.h"
 #include "stats/tdist.h"
@@ -501,6 +502,7 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
             p->nconfounded += c->confounded;
         }
         err = geomeans_(p);
+        compare_scope(p);
     }
     if (!err)
         err = canary_build_(p, A, B, &r->opt);

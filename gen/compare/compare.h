@@ -80,6 +80,8 @@ struct compare_cell {
     char *unintended; /* "huggingface-hub 0.20.3 -> 0.24.0, ..." ("" when not confounded) */
     double canary_ratio; /* this cell's drift canary B/A (geometric means); NAN without canary */
     bool drift;          /* tested, and the comparison's machine drifted: confounded by drift */
+    bool affected;       /* the change can affect it (compare_scope.h) */
+    char host_changed[160]; /* "bench-a -> bench-b": moved >= 15% with only the host changed; "" */
 };
 
 struct compare_backend {
@@ -102,6 +104,10 @@ struct compare_pair {
     size_t nbackends;
     double geomean_ratio; /* over every tested cell; NAN when none */
     size_t ngeomean;
+    /* the overall speed-up's cells: those the change can affect, and the
+     * rest (compare_scope.h); NAN when none */
+    double geomean_affected, geomean_unaffected;
+    size_t naffected, nunaffected;
     /* The drift canary (run/canary.h) over every process of each run that
      * recorded it: the ratio B/A of geometric means and its t-interval. */
     size_t canary_a, canary_b;            /* processes with a canary */
@@ -161,6 +167,10 @@ const char *compare_side_input(const struct compare_side *s);
 
 /* The JSON's "match": "matched", "mismatch", "only_baseline", "only_run". */
 const char *compare_match_name(enum compare_match m);
+
+/* Whether pair p measured cell id under other conditions than the baseline
+ * (COMPARE_MISMATCH): its number is not comparable, and the trend shows none. */
+bool compare_pair_mismatch(const struct compare_pair *p, const char *id);
 
 /* A mean ms/step as the text output prints it: 2 decimals from 100 ms, 3 from
  * 1 ms, else 4 significant digits; "-" for NAN. */

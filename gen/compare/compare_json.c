@@ -98,6 +98,8 @@ static json_t *jcell_(const struct compare_cell *c, int *err)
     set_(o, "changes", jchanges_(c->changes, c->nchanges, err), err);
     set_(o, "confounded", json_boolean(c->confounded), err);
     set_(o, "unintended", jstr_(c->unintended), err);
+    set_(o, "affected", json_boolean(c->affected), err);
+    set_(o, "host_changed", c->host_changed[0] ? jstr_(c->host_changed) : json_null(), err);
     return o;
 }
 
@@ -136,6 +138,19 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
     set_(o, "backends", backends, err);
     set_(o, "geomean_ratio", jreal_(p->geomean_ratio), err);
     set_(o, "speedup", jreal_(1.0 / p->geomean_ratio), err);
+    for (int k = 0; k < 2; k++) { /* the overall speed-up's cells, and the rest (compare_scope.h) */
+        json_t *g = json_object();
+        size_t n = k ? p->nunaffected : p->naffected;
+        double ratio = k ? p->geomean_unaffected : p->geomean_affected;
+        if (g) {
+            set_(g, "cells", json_integer((json_int_t)n), err);
+            set_(g, "geomean_ratio", jreal_(ratio), err);
+            set_(g, "speedup", jreal_(1.0 / ratio), err);
+        } else {
+            *err = error_set(BG_ENOMEM, "out of memory");
+        }
+        set_(o, k ? "unaffected" : "affected", g, err);
+    }
     set_(summary, "slower", json_integer((json_int_t)p->nslower), err);
     set_(summary, "faster", json_integer((json_int_t)p->nfaster), err);
     set_(summary, "same", json_integer((json_int_t)p->nsame), err);

@@ -135,7 +135,7 @@ static int build_forests(struct crep *x, size_t pi)
         if (!f)
             return error_set(BG_ENOMEM, "out of memory");
         struct figure_arena *a = &f->a;
-        size_t nrows = count + (last ? p->nbackends + 1 : 0);
+        size_t nrows = count + (last ? p->nbackends + 1 + (p->nunaffected > 0) : 0);
         struct forest_row *rows = figure_arena_alloc(a, (nrows + 1) * sizeof(*rows));
         char *head = pair_heading(x, p);
         char suffix[64] = "";
@@ -146,8 +146,11 @@ static int build_forests(struct crep *x, size_t pi)
         for (size_t b = 0; rows && last && b < p->nbackends; b++)
             forest_geomean(a, &rows[count + b], p->backends[b].backend, p->backends[b].ncells,
                            p->backends[b].geomean_ratio);
-        if (rows && last)
-            forest_geomean(a, &rows[count + p->nbackends], "all", p->ngeomean, p->geomean_ratio);
+        if (rows && last) /* overall: the cells the change can affect; the rest apart */
+            forest_geomean(a, &rows[count + p->nbackends], "overall", p->naffected, p->geomean_affected);
+        if (rows && last && p->nunaffected)
+            forest_geomean(a, &rows[count + p->nbackends + 1], "unaffected", p->nunaffected,
+                           p->geomean_unaffected);
         double noise = r->opt.noise;
         f->f = (struct forest){
             .title = head ? figure_arena_printf(a, "%s: ratio of mean ms/step B/A%s", head, suffix) : NULL,
@@ -199,15 +202,6 @@ static int trendfig_draw(struct chart *c, struct chart_rect r, const void *data)
     return trend_draw(c, r, &((const struct trendfig *)data)->t);
 }
 
-/* Whether the pair measured the cell under other conditions than its baseline. */
-static int trend_mismatch(const struct compare_pair *p, const char *id)
-{
-    for (size_t i = 0; i < p->ncells; i++)
-        if (strcmp(p->cells[i].id, id) == 0)
-            return p->cells[i].match == COMPARE_MISMATCH;
-    return 0;
-}
-
 static int build_trends(struct crep *x)
 {
     const struct compare_result *r = x->r;
@@ -242,7 +236,7 @@ static int build_trends(struct crep *x)
                 const struct compare_side *s = &tr->points[j];
                 /* measured under other conditions than the baseline: no
                  * number to join to it (compare gives it no ratio either) */
-                int mismatch = j > 0 && trend_mismatch(&r->pairs[j - 1], tr->id);
+                int mismatch = j > 0 && compare_pair_mismatch(&r->pairs[j - 1], tr->id);
                 int ok = s->nreps && s->status == STATUS_OK && isfinite(s->mean_ms) && !mismatch;
                 v[j] = ok ? s->mean_ms : NAN;
                 lo[j] = ok ? s->ci_lo_ms : NAN;
@@ -352,9 +346,10 @@ static size_t verdict_cells(struct strbuf *sb, const struct compare_pair *p, enu
         const struct compare_cell *c = &p->cells[i];
         if (c->match != COMPARE_MATCHED || c->t.verdict != v)
             continue;
-        strbuf_printf(sb, "%s%s %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%)%s", n++ ? "; " : "", c->id,
+        strbuf_printf(sb, "%s%s %+.1f%% (%.0f%% interval %+.1f%% to %+.1f%%)%s%s%s", n++ ? "; " : "", c->id,
                       (c->t.ratio - 1) * 100, c->t.level * 100, (c->t.ci_lo - 1) * 100, (c->t.ci_hi - 1) * 100,
-                      c->confounded ? ", confounded" : "");
+                      c->confounded ? ", confounded" : "", c->host_changed[0] ? ", host changed: " : "",
+                      c->host_changed);
     }
     return n;
 }
@@ -398,13 +393,27 @@ static void doc_answer(struct doc *d, const struct crep *x)
         size_t ne = changed_components(&env, p);
         if (!slower.buf || !faster.buf || !env.buf)
             d->err = error_set(BG_ENOMEM, "out of memory");
-        doc_paraf(d, ns ? DOC_NOTE : DOC_NORMAL, 0, "[%zu] %s against [0] %s: %s%s%s%s%s%s. %s%s%s", p->run,
+        char overall[160] = "", control[160] = "";
+        if (p->naffected) {
+            crep_speedup_text(p->geomean_affected, overall, sizeof(overall));
+            size_t len = strlen(overall);
+            snprintf(overall + len, sizeof(overall) - len, " over the %zu tested cell%s the change can affect",
+                     p->naffected, p->naffected == 1 ? "" : "s");
+        }
+        if (p->nunaffected) {
+            crep_speedup_text(p->geomean_unaffected, control, sizeof(control));
+            size_t len = strlen(control);
+            snprintf(control + len, sizeof(control) - len, " over the %zu whose environment did not change",
+                     p->nunaffected);
+        }
+        doc_paraf(d, ns ? DOC_NOTE : DOC_NORMAL, 0, "[%zu] %s against [0] %s: %s%s%s%s%s%s. %s%s%s%s%s%s%s%s", p->run,
                   crep_run_name(x, p->run), crep_run_name(x, 0), ns ? "slower: " : "no cell got slower",
                   ns ? slower.buf : "", nf ? (ns ? ". Faster: " : "; faster: ") : "", nf ? faster.buf : "",
                   p->nambiguous ? (ns || nf ? ". Some" : "; some") : "",
                   p->nambiguous ? " cells cannot tell (ambiguous: see the table)" : "",
                   ne ? "What changed that can change performance: " : "Nothing that can change performance changed in the recorded environment",
-                  ne ? env.buf : "", ".");
+                  ne ? env.buf : "", ".", overall[0] ? " Overall speed-up: " : "", overall,
+                  control[0] ? (overall[0] ? "; " : " Speed-up: ") : "", control, overall[0] || control[0] ? "." : "");
         strbuf_free(&slower);
         strbuf_free(&faster);
         strbuf_free(&env);

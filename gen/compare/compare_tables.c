@@ -62,6 +62,9 @@ static char *cell_note(const struct compare_cell *c)
     if (!err && c->drift)
         err = strbuf_printf(&sb, "%sconfounded by machine drift: canary %.4f, B/A / canary %.4f", sb.len ? "; " : "",
                             c->canary_ratio, c->t.ratio / c->canary_ratio);
+    if (!err && c->host_changed[0])
+        err = strbuf_printf(&sb, "%shost changed: %s (nothing else of this cell's changed)", sb.len ? "; " : "",
+                            c->host_changed);
     if (err) {
         strbuf_free(&sb);
         return NULL;
@@ -144,7 +147,9 @@ int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
         err = err ? err : table_set(t, r, 8, vflags, NAN, "%s", v);
         if (!err && bg)
             t->cells[(size_t)r * t->ncols + 8].bg = bg;
-        err = err ? err : table_set(t, r, 9, c->confounded || c->drift ? TC_WARN : 0, NAN, "%s", note);
+        err = err ? err
+                  : table_set(t, r, 9, c->confounded || c->drift || c->host_changed[0] ? TC_WARN : 0, NAN, "%s",
+                              note);
         free(note);
     }
     return err ? err : table_finish(t);
@@ -157,19 +162,22 @@ int compare_tables_geomeans(const struct compare_pair *p, struct table *t)
     for (size_t c = 0; c < 4 && !err; c++)
         err = table_head(t, c, head[c], c > 0);
     t->caption = strdup("Geometric mean of the ratios B/A over the tested cells; the speed-up is its inverse "
-                        "(above 1: this run is faster).");
+                        "(above 1: this run is faster). Overall: the cells the change can affect (their "
+                        "environment changed); unaffected cells (nothing of theirs changed) are a control, "
+                        "not in the overall.");
     if (!t->caption)
         return error_set(BG_ENOMEM, "out of memory");
-    for (size_t k = 0; k <= p->nbackends && !err; k++) {
-        int all = k == p->nbackends;
-        size_t n = all ? p->ngeomean : p->backends[k].ncells;
-        double g = all ? p->geomean_ratio : p->backends[k].geomean_ratio;
+    for (size_t k = 0; k < p->nbackends + 1 + (p->nunaffected > 0) && !err; k++) {
+        int all = k == p->nbackends, control = k > p->nbackends;
+        size_t n = all ? p->naffected : control ? p->nunaffected : p->backends[k].ncells;
+        double g = all ? p->geomean_affected : control ? p->geomean_unaffected : p->backends[k].geomean_ratio;
         long r = table_row(t);
         if (r < 0)
             return (int)r;
         unsigned bold = all ? TC_BOLD : 0;
-        err = all ? table_set(t, r, 0, bold, NAN, "All tested cells")
-                  : table_set(t, r, 0, TC_MONO, NAN, "%s", p->backends[k].backend);
+        err = all       ? table_set(t, r, 0, bold, NAN, "Overall: cells the change can affect")
+              : control ? table_set(t, r, 0, 0, NAN, "Unaffected cells (a control)")
+                        : table_set(t, r, 0, TC_MONO, NAN, "%s", p->backends[k].backend);
         err = err ? err : table_set(t, r, 1, bold, (double)n, "%zu", n);
         if (!err && n && isfinite(g) && g > 0) {
             char sp[64];
@@ -281,7 +289,8 @@ int compare_tables_trend(const struct crep *x, struct table *t)
     const struct compare_result *r = x->r;
     int err = table_init(t, 1 + r->nruns);
     err = err ? err : table_head(t, 0, "Cell", 0);
-    t->caption = strdup("Mean ms/step of each cell in every run; NA: the run has no number for it, and why.");
+    t->caption = strdup("Mean ms/step of each cell in every run; NA: the run has no number for it, and why "
+                        "(mismatch: measured under other conditions than [0]).");
     if (!t->caption && !err)
         err = error_set(BG_ENOMEM, "out of memory");
     for (size_t k = 0; k < r->nruns && !err; k++) {
@@ -297,8 +306,11 @@ int compare_tables_trend(const struct crep *x, struct table *t)
         for (size_t k = 0; k < r->nruns && !err; k++) {
             const struct compare_side *s = &r->trend[i].points[k];
             char buf[64];
-            double v = s->nreps ? crep_side_text(s, 0, buf, sizeof(buf)) : NAN;
-            if (!s->nreps)
+            bool mismatch = k > 0 && compare_pair_mismatch(&r->pairs[k - 1], r->trend[i].id);
+            double v = s->nreps && !mismatch ? crep_side_text(s, 0, buf, sizeof(buf)) : NAN;
+            if (mismatch)
+                snprintf(buf, sizeof(buf), "NA (mismatch)");
+            else if (!s->nreps)
                 snprintf(buf, sizeof(buf), "NA (absent)");
             err = table_set(t, row, 1 + k, isfinite(v) ? 0 : TC_NA, v, "%s", buf);
         }

@@ -17,6 +17,14 @@
 
 /* ---- text ---------------------------------------------------------------- */
 
+bool compare_pair_mismatch(const struct compare_pair *p, const char *id)
+{
+    for (size_t i = 0; i < p->ncells; i++)
+        if (strcmp(p->cells[i].id, id) == 0)
+            return p->cells[i].match == COMPARE_MISMATCH;
+    return false;
+}
+
 const char *compare_match_name(enum compare_match m)
 {
     switch (m) {
@@ -228,6 +236,8 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
         if (c->drift)
             fprintf(out, "  [machine drift: canary %.4f, B/A / canary %.4f]", c->canary_ratio,
                     c->t.ratio / c->canary_ratio);
+        if (c->host_changed[0])
+            fprintf(out, "  [host changed: %s]", c->host_changed);
         fprintf(out, "\n");
     }
     if (p->ncells == 0)
@@ -238,10 +248,14 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
         fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)\n", p->backends[k].backend,
                 p->backends[k].ncells, p->backends[k].ncells == 1 ? " " : "s", p->backends[k].geomean_ratio,
                 1.0 / p->backends[k].geomean_ratio);
-    if (p->ngeomean)
-        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)\n", "all", p->ngeomean,
-                p->ngeomean == 1 ? " " : "s", p->geomean_ratio, 1.0 / p->geomean_ratio);
-    else
+    if (p->naffected)
+        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)  the cells the change can affect\n", "overall",
+                p->naffected, p->naffected == 1 ? " " : "s", p->geomean_affected, 1.0 / p->geomean_affected);
+    if (p->nunaffected)
+        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)  nothing of theirs changed: a control, not in the overall\n",
+                "unaffected", p->nunaffected, p->nunaffected == 1 ? " " : "s", p->geomean_unaffected,
+                1.0 / p->geomean_unaffected);
+    if (!p->ngeomean)
         fprintf(out, "  (no tested cells)\n");
 
     if (p->nconfounded) {
@@ -304,6 +318,8 @@ int compare_write_text(const struct compare_result *r, FILE *out)
             for (size_t k = 0; k < r->nruns; k++) {
                 char buf[32];
                 fmt_side_status_(buf, sizeof(buf), &r->trend[i].points[k]);
+                if (k > 0 && compare_pair_mismatch(&r->pairs[k - 1], r->trend[i].id))
+                    snprintf(buf, sizeof(buf), "mismatch"); /* other conditions: no comparable number */
                 fprintf(out, "  %12s", buf);
             }
             fprintf(out, "\n");

@@ -112,7 +112,8 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
                                        "Processes B", "Noise CV",
                                        "Noise band", "Processes for 5%",
                                        "Too noisy",  "Canary B/A",
-                                       "Machine drift", "Ratio / canary"};
+                                       "Machine drift", "Ratio / canary",
+                                       "Affected",   "Host changed"};
     size_t nh = sizeof(head) / sizeof(*head);
     lxw_row_t hr = 3, r = hr + 1;
     sheet_head(c, ws, x->title, x->method[0], head, nh, hr);
@@ -158,6 +159,8 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
             put_num_or_na(c, ws, r, 29, cell->canary_ratio, c->ratio, "NA (no canary)");
             workbook_put_str(&c->w, ws, r, 30, cell->drift ? "yes" : "no", NULL);
             put_num_or_na(c, ws, r, 31, t->valid ? t->ratio / cell->canary_ratio : NAN, c->ratio, "NA");
+            workbook_put_str(&c->w, ws, r, 32, cell->affected ? "yes" : "no", NULL);
+            workbook_put_str(&c->w, ws, r, 33, cell->host_changed, NULL);
         }
         free(label);
     }
@@ -172,7 +175,8 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     worksheet_set_column(ws, 2, 17, 11, NULL);
     worksheet_set_column(ws, 18, 18, 18, NULL);
     worksheet_set_column(ws, 19, 22, 36, NULL);
-    worksheet_set_column(ws, 23, 31, 12, NULL);
+    worksheet_set_column(ws, 23, 32, 12, NULL);
+    worksheet_set_column(ws, 33, 33, 22, NULL);
     worksheet_freeze_panes(ws, hr + 1, 2);
     if (last > hr)
         worksheet_autofilter(ws, hr, 0, last, (lxw_col_t)(nh - 1));
@@ -188,20 +192,22 @@ static int sheet_geomeans(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     sheet_head(
         c, ws, "Geometric-mean ratio per backend",
         "Geometric mean of B/A over the tested cells; the speed-up is its inverse (above 1: this run is "
-        "faster).",
+        "faster). Overall: the cells the change can affect; unaffected cells are a control, not in it.",
         head, 5, hr);
     for (size_t k = 0; k < x->r->npairs && !c->w.err; k++) {
         const struct compare_pair *p = &x->r->pairs[k];
         char *label = comparison_label(x, p);
         if (!label)
             return c->w.err = error_set(BG_ENOMEM, "out of memory");
-        for (size_t b = 0; b <= p->nbackends; b++, r++) {
-            int all = b == p->nbackends;
-            size_t n = all ? p->ngeomean : p->backends[b].ncells;
-            double g = all ? p->geomean_ratio : p->backends[b].geomean_ratio;
+        for (size_t b = 0; b < p->nbackends + 1 + (p->nunaffected > 0); b++, r++) {
+            int all = b == p->nbackends, control = b > p->nbackends;
+            size_t n = all ? p->naffected : control ? p->nunaffected : p->backends[b].ncells;
+            double g = all ? p->geomean_affected : control ? p->geomean_unaffected : p->backends[b].geomean_ratio;
             int ok = n && g > 0 && isfinite(g);
             workbook_put_str(&c->w, ws, r, 0, label, all ? c->w.bold : NULL);
-            workbook_put_str(&c->w, ws, r, 1, all ? "all tested cells" : p->backends[b].backend,
+            workbook_put_str(&c->w, ws, r, 1,
+                             all ? "overall: cells the change can affect"
+                                 : control ? "unaffected cells (a control)" : p->backends[b].backend,
                              all ? c->w.bold : NULL);
             workbook_put_num(&c->w, ws, r, 2, (double)n, c->w.int0);
             put_num_or_na(c, ws, r, 3, ok ? g : NAN, c->ratio, "NA (no tested cells)");

@@ -45,6 +45,38 @@ T2=$TMP/two
 check "two-run comparison: a forest plot" test -s "$T2/charts/forest-1.png"
 check "two-run comparison: no trend chart" sh -c "! ls '$T2'/charts/trend-* >/dev/null 2>&1"
 
+# ---- the overall speed-up's cells, the host-change flag, the trend's mismatches -----
+# [1]: the numpy cells' environment did not change (a control); mlp/predict
+# moved 15% with only the host changed (bench-a -> bench-b)
+python3 - "$A/compare.json" >"$TMP/scope.out" 2>&1 <<'PY'
+import json, math, sys
+p = json.load(open(sys.argv[1]))["comparisons"][0]
+bad = []
+cells = {c["id"]: c for c in p["cells"]}
+aff = [c for c in p["cells"] if c["tested"] and c["affected"]]
+una = [c for c in p["cells"] if c["tested"] and not c["affected"]]
+if sorted(c["id"] for c in una) != ["mlp/fit/b32/numpy", "mlp/predict/b32/numpy"]:
+    bad.append("unaffected: %s" % [c["id"] for c in una])
+g = math.exp(sum(math.log(c["ratio"]) for c in aff) / len(aff))
+if p["affected"]["cells"] != len(aff) or not math.isclose(p["affected"]["geomean_ratio"], g, rel_tol=1e-12):
+    bad.append("affected geomean %s, want %d cells %.15g" % (p["affected"], len(aff), g))
+if p["unaffected"]["cells"] != 2:
+    bad.append("unaffected %s" % p["unaffected"])
+hosts = {k: c["host_changed"] for k, c in cells.items() if c["host_changed"]}
+if hosts != {"mlp/predict/b32/numpy": "bench-a -> bench-b"}:
+    bad.append("host_changed: %s" % hosts)
+print("\n".join(bad) or "affected %d, unaffected %d, host changed %s" % (len(aff), len(una), hosts))
+sys.exit(1 if bad else 0)
+PY
+rc=$?
+sed 's/^/# /' "$TMP/scope.out"
+check "JSON: overall speed-up over the affected cells, the control apart; a 15% move with only the host changed is flagged" test "$rc" -eq 0
+check "text: the flag on the cell's line" grep -qE '^mlp/predict/b32/numpy .*\[host changed: bench-a -> bench-b\]' "$TMP/a.out"
+check "text: overall and unaffected geometric means" \
+  sh -c "grep -qE '^  overall +5 cells' '$TMP/a.out' && grep -qE '^  unaffected +2 cells' '$TMP/a.out'"
+check "HTML: the flag in the verdict table's note" grep -q 'host changed: bench-a -&gt; bench-b' "$A/compare.html"
+check "text trend: a mismatched cell shows no number" grep -qE '^sam/predict/b1/torch-eager +400\.29 +mismatch ' "$TMP/a.out"
+
 # ---- PDF: pdfinfo, pdftoppm ------------------------------------------------------
 if need pdfinfo && need pdftoppm; then
   pdfinfo "$A/compare.pdf" >"$TMP/pdfinfo.out" 2>&1
@@ -63,6 +95,11 @@ if need pdfinfo && need pdftoppm; then
     pdfinfo "$A/charts/$c.pdf" >/dev/null 2>&1
     check "chart $c.pdf passes pdfinfo" test $? -eq 0
   done
+  if need pdftotext; then
+    pdftotext -layout "$A/compare.pdf" "$TMP/layout.txt"
+    check "PDF: the host-change flag" grep -q 'host changed: bench-a -> bench-b' "$TMP/layout.txt"
+    check "PDF: no cell name breaks at a hyphen (\"torch-\" / \"eager\")" sh -c "! grep -qE '(torch|keras3)-\$' '$TMP/layout.txt'"
+  fi
 fi
 
 # ---- workbook: LibreOffice -> CSV (Verdicts) == compare.json ------------------------
@@ -107,6 +144,8 @@ for r, (run, c) in zip(body, want):
             fail("verdict %r != %r" % (r[col["Verdict"]], c["verdict"]))
     elif not r[col["Ratio B/A"]].startswith("NA ("):
         fail("untested cell has ratio %r (want NA and the reason)" % r[col["Ratio B/A"]])
+    if r[col["Affected"]] != ("yes" if c["affected"] else "no") or r[col["Host changed"]] != (c["host_changed"] or ""):
+        fail("affected %r, host changed %r" % (r[col["Affected"]], r[col["Host changed"]]))
     for cell in r:
         if cell.lower() in ("nan", "inf", "-inf", "#num!", "#value!"):
             fail("cell %r" % cell)
