@@ -448,13 +448,22 @@ static void test_verdict_table_matches_json(void **state)
                                "in baseline, 1 only in this run; 7 confounded; 0 confounded by machine drift."));
     assert_non_null(strstr(md, "5 confounded by machine drift. Drift canary B/A 1.3013"));
     assert_non_null(strstr(md, "MACHINE DRIFT: the drift canary"));
+    /* the overall speed-up is over the affected cells, the control apart,
+     * and the two add up to every tested cell */
     json_t *p0 = json_array_get(pairs, 0), *backends = json_object_get(p0, "backends");
+    json_t *aff = json_object_get(p0, "affected"), *una = json_object_get(p0, "unaffected");
     json_int_t ngeo = 0;
     for (size_t i = 0; i < json_array_size(backends); i++)
         ngeo += json_integer_value(json_object_get(json_array_get(backends, i), "cells"));
-    char g[96];
-    snprintf(g, sizeof(g), "| **All tested cells** | **%d** | **%.4f** |", (int)ngeo,
-             json_real_value(json_object_get(p0, "geomean_ratio")));
+    json_int_t na = json_integer_value(json_object_get(aff, "cells")), nu = json_integer_value(json_object_get(una, "cells"));
+    assert_int_equal(na + nu, ngeo);
+    assert_int_equal(nu, 2);
+    char g[128];
+    snprintf(g, sizeof(g), "| **Overall: cells the change can affect** | **%d** | **%.4f** |", (int)na,
+             json_real_value(json_object_get(aff, "geomean_ratio")));
+    assert_non_null(strstr(md, g));
+    snprintf(g, sizeof(g), "| Unaffected cells (a control) | %d | %.4f |", (int)nu,
+             json_real_value(json_object_get(una, "geomean_ratio")));
     assert_non_null(strstr(md, g));
     /* the result names the slower cells by how much, in words, not as an exit status */
     assert_non_null(strstr(md, "**Result: "));
