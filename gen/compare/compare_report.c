@@ -102,8 +102,8 @@ static void forest_cell(struct figure_arena *a, struct forest_row *row, const st
     row->hi = c->t.ci_hi;
     row->color = verdict_color(c->t.verdict);
     row->value = figure_arena_printf(a, "%.4f [%.4f, %.4f]", c->t.ratio, c->t.ci_lo, c->t.ci_hi);
-    row->tag = figure_arena_printf(a, "%s%s", significance_verdict_name(c->t.verdict),
-                                   c->confounded ? ", confounded" : "");
+    row->tag = figure_arena_printf(a, "%s%s%s", significance_verdict_name(c->t.verdict),
+                                   c->confounded ? ", confounded" : "", c->host_changed[0] ? ", host changed" : "");
 }
 
 static void forest_geomean(struct figure_arena *a, struct forest_row *row, const char *name, size_t n,
