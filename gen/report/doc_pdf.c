@@ -9,9 +9,11 @@
  */
 #include "report/doc_pdf.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "report/tables.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +38,8 @@ struct doc_pdf {
     double y;
     double page_h; /* PAGE_H, or more on a page that holds one tall figure */
     int page;
+    char *held;     /* a heading not drawn yet: it goes down with what follows it */
+    int held_level;
     char footer[400];
     struct strbuf out;
 };
@@ -72,19 +76,24 @@ static void new_page(struct doc_pdf *p)
     }
 }
 
-static void need(struct doc_pdf *p, double h)
+static double heading_size(int level)
 {
-    if (p->y + h > BOTTOM && p->y > MARGIN + 1)
-        new_page(p);
+    return level == 1 ? 20 : level == 2 ? 15 : 11.5;
 }
 
-void doc_pdf_heading(struct doc_pdf *p, const char *text, int level)
+/* The height a heading takes at the cursor: the space above it (none at a
+ * page's top), its text and, for a section, the rule under it. */
+static double heading_height(struct doc_pdf *p, const char *text, int level)
 {
-    double size = level == 1 ? 20 : level == 2 ? 15 : 11.5;
+    double before = level == 1 ? 0 : level == 2 ? 14 : 8, h;
+    chart_text_size(&p->c, CHART_FONT_BOLD, heading_size(level), BODY_W, CHART_WRAP, text, NULL, &h);
+    return (p->y > MARGIN + 1 ? before : 0) + h + (level == 2 ? 8 : 4);
+}
+
+static void draw_heading(struct doc_pdf *p, const char *text, int level)
+{
+    double size = heading_size(level);
     double before = level == 1 ? 0 : level == 2 ? 14 : 8;
-    if (level == 2 && p->y > MARGIN + 1 && p->y > BOTTOM - 160) /* no section heading at a page's foot */
-        new_page(p);
-    need(p, before + size * 1.4 + 40);
     p->y += p->y > MARGIN + 1 ? before : 0;
     double h;
     chart_text_size(&p->c, CHART_FONT_BOLD, size, BODY_W, CHART_WRAP, text, NULL, &h);
@@ -104,6 +113,37 @@ void doc_pdf_heading(struct doc_pdf *p, const char *text, int level)
         cairo_stroke(p->cr);
         p->y += 6;
     }
+}
+
+/* Draws the held heading, if any, on a new page when it and the first h
+ * points of what follows it do not fit on this one: a heading never ends a
+ * page. A section heading also wants 160 points of its section below it. */
+static void release(struct doc_pdf *p, double h)
+{
+    if (!p->held)
+        return;
+    char *text = p->held;
+    int level = p->held_level;
+    p->held = NULL;
+    double after = level == 2 && h < 120 ? 120 : h;
+    if (p->y + heading_height(p, text, level) + after > BOTTOM && p->y > MARGIN + 1)
+        new_page(p);
+    draw_heading(p, text, level);
+    free(text);
+}
+
+static void need(struct doc_pdf *p, double h)
+{
+    release(p, h);
+    if (p->y + h > BOTTOM && p->y > MARGIN + 1)
+        new_page(p);
+}
+
+void doc_pdf_heading(struct doc_pdf *p, const char *text, int level)
+{
+    release(p, 0); /* two headings in a row: the first goes down now */
+    p->held = xstrdup(text);
+    p->held_level = level;
 }
 
 void doc_pdf_paragraph(struct doc_pdf *p, const char *text, enum chart_font f, double size, unsigned color,
@@ -334,11 +374,15 @@ int doc_pdf_figure(struct doc_pdf *p, const struct figure *f)
     double page_h;
     double scale = doc_pdf_figure_scale(f->w, f->h, &page_h);
     double h = f->h * scale;
-    if (page_h > PAGE_H) {
+    /* A figure taller than a page, or one that fills a page and has a heading
+     * to take along: a page of its own, grown by what it holds above the figure. */
+    bool full = p->held && h + 20 + heading_height(p, p->held, p->held_level) > PAGE_H - 2 * MARGIN - FOOTER_H;
+    if (page_h > PAGE_H || full) {
         if (p->y > MARGIN + 1)
             new_page(p);
-        p->page_h = page_h;
-        cairo_pdf_surface_set_size(p->s, PAGE_W, page_h);
+        p->page_h = (page_h > PAGE_H ? page_h : PAGE_H) + (p->held ? heading_height(p, p->held, p->held_level) : 0);
+        cairo_pdf_surface_set_size(p->s, PAGE_W, p->page_h);
+        release(p, 0);
     }
     need(p, h + 20);
     cairo_save(p->cr);
@@ -447,6 +491,7 @@ int doc_pdf_render(struct doc_pdf *p, const struct doc *d)
             break;
         }
     }
+    release(p, 0);
     return err;
 }
 
@@ -485,6 +530,7 @@ int doc_pdf_open(struct doc_pdf **out, const char *title, const char *subject, c
 int doc_pdf_close(struct doc_pdf *p, const char *path)
 {
     int err = 0;
+    release(p, 0);
     draw_footer(p);
     cairo_show_page(p->cr);
     chart_fini(&p->c);

@@ -30,7 +30,9 @@ int doc_pdf_open(struct doc_pdf **out, const char *title, const char *subject, c
 int doc_pdf_close(struct doc_pdf *p, const char *path);
 
 /* level 1: the title; 2: a section (a rule under it, an outline entry, never
- * at a page's foot); 3: a subsection. */
+ * at a page's foot); 3: a subsection. A heading is drawn with what follows it
+ * (the next paragraph, table, code or figure), on a new page when both do not
+ * fit, so no heading ends a page. */
 void doc_pdf_heading(struct doc_pdf *p, const char *text, int level);
 /* Wrapped plain text (never markup); bullet: a "- " list item. */
 void doc_pdf_paragraph(struct doc_pdf *p, const char *text, enum chart_font f, double size, unsigned color,

@@ -69,4 +69,19 @@ check "every chart report.md links was written" test -z "$md_missing"
 check "-q exits 0" test $? -eq 0
 check "-q prints nothing on stdout" test ! -s "$TMP/q.out"
 check "-q prints nothing on stderr" test ! -s "$TMP/q.err"
+# report.pdf: no heading ends a page (a heading goes down with what follows it)
+if command -v pdftotext >/dev/null && command -v pdfinfo >/dev/null || { check "poppler (pdftotext, pdfinfo) is installed" false; false; }; then
+  "$BENCHGEN" report "$PUB" --out "$TMP/pdf" --format pdf,md -j 1 -q >/dev/null 2>&1
+  check "report --format pdf,md exits 0" test $? -eq 0
+  sed -n 's/^##\{1,3\} //p' "$TMP/pdf/report.md" | sed 's/\\//g' | LC_ALL=C sort -u >"$TMP/headings"
+  pages=$(pdfinfo "$TMP/pdf/report.pdf" | sed -n 's/^Pages: *//p')
+  ends=0
+  for i in $(seq 1 "$pages"); do
+    last=$(pdftotext -f "$i" -l "$i" "$TMP/pdf/report.pdf" - | grep -v '^[[:space:]]*$' | grep -v 'benchgen report$' |
+      grep -v '^page [0-9]*$' | tail -1)
+    grep -qxF -- "$last" "$TMP/headings" && { echo "# page $i ends with the heading: $last"; ends=$((ends + 1)); }
+  done
+  check "the headings were read ($(wc -l <"$TMP/headings") of them)" test "$(wc -l <"$TMP/headings")" -ge 10
+  check "no page of report.pdf ($pages pages) ends with a heading" test "$ends" -eq 0
+fi
 finish
