@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #define FIG_W 760.0
-#define MS_FIG_W 1000.0 /* three panels a row */
+#define MS_FIG_W FIG_W /* two panels a row: printed at full size, its text never shrinks (was 1000 pt, three a row, 5.4 pt in the PDF) */
 /* PNG pixels per point: 1,140 px wide summary figures, sharp on a release
  * page; the per-row step-time figures, one per row and hundreds in a large
  * run, at 950 px, which keeps a 1,000-cell report well inside its time */
@@ -110,7 +110,7 @@ static int build_ms_per_step(struct rctx *x)
             "Mean of the timed steps (the published metric), lower is better; whiskers: 95% bootstrap "
             "CI of the mean; outlined: the row's fastest.";
         p->n = count;
-        p->cols = count > 2 ? 3 : count;
+        p->cols = count > 1 ? 2 : count;
         p->bars = figure_arena_alloc(a, count * sizeof(*p->bars));
         const char **ser = figure_arena_alloc(a, g->ncols * sizeof(*ser));
         unsigned *color = figure_arena_alloc(a, g->ncols * sizeof(*color));

@@ -83,5 +83,16 @@ if command -v pdftotext >/dev/null && command -v pdfinfo >/dev/null || { check "
   done
   check "the headings were read ($(wc -l <"$TMP/headings") of them)" test "$(wc -l <"$TMP/headings")" -ge 10
   check "no page of report.pdf ($pages pages) ends with a heading" test "$ends" -eq 0
+  # the ms/step figure prints at full size: its backend labels' boxes are at
+  # least 9.5 pt tall (7 pt text; 7.6 when it was drawn 1000 pt wide and
+  # shrunk to the page, 5.4 pt text)
+  fp=$(for i in $(seq 1 "$pages"); do
+    pdftotext -f "$i" -l "$i" "$TMP/pdf/report.pdf" - | grep -q '^ms/step by backend' && { echo "$i"; break; }; done)
+  minh=$(pdftotext -bbox -f "${fp:-1}" -l "${fp:-1}" "$TMP/pdf/report.pdf" - | python3 -c '
+import re, sys
+hs = [float(b) - float(a) for a, b in re.findall(r"yMin=\"([\d.]+)\" xMax=\"[\d.]+\" yMax=\"([\d.]+)\">PyTorch</word>", sys.stdin.read())]
+print("%.2f" % min(hs) if hs else 0)')
+  check "the ms/step figure (page ${fp:-none}) prints its labels at 7 pt or more (label box ${minh} pt)" \
+    python3 -c "import sys; sys.exit(0 if float('$minh') >= 9.5 else 1)"
 fi
 finish
