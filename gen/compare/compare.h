@@ -39,6 +39,9 @@
 #define COMPARE_JSON_FORMAT "benchgen-compare/1"
 #define COMPARE_EXIT_SLOWER 3
 
+/* a cell that moved this much with only the host changed is flagged (compare.c, "scope") */
+#define COMPARE_HOST_MOVE 0.15
+
 struct compare_options {
     double alpha;         /* default SIGNIFICANCE_ALPHA */
     double noise;         /* fraction; default SIGNIFICANCE_NOISE */
@@ -80,7 +83,7 @@ struct compare_cell {
     char *unintended; /* "huggingface-hub 0.20.3 -> 0.24.0, ..." ("" when not confounded) */
     double canary_ratio; /* this cell's drift canary B/A (geometric means); NAN without canary */
     bool drift;          /* tested, and the comparison's machine drifted: confounded by drift */
-    bool affected;       /* the change can affect it (compare_scope.h) */
+    bool affected;       /* the change can affect it (compare.c, "scope") */
     char host_changed[160]; /* "bench-a -> bench-b": moved >= 15% with only the host changed; "" */
 };
 
@@ -105,7 +108,7 @@ struct compare_pair {
     double geomean_ratio; /* over every tested cell; NAN when none */
     size_t ngeomean;
     /* the overall speed-up's cells: those the change can affect, and the
-     * rest (compare_scope.h); NAN when none */
+     * rest (compare.c, "scope"); NAN when none */
     double geomean_affected, geomean_unaffected;
     size_t naffected, nunaffected;
     /* The drift canary (run/canary.h) over every process of each run that

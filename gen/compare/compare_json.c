@@ -138,7 +138,7 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
     set_(o, "backends", backends, err);
     set_(o, "geomean_ratio", jreal_(p->geomean_ratio), err);
     set_(o, "speedup", jreal_(1.0 / p->geomean_ratio), err);
-    for (int k = 0; k < 2; k++) { /* the overall speed-up's cells, and the rest (compare_scope.h) */
+    for (int k = 0; k < 2; k++) { /* the overall speed-up's cells, and the rest (compare.c, "scope") */
         json_t *g = json_object();
         size_t n = k ? p->nunaffected : p->naffected;
         double ratio = k ? p->geomean_unaffected : p->geomean_affected;
