@@ -159,7 +159,7 @@ layers:
 # Offline: no package installs, no environments, no network (`unshare -n make check`).
 check:
 	$(Q)scripts/check-layers.py
-	$(Q)$(MAKE) --no-print-directory all unit-bins
+	$(Q)$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all unit-bins
 	$(Q)tests/run.sh $(BUILD) --unit
 
 # handle_segv=0: a workload that segfaults must die of SIGSEGV, as it would
