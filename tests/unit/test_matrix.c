@@ -120,6 +120,33 @@ static void test_warmup_precedence(void **state)
     spec_free(s);
 }
 
+/* A cell the plan must hold: its key, method and warm-up steps. */
+struct want_cell {
+    const char *key, *method;
+    int warmup;
+};
+
+/* Checks each wanted cell's method and warm-up. in_order: the plan holds
+ * exactly these cells, in this order; else each is looked up by key. */
+static void expect_cells(const struct matrix *m, const struct want_cell *want, size_t n, int in_order)
+{
+    if (in_order)
+        assert_int_equal(m->ncells, n);
+    for (size_t i = 0; i < n; i++) {
+        const struct cell *c = NULL;
+        if (in_order)
+            c = &m->cells[i];
+        else
+            for (size_t k = 0; k < m->ncells; k++)
+                if (strcmp(m->cells[k].key, want[i].key) == 0)
+                    c = &m->cells[k];
+        assert_non_null(c);
+        if (strcmp(c->key, want[i].key) || strcmp(c->method, want[i].method) || c->warmup != want[i].warmup)
+            fail_msg("cell %zu: %s %s warmup %d, want %s %s %d", i, c->key, c->method, c->warmup, want[i].key,
+                     want[i].method, want[i].warmup);
+    }
+}
+
 /* method: row, then the spec's per-backend map, then the spec's (default
  * corrected); published gives native PyTorch 2 warm-up steps, as the
  * original's scripts ran, unless the spec says otherwise. */
@@ -136,26 +163,14 @@ static void test_method_precedence(void **state)
                            "  - {model: sam, task: fit, batch: 1, method: published, warmup: 5}\n");
     struct matrix m;
     assert_int_equal(matrix_expand(&m, s, NULL), 0);
-    static const struct {
-        const char *key, *method;
-        int warmup;
-    } want[] = {
+    static const struct want_cell want[] = {
         {"bert/fit/b8/torch-eager", "published", 2},     {"bert/fit/b8/torch-compiled", "published", 2},
         {"bert/fit/b8/keras3-jax", "published", 3},      {"bert/fit/b8/numpy", "corrected", 1},
         {"bert/predict/b8/torch-eager", "corrected", 1}, {"bert/predict/b8/torch-compiled", "corrected", 2},
         {"bert/predict/b8/keras3-jax", "corrected", 3},  {"bert/predict/b8/numpy", "corrected", 1},
         {"sam/fit/b1/torch-eager", "published", 5},      {"sam/fit/b1/numpy", "published", 5},
     };
-    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-        const struct cell *c = NULL;
-        for (size_t k = 0; k < m.ncells; k++)
-            if (strcmp(m.cells[k].key, want[i].key) == 0)
-                c = &m.cells[k];
-        assert_non_null(c);
-        if (strcmp(c->method, want[i].method) != 0 || c->warmup != want[i].warmup)
-            fail_msg("%s: method %s warmup %d, want %s %d", want[i].key, c->method, c->warmup, want[i].method,
-                     want[i].warmup);
-    }
+    expect_cells(&m, want, sizeof(want) / sizeof(want[0]), 0);
     matrix_free(&m);
     spec_free(s);
 
@@ -191,23 +206,14 @@ static void test_method_both(void **state)
                            "backends: [numpy]}\n");
     struct matrix m;
     assert_int_equal(matrix_expand(&m, s, NULL), 0);
-    static const struct {
-        const char *key, *method;
-        int warmup;
-    } want[] = {
+    static const struct want_cell want[] = {
         {"bert/fit/b8/torch-eager@published", "published", 2}, {"bert/fit/b8/torch-eager@corrected", "corrected", 1},
         {"bert/fit/b8/numpy", "corrected", 1},                 {"sam/fit/b1/numpy@corrected", "corrected", 1},
         {"sam/fit/b1/numpy@published", "published", 1},     {"bert/fit/b8/torch-eager@published#r2", "published", 2},
         {"bert/fit/b8/torch-eager@corrected#r2", "corrected", 1}, {"bert/fit/b8/numpy#r2", "corrected", 1},
         {"sam/fit/b1/numpy@corrected#r2", "corrected", 1},     {"sam/fit/b1/numpy@published#r2", "published", 1},
     };
-    assert_int_equal(m.ncells, sizeof(want) / sizeof(want[0]));
-    for (size_t i = 0; i < m.ncells; i++) {
-        const struct cell *c = &m.cells[i];
-        if (strcmp(c->key, want[i].key) || strcmp(c->method, want[i].method) || c->warmup != want[i].warmup)
-            fail_msg("cell %zu: %s %s warmup %d, want %s %s %d", i, c->key, c->method, c->warmup, want[i].key,
-                     want[i].method, want[i].warmup);
-    }
+    expect_cells(&m, want, sizeof(want) / sizeof(want[0]), 1);
     matrix_free(&m);
     assert_int_equal(matrix_expand(&m, s, "key=bert/fit/b8/torch-eager"), 0);
     assert_int_equal(m.ncells, 4); /* both methods, both repeats */
