@@ -81,20 +81,25 @@ static double heading_size(int level)
     return level == 1 ? 20 : level == 2 ? 15 : 11.5;
 }
 
+/* The space above a heading, below what precedes it on its page. */
+static double heading_before(int level)
+{
+    return level == 1 ? 0 : level == 2 ? 14 : 8;
+}
+
 /* The height a heading takes at the cursor: the space above it (none at a
  * page's top), its text and, for a section, the rule under it. */
 static double heading_height(struct doc_pdf *p, const char *text, int level)
 {
-    double before = level == 1 ? 0 : level == 2 ? 14 : 8, h;
+    double h;
     chart_text_size(&p->c, CHART_FONT_BOLD, heading_size(level), BODY_W, CHART_WRAP, text, NULL, &h);
-    return (p->y > MARGIN + 1 ? before : 0) + h + (level == 2 ? 8 : 4);
+    return (p->y > MARGIN + 1 ? heading_before(level) : 0) + h + (level == 2 ? 8 : 4);
 }
 
 static void draw_heading(struct doc_pdf *p, const char *text, int level)
 {
     double size = heading_size(level);
-    double before = level == 1 ? 0 : level == 2 ? 14 : 8;
-    p->y += p->y > MARGIN + 1 ? before : 0;
+    p->y += p->y > MARGIN + 1 ? heading_before(level) : 0;
     double h;
     chart_text_size(&p->c, CHART_FONT_BOLD, size, BODY_W, CHART_WRAP, text, NULL, &h);
     chart_rgb(&p->c, CHART_INK);
