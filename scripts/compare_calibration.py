@@ -128,8 +128,12 @@ def main():
         return ["%s-%d" % (prefix, k) for k in range(1, n + 1)
                 if os.path.exists(os.path.join(d, "%s-%d.done" % (prefix, k)))]
 
-    def cmp_of(name):
-        return compare(o.benchgen, os.path.join(d, name, "a"), os.path.join(d, name, "b"))
+    compared = {}
+
+    def cmp_of(name):  # each run is compared once, however many rows read it
+        if name not in compared:
+            compared[name] = compare(o.benchgen, os.path.join(d, name, "a"), os.path.join(d, name, "b"))
+        return compared[name]
 
     # False alarms: every A/A comparison, NumPy and frameworks, then together.
     def cells_label(names):  # what the runs really hold: "6 cells: torch-eager"
