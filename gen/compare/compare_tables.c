@@ -4,6 +4,7 @@
 #include "compare/compare_tables.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -44,57 +45,56 @@ static char *cell_note(const struct compare_cell *c)
 {
     struct strbuf sb = {0};
     char detail[200];
-    int err = strbuf_append(&sb, "", 0);
+    strbuf_append(&sb, "", 0);
     if (c->match == COMPARE_MISMATCH)
-        err = err ? err : strbuf_puts(&sb, c->mismatch);
+        strbuf_puts(&sb, c->mismatch);
     else if (c->t.verdict == SIGNIFICANCE_AMBIGUOUS)
-        err = err ? err : strbuf_puts(&sb, c->t.why);
+        strbuf_puts(&sb, c->t.why);
     if (c->match == COMPARE_MATCHED && c->t.verdict == SIGNIFICANCE_NONE) {
-        for (int side = 0; side < 2 && !err; side++) {
+        for (int side = 0; side < 2; side++) {
             side_detail(side ? &c->b : &c->a, detail, sizeof(detail));
             if (detail[0])
-                err = strbuf_printf(&sb, "%s%s: %s", sb.len ? "; " : "", side ? "this run" : "baseline",
-                                    detail);
+                strbuf_printf(&sb, "%s%s: %s", sb.len ? "; " : "", side ? "this run" : "baseline", detail);
         }
     }
-    if (!err && c->confounded)
-        err = strbuf_printf(&sb, "%sconfounded: %s", sb.len ? "; " : "", c->unintended);
-    if (!err && c->drift)
-        err = strbuf_printf(&sb, "%sconfounded by machine drift: canary %.4f, B/A / canary %.4f", sb.len ? "; " : "",
-                            c->canary_ratio, c->t.ratio / c->canary_ratio);
-    if (!err && c->host_changed[0])
-        err = strbuf_printf(&sb, "%shost changed: %s (nothing else of this cell's changed)", sb.len ? "; " : "",
-                            c->host_changed);
-    if (err) {
-        strbuf_free(&sb);
-        return NULL;
-    }
-    return strbuf_detach(&sb);
+    if (c->confounded)
+        strbuf_printf(&sb, "%sconfounded: %s", sb.len ? "; " : "", c->unintended);
+    if (c->drift)
+        strbuf_printf(&sb, "%sconfounded by machine drift: canary %.4f, B/A / canary %.4f", sb.len ? "; " : "",
+                      c->canary_ratio, c->t.ratio / c->canary_ratio);
+    if (c->host_changed[0])
+        strbuf_printf(&sb, "%shost changed: %s (nothing else of this cell's changed)", sb.len ? "; " : "",
+                      c->host_changed);
+    return strbuf_detach(&sb); /* NULL: a format that did not expand */
 }
 
 
 /* ---- tables ------------------------------------------------------------------ */
 
+/* A table of n columns named head, numeric where numeric[c] (NULL: none). */
+static void head_table(struct table *t, size_t n, const char *const head[], const int numeric[])
+{
+    table_init(t, n);
+    for (size_t c = 0; c < n; c++)
+        table_head(t, c, head[c], numeric ? numeric[c] : 0);
+}
+
 int compare_tables_runs(const struct crep *x, struct table *t)
 {
     static const char *const head[] = {"#", "Run", "Role", "Created (UTC)", "benchgen", "Command line"};
-    int err = table_init(t, 6);
-    for (size_t c = 0; c < 6 && !err; c++)
-        err = table_head(t, c, head[c], c == 0);
-    for (size_t k = 0; k < x->r->nruns && !err; k++) {
+    static const int numeric[] = {1, 0, 0, 0, 0, 0};
+    head_table(t, 6, head, numeric);
+    for (size_t k = 0; k < x->r->nruns; k++) {
         const struct rundata *rd = x->r->runs[k];
-        long r = table_row(t);
-        if (r < 0)
-            return (int)r;
-        if ((err = table_set(t, r, 0, 0, (double)k, "%zu", k)) < 0 ||
-            (err = table_set(t, r, 1, 0, NAN, "%s", rd->name)) < 0 ||
-            (err = table_set(t, r, 2, 0, NAN, "%s", k ? "compared with [0]" : "baseline")) < 0 ||
-            (err = table_set(t, r, 3, 0, NAN, "%s", rd->created_utc)) < 0 ||
-            (err = table_set(t, r, 4, TC_MONO, NAN, "%s (%s)", rd->benchgen_version, rd->git_commit)) < 0 ||
-            (err = table_set(t, r, 5, TC_MONO, NAN, "%s", rd->command_line)) < 0)
-            return err;
+        size_t r = table_row(t);
+        table_set(t, r, 0, 0, (double)k, "%zu", k);
+        table_set(t, r, 1, 0, NAN, "%s", rd->name);
+        table_set(t, r, 2, 0, NAN, "%s", k ? "compared with [0]" : "baseline");
+        table_set(t, r, 3, 0, NAN, "%s", rd->created_utc);
+        table_set(t, r, 4, TC_MONO, NAN, "%s (%s)", rd->benchgen_version, rd->git_commit);
+        table_set(t, r, 5, TC_MONO, NAN, "%s", rd->command_line);
     }
-    return err ? err : table_finish(t);
+    return table_finish(t);
 }
 
 int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
@@ -102,108 +102,100 @@ int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
     static const char *const head[] = {"Cell",  "A ms/step", "B ms/step", "Processes A/B", "Noise (CV)",
                                        "B/A",   "95% CI",    "q (BH)",    "Verdict",       "Note"};
     static const int numeric[] = {0, 1, 1, 1, 1, 1, 1, 1, 0, 0};
-    int err = table_init(t, 10);
-    for (size_t c = 0; c < 10 && !err; c++)
-        err = table_head(t, c, head[c], numeric[c]);
-    for (size_t i = 0; i < p->ncells && !err; i++) {
+    head_table(t, 10, head, numeric);
+    for (size_t i = 0; i < p->ncells; i++) {
         const struct compare_cell *c = &p->cells[i];
         char a[64], b[64], why[96], v[128];
-        long r = table_row(t);
-        if (r < 0)
-            return (int)r;
+        size_t r = table_row(t);
         double va = crep_side_text(&c->a, 1, a, sizeof(a)), vb = crep_side_text(&c->b, 0, b, sizeof(b));
         compare_verdict_text(v, sizeof(v), c);
-        char *note = cell_note(c);
-        if (!note)
-            return error_set(BG_ENOMEM, "out of memory");
-        err = table_set(t, r, 0, TC_MONO, NAN, "%s", c->id);
-        err = err ? err : table_set(t, r, 1, isfinite(va) ? 0 : TC_NA, va, "%s", a);
-        err = err ? err : table_set(t, r, 2, isfinite(vb) ? 0 : TC_NA, vb, "%s", b);
-        if (!err && c->t.valid) {
+        table_set(t, r, 0, TC_MONO, NAN, "%s", c->id);
+        table_set(t, r, 1, isfinite(va) ? 0 : TC_NA, va, "%s", a);
+        table_set(t, r, 2, isfinite(vb) ? 0 : TC_NA, vb, "%s", b);
+        if (c->t.valid) {
             bool few = c->t.groups_a < SIGNIFICANCE_MIN_PROCESSES || c->t.groups_b < SIGNIFICANCE_MIN_PROCESSES;
-            err = table_set(t, r, 3, few ? TC_WARN : 0, NAN, "%zu/%zu", c->t.groups_a, c->t.groups_b);
-            if (!err && isfinite(c->t.cv_process))
-                err = table_set(t, r, 4, c->t.too_noisy ? TC_WARN : 0, c->t.cv_process * 100.0, "%.1f%%%s",
-                                c->t.cv_process * 100.0, c->t.too_noisy ? " (too noisy for 5%)" : "");
-            else if (!err)
-                err = table_set(t, r, 4, TC_NA, NAN, "NA (fewer than 2 processes a side)");
-            err = err ? err : table_set(t, r, 5, 0, c->t.ratio, "%.4f", c->t.ratio);
-            err = err ? err : table_set(t, r, 6, 0, NAN, "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
-            if (!err && isfinite(c->t.p_adj))
-                err = c->t.p_adj < 1e-4 ? table_set(t, r, 7, 0, c->t.p_adj, "%.1e", c->t.p_adj)
-                                        : table_set(t, r, 7, 0, c->t.p_adj, "%.4f", c->t.p_adj);
-            else if (!err)
-                err = table_set(t, r, 7, TC_NA, NAN, "NA");
-        } else if (!err) {
+            table_set(t, r, 3, few ? TC_WARN : 0, NAN, "%zu/%zu", c->t.groups_a, c->t.groups_b);
+            if (isfinite(c->t.cv_process))
+                table_set(t, r, 4, c->t.too_noisy ? TC_WARN : 0, c->t.cv_process * 100.0, "%.1f%%%s",
+                          c->t.cv_process * 100.0, c->t.too_noisy ? " (too noisy for 5%)" : "");
+            else
+                table_set(t, r, 4, TC_NA, NAN, "NA (fewer than 2 processes a side)");
+            table_set(t, r, 5, 0, c->t.ratio, "%.4f", c->t.ratio);
+            table_set(t, r, 6, 0, NAN, "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
+            if (isfinite(c->t.p_adj) && c->t.p_adj < 1e-4)
+                table_set(t, r, 7, 0, c->t.p_adj, "%.1e", c->t.p_adj);
+            else if (isfinite(c->t.p_adj))
+                table_set(t, r, 7, 0, c->t.p_adj, "%.4f", c->t.p_adj);
+            else
+                table_set(t, r, 7, TC_NA, NAN, "NA");
+        } else {
             crep_untested_reason(c, why, sizeof(why));
-            err = table_set(t, r, 3, TC_NA, NAN, "NA");
-            err = err ? err : table_set(t, r, 4, TC_NA, NAN, "NA");
-            err = err ? err : table_set(t, r, 5, TC_NA, NAN, "NA (%s)", why);
-            err = err ? err : table_set(t, r, 6, TC_NA, NAN, "NA");
-            err = err ? err : table_set(t, r, 7, TC_NA, NAN, "NA");
+            table_set(t, r, 3, TC_NA, NAN, "NA");
+            table_set(t, r, 4, TC_NA, NAN, "NA");
+            table_set(t, r, 5, TC_NA, NAN, "NA (%s)", why);
+            table_set(t, r, 6, TC_NA, NAN, "NA");
+            table_set(t, r, 7, TC_NA, NAN, "NA");
         }
         unsigned bg = c->match == COMPARE_MATCHED ? verdict_bg(c->t.verdict) : 0;
         unsigned vflags = c->t.verdict == SIGNIFICANCE_NONE ? TC_NA : bg ? TC_HEAT : 0;
-        err = err ? err : table_set(t, r, 8, vflags, NAN, "%s", v);
-        if (!err && bg)
-            t->cells[(size_t)r * t->ncols + 8].bg = bg;
-        err = err ? err
-                  : table_set(t, r, 9, c->confounded || c->drift || c->host_changed[0] ? TC_WARN : 0, NAN, "%s",
-                              note);
+        table_set(t, r, 8, vflags, NAN, "%s", v);
+        if (bg)
+            t->cells[r * t->ncols + 8].bg = bg;
+        char *note = cell_note(c);
+        if (!note && !t->err)
+            t->err = error_set(BG_EGENERIC, "compare: the note of %s could not be formatted", c->id);
+        table_set(t, r, 9, c->confounded || c->drift || c->host_changed[0] ? TC_WARN : 0, NAN, "%s",
+                  note ? note : "");
         free(note);
     }
-    return err ? err : table_finish(t);
+    return table_finish(t);
 }
 
 int compare_tables_geomeans(const struct compare_pair *p, struct table *t)
 {
     static const char *const head[] = {"Backend", "Tested cells", "Geomean B/A", "Speed-up (A/B)"};
-    int err = table_init(t, 4);
-    for (size_t c = 0; c < 4 && !err; c++)
-        err = table_head(t, c, head[c], c > 0);
-    t->caption = strdup("Geometric mean of the ratios B/A over the tested cells; the speed-up is its inverse "
-                        "(above 1: this run is faster). Overall: the cells the change can affect (their "
-                        "environment changed); unaffected cells (nothing of theirs changed) are a control, "
-                        "not in the overall.");
-    if (!t->caption)
-        return error_set(BG_ENOMEM, "out of memory");
-    for (size_t k = 0; k < p->nbackends + 1 + (p->nunaffected > 0) && !err; k++) {
+    static const int numeric[] = {0, 1, 1, 1};
+    head_table(t, 4, head, numeric);
+    t->caption = xstrdup("Geometric mean of the ratios B/A over the tested cells; the speed-up is its inverse "
+                         "(above 1: this run is faster). Overall: the cells the change can affect (their "
+                         "environment changed); unaffected cells (nothing of theirs changed) are a control, "
+                         "not in the overall.");
+    for (size_t k = 0; k < p->nbackends + 1 + (p->nunaffected > 0); k++) {
         int all = k == p->nbackends, control = k > p->nbackends;
         size_t n = all ? p->naffected : control ? p->nunaffected : p->backends[k].ncells;
         double g = all ? p->geomean_affected : control ? p->geomean_unaffected : p->backends[k].geomean_ratio;
-        long r = table_row(t);
-        if (r < 0)
-            return (int)r;
+        size_t r = table_row(t);
         unsigned bold = all ? TC_BOLD : 0;
-        err = all       ? table_set(t, r, 0, bold, NAN, "Overall: cells the change can affect")
-              : control ? table_set(t, r, 0, 0, NAN, "Unaffected cells (a control)")
-                        : table_set(t, r, 0, TC_MONO, NAN, "%s", p->backends[k].backend);
-        err = err ? err : table_set(t, r, 1, bold, (double)n, "%zu", n);
-        if (!err && n && isfinite(g) && g > 0) {
+        if (all)
+            table_set(t, r, 0, bold, NAN, "Overall: cells the change can affect");
+        else if (control)
+            table_set(t, r, 0, 0, NAN, "Unaffected cells (a control)");
+        else
+            table_set(t, r, 0, TC_MONO, NAN, "%s", p->backends[k].backend);
+        table_set(t, r, 1, bold, (double)n, "%zu", n);
+        if (n && isfinite(g) && g > 0) {
             char sp[64];
             crep_speedup_text(g, sp, sizeof(sp));
-            err = table_set(t, r, 2, bold, g, "%.4f", g);
-            err = err ? err : table_set(t, r, 3, bold, 1.0 / g, "%s", sp);
-        } else if (!err) {
-            err = table_set(t, r, 2, TC_NA, NAN, "NA (no tested cells)");
-            err = err ? err : table_set(t, r, 3, TC_NA, NAN, "NA (no tested cells)");
+            table_set(t, r, 2, bold, g, "%.4f", g);
+            table_set(t, r, 3, bold, 1.0 / g, "%s", sp);
+        } else {
+            table_set(t, r, 2, TC_NA, NAN, "NA (no tested cells)");
+            table_set(t, r, 3, TC_NA, NAN, "NA (no tested cells)");
         }
     }
-    return err ? err : table_finish(t);
+    return table_finish(t);
 }
 
-static int env_row(struct table *t, const char *scope, const struct compare_change *ch,
-                   const struct compare_pair *p)
+static void env_row(struct table *t, const char *scope, const struct compare_change *ch,
+                    const struct compare_pair *p)
 {
-    long r = table_row(t);
-    if (r < 0)
-        return (int)r;
+    size_t r = table_row(t);
     const char *tag = crep_change_tag(ch, p);
-    int err = table_set(t, r, 0, 0, NAN, "%s", scope);
-    err = err ? err : table_set(t, r, 1, TC_MONO, NAN, "%s", ch->key);
-    err = err ? err : table_set(t, r, 2, ch->a ? TC_MONO : TC_NA, NAN, "%s", ch->a ? ch->a : "(none)");
-    err = err ? err : table_set(t, r, 3, ch->b ? TC_MONO : TC_NA, NAN, "%s", ch->b ? ch->b : "(none)");
-    return err ? err : table_set(t, r, 4, strcmp(tag, "NOT intended") ? 0 : TC_WARN, NAN, "%s", tag);
+    table_set(t, r, 0, 0, NAN, "%s", scope);
+    table_set(t, r, 1, TC_MONO, NAN, "%s", ch->key);
+    table_set(t, r, 2, ch->a ? TC_MONO : TC_NA, NAN, "%s", ch->a ? ch->a : "(none)");
+    table_set(t, r, 3, ch->b ? TC_MONO : TC_NA, NAN, "%s", ch->b ? ch->b : "(none)");
+    table_set(t, r, 4, strcmp(tag, "NOT intended") ? 0 : TC_WARN, NAN, "%s", tag);
 }
 
 /* Whether a side recorded its environment (a cell that failed early has none). */
@@ -239,14 +231,12 @@ static bool same_changes(const struct compare_cell *x, const struct compare_cell
 int compare_tables_envs(const struct compare_pair *p, struct table *t)
 {
     static const char *const head[] = {"Scope", "Key", "Baseline", "This run", "Counted / intended"};
-    bool *done = calloc(p->ncells + 1, sizeof(*done));
+    bool *done = xcalloc(p->ncells + 1, sizeof(*done));
     struct strbuf scope = {0};
-    int err = done ? table_init(t, 5) : error_set(BG_ENOMEM, "out of memory");
-    for (size_t c = 0; c < 5 && !err; c++)
-        err = table_head(t, c, head[c], 0);
-    for (size_t i = 0; i < p->nenv && !err; i++)
-        err = env_row(t, "whole run", &p->env[i], p);
-    for (size_t i = 0; i < p->ncells && !err; i++) {
+    head_table(t, 5, head, NULL);
+    for (size_t i = 0; i < p->nenv; i++)
+        env_row(t, "whole run", &p->env[i], p);
+    for (size_t i = 0; i < p->ncells; i++) {
         const struct compare_cell *c = &p->cells[i];
         if (done[i] || c->a.nreps == 0 || c->b.nreps == 0)
             continue;
@@ -255,55 +245,48 @@ int compare_tables_envs(const struct compare_pair *p, struct table *t)
             if (!done[j] && p->cells[j].a.nreps && p->cells[j].b.nreps && same_changes(c, &p->cells[j]))
                 count++;
         strbuf_free(&scope);
-        err = strbuf_printf(&scope, "%zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s",
-                            c->a.reps[0]->env, c->b.reps[0]->env);
-        for (size_t j = i, shown = 0; j < p->ncells && !err; j++) {
+        strbuf_printf(&scope, "%zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s", c->a.reps[0]->env,
+                      c->b.reps[0]->env);
+        for (size_t j = i, shown = 0; j < p->ncells; j++) {
             if (done[j] || !p->cells[j].a.nreps || !p->cells[j].b.nreps || !same_changes(c, &p->cells[j]))
                 continue;
             done[j] = true;
-            err = strbuf_printf(&scope, "%s %s", shown++ ? "," : "", p->cells[j].id);
+            strbuf_printf(&scope, "%s %s", shown++ ? "," : "", p->cells[j].id);
         }
-        for (size_t k = 0; k < c->nchanges && !err; k++) /* the scope once, on its group's first row */
-            err = env_row(t, k ? "" : scope.buf, &c->changes[k], p);
-        if (!err && c->nchanges == 0) {
-            long r = table_row(t);
-            if (r < 0) {
-                err = (int)r;
-                break;
-            }
-            err = table_set(t, r, 0, 0, NAN, "%s", scope.buf);
-            err = err ? err
-                      : table_set(t, r, 1, TC_NA, NAN, "%s",
-                                  env_recorded(&c->a) && env_recorded(&c->b)
-                                      ? "(no differences)"
-                                      : "(environment not recorded on a side)");
+        if (strbuf_error(&scope) && !t->err)
+            t->err = strbuf_error(&scope);
+        const char *text = scope.buf ? scope.buf : "";
+        for (size_t k = 0; k < c->nchanges; k++) /* the scope once, on its group's first row */
+            env_row(t, k ? "" : text, &c->changes[k], p);
+        if (c->nchanges == 0) {
+            size_t r = table_row(t);
+            table_set(t, r, 0, 0, NAN, "%s", text);
+            table_set(t, r, 1, TC_NA, NAN, "%s",
+                      env_recorded(&c->a) && env_recorded(&c->b) ? "(no differences)"
+                                                                 : "(environment not recorded on a side)");
         }
     }
     strbuf_free(&scope);
     free(done);
-    return err ? err : table_finish(t);
+    return table_finish(t);
 }
 
 int compare_tables_trend(const struct crep *x, struct table *t)
 {
     const struct compare_result *r = x->r;
-    int err = table_init(t, 1 + r->nruns);
-    err = err ? err : table_head(t, 0, "Cell", 0);
-    t->caption = strdup("Mean ms/step of each cell in every run; NA: the run has no number for it, and why "
-                        "(mismatch: measured under other conditions than [0]).");
-    if (!t->caption && !err)
-        err = error_set(BG_ENOMEM, "out of memory");
-    for (size_t k = 0; k < r->nruns && !err; k++) {
-        char *h = util_printf("[%zu] %s", k, crep_run_name(x, k));
-        err = h ? table_head(t, 1 + k, h, 1) : error_set(BG_ENOMEM, "out of memory");
+    table_init(t, 1 + r->nruns);
+    table_head(t, 0, "Cell", 0);
+    t->caption = xstrdup("Mean ms/step of each cell in every run; NA: the run has no number for it, and why "
+                         "(mismatch: measured under other conditions than [0]).");
+    for (size_t k = 0; k < r->nruns; k++) {
+        char *h = xprintf("[%zu] %s", k, crep_run_name(x, k));
+        table_head(t, 1 + k, h, 1);
         free(h);
     }
-    for (size_t i = 0; i < r->ntrend && !err; i++) {
-        long row = table_row(t);
-        if (row < 0)
-            return (int)row;
-        err = table_set(t, row, 0, TC_MONO, NAN, "%s", r->trend[i].id);
-        for (size_t k = 0; k < r->nruns && !err; k++) {
+    for (size_t i = 0; i < r->ntrend; i++) {
+        size_t row = table_row(t);
+        table_set(t, row, 0, TC_MONO, NAN, "%s", r->trend[i].id);
+        for (size_t k = 0; k < r->nruns; k++) {
             const struct compare_side *s = &r->trend[i].points[k];
             char buf[64];
             bool mismatch = k > 0 && compare_pair_mismatch(&r->pairs[k - 1], r->trend[i].id);
@@ -312,9 +295,8 @@ int compare_tables_trend(const struct crep *x, struct table *t)
                 snprintf(buf, sizeof(buf), "NA (mismatch)");
             else if (!s->nreps)
                 snprintf(buf, sizeof(buf), "NA (absent)");
-            err = table_set(t, row, 1 + k, isfinite(v) ? 0 : TC_NA, v, "%s", buf);
+            table_set(t, row, 1 + k, isfinite(v) ? 0 : TC_NA, v, "%s", buf);
         }
     }
-    return err ? err : table_finish(t);
+    return table_finish(t);
 }
-

@@ -6,7 +6,8 @@
  * prints them; a cell without a verdict says why, never shows a ratio.
  *
  * Each fills t (a fresh table the caller releases with table_free(), also
- * after an error) and returns 0 or BG_ENOMEM.
+ * after an error) and returns table_finish()'s result: 0, or the table's
+ * first error (report/tables.h).
  */
 #ifndef BENCHGEN_COMPARE_TABLES_H
 #define BENCHGEN_COMPARE_TABLES_H

@@ -121,6 +121,9 @@ void doc_warning(struct doc *d, const char *key, const char *text) { add(d, DOC_
 
 void doc_table(struct doc *d, struct table *t, double size)
 {
+    int err = table_finish(t);
+    if (err && !d->err)
+        d->err = err;
     struct doc_block *b = add(d, DOC_TABLE, NULL, NULL);
     if (b) {
         b->table = *t;

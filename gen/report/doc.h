@@ -95,7 +95,9 @@ void doc_paraf(struct doc *d, enum doc_style style, unsigned flags, const char *
     __attribute__((format(printf, 4, 5)));
 void doc_paras(struct doc *d, char **paras, size_t n);
 void doc_warning(struct doc *d, const char *key, const char *text);
-/* Takes t over (t is zeroed): the document frees it. size: the PDF's font size. */
+/* Takes t over (t is zeroed): the document frees it. Finishes t
+ * (table_finish) first; a table's first error becomes the document's.
+ * size: the PDF's font size. */
 void doc_table(struct doc *d, struct table *t, double size);
 /* flags: DOC_MDHEAD. */
 void doc_figure(struct doc *d, size_t index, unsigned flags);

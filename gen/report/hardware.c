@@ -5,6 +5,7 @@
 #include "report/hardware.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "charts/chart.h"
 #include "run/peaks.h"
 
@@ -95,60 +96,56 @@ int hardware_table(const struct rctx *x, struct table *t)
     size_t any = 0;
     for (size_t i = 0; i < x->rd->ncells; i++)
         any += cell_ok(&x->rd->cells[i]) && has_hardware_facts(&x->rd->cells[i]);
-    int err = table_init(t, any ? 10 : 0);
-    if (err || !any)
-        return err ? err : table_finish(t);
-    if (!(t->caption = strdup("Hardware use per cell: achieved FLOP/s and model FLOPs utilisation against the "
-                              "device's dense peak for the cell's dtype, GPU energy per timed step, share of "
-                              "the timed steps with throttled clocks, peak GPU memory, and CPU time taken by "
-                              "processes outside benchgen while the cell ran (docs/GPU.md).")))
-        return error_set(BG_ENOMEM, "out of memory");
-    for (size_t c = 0; c < 10 && !err; c++)
-        err = table_head(t, c, head[c], numeric[c]);
-    for (size_t i = 0; i < x->rd->ncells && !err; i++) {
+    table_init(t, any ? 10 : 0);
+    if (!any)
+        return table_finish(t);
+    t->caption = xstrdup("Hardware use per cell: achieved FLOP/s and model FLOPs utilisation against the "
+                         "device's dense peak for the cell's dtype, GPU energy per timed step, share of "
+                         "the timed steps with throttled clocks, peak GPU memory, and CPU time taken by "
+                         "processes outside benchgen while the cell ran (docs/GPU.md).");
+    for (size_t c = 0; c < 10; c++)
+        table_head(t, c, head[c], numeric[c]);
+    for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
         if (!cell_ok(c) || !has_hardware_facts(c))
             continue;
-        long r = table_row(t);
-        if (r < 0)
-            return (int)r;
+        size_t r = table_row(t);
         double tflops, mfu, gflop = fact_num(c, "flops.per_step") / 1e9;
         char peak[160], v[64];
         hardware_mfu(x->rd, c, &tflops, &mfu, peak, sizeof(peak));
         const char *dev = fact(c, "gpu.name");
-        err = table_set(t, r, 0, TC_MONO, NAN, "%s", c->key);
-        err = err ? err : table_set(t, r, 1, 0, NAN, "%s", dev ? dev : "CPU");
+        table_set(t, r, 0, TC_MONO, NAN, "%s", c->key);
+        table_set(t, r, 1, 0, NAN, "%s", dev ? dev : "CPU");
         chart_format_number(gflop, gflop < 10 ? 3 : 1, v, sizeof(v));
-        err = err ? err : table_set(t, r, 2, isfinite(gflop) ? 0 : TC_NA, gflop, "%s", isfinite(gflop) ? v : "NA");
+        table_set(t, r, 2, isfinite(gflop) ? 0 : TC_NA, gflop, "%s", isfinite(gflop) ? v : "NA");
         chart_format_number(tflops, tflops < 1 ? 4 : 2, v, sizeof(v));
-        err = err ? err : table_set(t, r, 3, isfinite(tflops) ? 0 : TC_NA, tflops, "%s", isfinite(tflops) ? v : "NA");
+        table_set(t, r, 3, isfinite(tflops) ? 0 : TC_NA, tflops, "%s", isfinite(tflops) ? v : "NA");
         chart_format_number(mfu, 1, v, sizeof(v));
-        err = err ? err : table_set(t, r, 4, isfinite(mfu) ? 0 : TC_NA, mfu, "%s%s", isfinite(mfu) ? v : "NA (no peak)",
-                                    isfinite(mfu) ? "%" : "");
+        table_set(t, r, 4, isfinite(mfu) ? 0 : TC_NA, mfu, "%s%s", isfinite(mfu) ? v : "NA (no peak)",
+                  isfinite(mfu) ? "%" : "");
         double j = fact_num(c, "gpu.energy_j_per_step");
         chart_format_number(j, 3, v, sizeof(v));
-        err = err ? err : table_set(t, r, 5, isfinite(j) ? 0 : TC_NA, j, "%s", isfinite(j) ? v : "NA");
+        table_set(t, r, 5, isfinite(j) ? 0 : TC_NA, j, "%s", isfinite(j) ? v : "NA");
         double share = fact_num(c, "gpu.throttled.share");
         const char *why = fact(c, "gpu.throttle.reasons");
         if (isfinite(share))
-            err = err ? err : table_set(t, r, 6, fact_is(c, "gpu.throttled", "yes") ? TC_WARN : 0, share * 100,
-                                        "%.0f%%%s%s%s", share * 100, share > 0 ? " (" : "",
-                                        share > 0 && why ? why : "", share > 0 ? ")" : "");
+            table_set(t, r, 6, fact_is(c, "gpu.throttled", "yes") ? TC_WARN : 0, share * 100, "%.0f%%%s%s%s",
+                      share * 100, share > 0 ? " (" : "", share > 0 && why ? why : "", share > 0 ? ")" : "");
         else
-            err = err ? err : table_set(t, r, 6, TC_NA, NAN, "NA");
+            table_set(t, r, 6, TC_NA, NAN, "NA");
         double mem = fact_num(c, "gpu.mem_cell.peak");
         if (!isfinite(mem))
             mem = fact_num(c, "gpu.mem_used.peak");
         chart_format_number(mem / 1073741824.0, 2, v, sizeof(v));
-        err = err ? err : table_set(t, r, 7, isfinite(mem) ? 0 : TC_NA, mem, "%s%s", isfinite(mem) ? v : "NA",
-                                    isfinite(mem) ? " GiB" : "");
+        table_set(t, r, 7, isfinite(mem) ? 0 : TC_NA, mem, "%s%s", isfinite(mem) ? v : "NA",
+                  isfinite(mem) ? " GiB" : "");
         double other = fact_num(c, "host.other_cpu.cell");
         chart_format_number(other, 2, v, sizeof(v));
-        err = err ? err : table_set(t, r, 8, isfinite(other) ? 0 : TC_NA, other, "%s", isfinite(other) ? v : "NA");
+        table_set(t, r, 8, isfinite(other) ? 0 : TC_NA, other, "%s", isfinite(other) ? v : "NA");
         bool cont = fact_is(c, "contention", "yes");
-        err = err ? err : table_set(t, r, 9, cont ? TC_WARN : 0, NAN, "%s", fact(c, "contention") ? (cont ? "yes" : "no") : "NA");
+        table_set(t, r, 9, cont ? TC_WARN : 0, NAN, "%s", fact(c, "contention") ? (cont ? "yes" : "no") : "NA");
     }
-    return err ? err : table_finish(t);
+    return table_finish(t);
 }
 
 /* ---- method audit ---------------------------------------------------------- */
@@ -166,19 +163,11 @@ static const struct audit_item audit_items[] = {
     {"audit.compile_mode", "torch.compile mode", false},
 };
 
-static int add_line(char ***lines, size_t *n, char *s)
+static void add_line(char ***lines, size_t *n, char *s)
 {
-    if (!s)
-        return error_set(BG_ENOMEM, "out of memory");
-    char **p = realloc(*lines, (*n + 2) * sizeof(*p));
-    if (!p) {
-        free(s);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
-    p[(*n)++] = s;
-    p[*n] = NULL;
-    *lines = p;
-    return 0;
+    *lines = xrealloc(*lines, (*n + 2) * sizeof(**lines));
+    (*lines)[(*n)++] = s;
+    (*lines)[*n] = NULL;
 }
 
 int hardware_audit_lines(const struct rctx *x, char ***out, size_t *nout)
@@ -200,7 +189,7 @@ int hardware_audit_lines(const struct rctx *x, char ***out, size_t *nout)
             struct strbuf sb = {0};
             const char *first = NULL;
             bool differ = false, unsynced = false;
-            for (size_t c = 0; c < x->g->ncols && !err; c++) {
+            for (size_t c = 0; c < x->g->ncols; c++) {
                 const struct rd_cell *cell = grid_at(x->g, r, c)->cell;
                 const char *v = cell && cell_ok(cell) ? fact(cell, it->fact) : NULL;
                 if (!v)
@@ -211,13 +200,13 @@ int hardware_audit_lines(const struct rctx *x, char ***out, size_t *nout)
                     differ = true;
                 if (!first)
                     first = v;
-                err = strbuf_printf(&sb, "%s%s (%s)", sb.len ? ", " : "", v, x->g->cols[c].backend);
+                strbuf_printf(&sb, "%s%s (%s)", sb.len ? ", " : "", v, x->g->cols[c].backend);
             }
+            err = strbuf_error(&sb);
             if (!err && (differ || unsynced))
-                err = add_line(out, nout,
-                               util_printf("%s: %s %s: %s", row->title, it->what,
-                                           unsynced ? "missing on some backend" : "differs between backends",
-                                           sb.buf));
+                add_line(out, nout,
+                         xprintf("%s: %s %s: %s", row->title, it->what,
+                                 unsynced ? "missing on some backend" : "differs between backends", sb.buf));
             strbuf_free(&sb);
         }
     }

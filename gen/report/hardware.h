@@ -24,12 +24,14 @@ void hardware_cell_warnings(const struct rd_cell *c, char *buf, size_t n);
 
 /* One row per ok cell that has hardware facts: cell, device, GFLOP/step,
  * TFLOP/s, MFU, J/step, throttled, peak GPU memory, other CPU, contended.
- * An empty table (no rows) when no cell has any. */
+ * An empty table (no rows) when no cell has any. Returns table_finish()'s
+ * result: 0, or the table's first error (the caller releases t either way). */
 int hardware_table(const struct rctx *x, struct table *t);
 
 /* The method-audit differences of the run's rows, one malloc'd sentence
  * each ("BERT (fit), batch 32: TF32 differs: on (keras3-jax) vs off (...)").
- * *out is NULL-terminated; free with hardware_free_lines(). */
+ * *out is NULL-terminated; free with hardware_free_lines(). 0, or BG_EGENERIC
+ * for a sentence that could not be formatted (then *out is NULL). */
 int hardware_audit_lines(const struct rctx *x, char ***out, size_t *n);
 void hardware_free_lines(char **lines, size_t n);
 

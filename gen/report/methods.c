@@ -4,6 +4,7 @@
  */
 #include "report/methods.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "plan/status.h"
 #include "stats/significance.h"
 
@@ -41,12 +42,10 @@ static int is_ok(const struct rd_cell *c)
 }
 
 /* The positions of rd that ran under both methods, in plan order; *n of them. */
-static int positions(const struct rundata *rd, struct position **out, size_t *n)
+static void positions(const struct rundata *rd, struct position **out, size_t *n)
 {
-    struct position *p = calloc(rd->ncells + 1, sizeof(*p));
+    struct position *p = xcalloc(rd->ncells + 1, sizeof(*p));
     size_t np = 0, kept = 0;
-    if (!p)
-        return error_set(BG_ENOMEM, "out of memory");
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
         int pub = c->method && strcmp(c->method, "published") == 0;
@@ -66,29 +65,23 @@ static int positions(const struct rundata *rd, struct position **out, size_t *n)
             p[kept++] = p[k];
     *out = p;
     *n = kept;
-    return 0;
 }
 
 /* The ok repeats of position pos under method m as groups of ms values. */
-static int groups_of(const struct rundata *rd, const struct rd_cell *pos, const char *m,
-                     struct significance_group **out, size_t *n)
+static void groups_of(const struct rundata *rd, const struct rd_cell *pos, const char *m,
+                      struct significance_group **out, size_t *n)
 {
-    *out = calloc(rd->ncells + 1, sizeof(**out));
+    *out = xcalloc(rd->ncells + 1, sizeof(**out));
     *n = 0;
-    if (!*out)
-        return error_set(BG_ENOMEM, "out of memory");
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
         if (!is_ok(c) || !c->method || strcmp(c->method, m) || !same_position(c, pos))
             continue;
-        double *ms = malloc(c->ntimed * sizeof(*ms));
-        if (!ms)
-            return error_set(BG_ENOMEM, "out of memory");
+        double *ms = xmalloc(c->ntimed * sizeof(*ms));
         for (size_t k = 0; k < c->ntimed; k++)
             ms[k] = (double)c->timed_ns[k] / 1e6;
         (*out)[(*n)++] = (struct significance_group){ms, c->ntimed};
     }
-    return 0;
 }
 
 static void groups_free(struct significance_group *g, size_t n)
@@ -109,19 +102,20 @@ static double pooled_mean(const struct significance_group *g, size_t n)
     return k ? sum / (double)k : NAN;
 }
 
-static int set_cell_name(struct table *t, long r, const struct rd_cell *c)
+static void set_cell_name(struct table *t, size_t r, const struct rd_cell *c)
 {
-    return table_set(t, r, 0, TC_MONO, NAN, "%s/%s/b%d/%s", c->model, c->task, c->batch, c->backend);
+    table_set(t, r, 0, TC_MONO, NAN, "%s/%s/b%d/%s", c->model, c->task, c->batch, c->backend);
 }
 
 /* A mean ms/step, or "NA (<status>)" when the side has no ok step. */
-static int set_ms(struct table *t, long r, size_t col, int valid, double ms, const struct rd_cell *c)
+static void set_ms(struct table *t, size_t r, size_t col, int valid, double ms, const struct rd_cell *c)
 {
-    if (!valid || !isfinite(ms))
-        return table_set(t, r, col, TC_NA, NAN, "NA (%s)", status_text(c));
     char buf[32];
     rctx_fmt_ms(ms, buf, sizeof(buf));
-    return table_set(t, r, col, 0, ms, "%s", buf);
+    if (!valid || !isfinite(ms))
+        table_set(t, r, col, TC_NA, NAN, "NA (%s)", status_text(c));
+    else
+        table_set(t, r, col, 0, ms, "%s", buf);
 }
 
 /* The numbers of one position: pooled means of each method's ok repeats and
@@ -131,11 +125,11 @@ static int pair_of(const struct rundata *rd, const struct position *p, struct me
     struct significance_group *gp = NULL, *gc = NULL;
     size_t np = 0, nc = 0;
     struct significance_test st = {0};
-    int err = groups_of(rd, p->first, "published", &gp, &np);
-    if (!err)
-        err = groups_of(rd, p->first, "corrected", &gc, &nc);
+    int err = 0;
+    groups_of(rd, p->first, "published", &gp, &np);
+    groups_of(rd, p->first, "corrected", &gc, &nc);
     /* B/A with A = corrected: above 1, the published method made the cell slower */
-    if (!err && np && nc)
+    if (np && nc)
         err = significance_test(gc, nc, gp, np, METHODS_LEVEL, METHODS_RESAMPLES, 1, &st);
     *out = (struct methods_pair){.first = p->first, .pub = p->pub, .cor = p->cor, .repeats_pub = np,
                                  .repeats_cor = nc, .pub_ms = pooled_mean(gp, np), .cor_ms = pooled_mean(gc, nc),
@@ -156,10 +150,9 @@ int methods_pairs(const struct rundata *rd, struct methods_pair **out, size_t *n
     size_t np = 0;
     *out = NULL;
     *n = 0;
-    int err = positions(rd, &pos, &np);
-    struct methods_pair *pairs = err ? NULL : calloc(np + 1, sizeof(*pairs));
-    if (!err && !pairs)
-        err = error_set(BG_ENOMEM, "out of memory");
+    positions(rd, &pos, &np);
+    struct methods_pair *pairs = xcalloc(np + 1, sizeof(*pairs));
+    int err = 0;
     for (size_t k = 0; k < np && !err; k++)
         err = pair_of(rd, &pos[k], &pairs[k]);
     free(pos);
@@ -172,44 +165,37 @@ int methods_pairs(const struct rundata *rd, struct methods_pair **out, size_t *n
     return 0;
 }
 
-static int side_row(const struct rctx *x, struct table *t, const struct methods_pair *p)
+static void side_row(const struct rctx *x, struct table *t, const struct methods_pair *p)
 {
     (void)x;
-    long r = table_row(t);
-    int err = r < 0 ? (int)r : 0;
-    if (!err)
-        err = set_cell_name(t, r, p->first);
-    if (!err)
-        err = set_ms(t, r, 1, p->repeats_pub > 0, p->pub_ms, p->pub);
-    if (!err)
-        err = set_ms(t, r, 2, p->repeats_cor > 0, p->cor_ms, p->cor);
-    if (!err && p->valid) {
-        err = table_set(t, r, 3, 0, p->ratio, "%.2fx", p->ratio);
-        if (!err)
-            err = isfinite(p->ci_lo) && isfinite(p->ci_hi)
-                      ? table_set(t, r, 4, 0, NAN, "%.2f-%.2fx", p->ci_lo, p->ci_hi)
-                      : table_set(t, r, 4, TC_NA, NAN, "NA");
-    } else if (!err) {
-        err = table_set(t, r, 3, TC_NA, NAN, "NA");
-        if (!err)
-            err = table_set(t, r, 4, TC_NA, NAN, "NA");
+    size_t r = table_row(t);
+    set_cell_name(t, r, p->first);
+    set_ms(t, r, 1, p->repeats_pub > 0, p->pub_ms, p->pub);
+    set_ms(t, r, 2, p->repeats_cor > 0, p->cor_ms, p->cor);
+    if (p->valid) {
+        table_set(t, r, 3, 0, p->ratio, "%.2fx", p->ratio);
+        if (isfinite(p->ci_lo) && isfinite(p->ci_hi))
+            table_set(t, r, 4, 0, NAN, "%.2f-%.2fx", p->ci_lo, p->ci_hi);
+        else
+            table_set(t, r, 4, TC_NA, NAN, "NA");
+    } else {
+        table_set(t, r, 3, TC_NA, NAN, "NA");
+        table_set(t, r, 4, TC_NA, NAN, "NA");
     }
-    return err;
 }
 
 /* A 5-column table with HEAD, one call of ROW per position of both methods. */
 static int position_table(const struct rctx *x, struct table *t, const char *const head[5], int numeric,
-                          int (*row)(const struct rctx *, struct table *, const struct methods_pair *))
+                          void (*row)(const struct rctx *, struct table *, const struct methods_pair *))
 {
     struct methods_pair *pairs = NULL;
     size_t n = 0;
-    int err = table_init(t, 5);
-    if (!err)
-        err = methods_pairs(x->rd, &pairs, &n);
-    for (size_t c = 0; c < 5 && !err; c++)
-        err = table_head(t, c, head[c], numeric && c > 0);
+    table_init(t, 5);
+    for (size_t c = 0; c < 5; c++)
+        table_head(t, c, head[c], numeric && c > 0);
+    int err = methods_pairs(x->rd, &pairs, &n);
     for (size_t k = 0; k < n && !err; k++)
-        err = row(x, t, &pairs[k]);
+        row(x, t, &pairs[k]);
     if (!err)
         err = table_finish(t);
     free(pairs);
@@ -227,33 +213,33 @@ int methods_side_table(const struct rctx *x, struct table *t)
 
 /* One row for a position one of whose cells recorded no facts (it failed
  * before, or never ran): "recorded" or "NA (<status>)" per side. */
-static int unrecorded_row(struct table *t, const struct methods_pair *p)
+static void unrecorded_row(struct table *t, const struct methods_pair *p)
 {
     const struct rd_cell *side[2] = {p->pub, p->cor};
-    long r = table_row(t);
-    int err = r < 0 ? (int)r : set_cell_name(t, r, p->first);
-    if (!err)
-        err = table_set(t, r, 1, TC_NA, NAN, "no facts to compare");
-    for (int s = 0; s < 2 && !err; s++) {
+    size_t r = table_row(t);
+    set_cell_name(t, r, p->first);
+    table_set(t, r, 1, TC_NA, NAN, "no facts to compare");
+    for (int s = 0; s < 2; s++) {
         const struct rd_cell *c = side[s];
-        err = kvlist_get(&c->facts, "method")
-                  ? table_set(t, r, 2 + (size_t)s, 0, NAN, "recorded")
-                  : table_set(t, r, 2 + (size_t)s, TC_NA, NAN, "NA (%s)", status_text(c));
+        if (kvlist_get(&c->facts, "method"))
+            table_set(t, r, 2 + (size_t)s, 0, NAN, "recorded");
+        else
+            table_set(t, r, 2 + (size_t)s, TC_NA, NAN, "NA (%s)", status_text(c));
     }
-    return err;
 }
 
 /* The rows of one position: each method.<name> fact that differs. */
-static int diff_rows(const struct rctx *x, struct table *t, const struct methods_pair *p)
+static void diff_rows(const struct rctx *x, struct table *t, const struct methods_pair *p)
 {
     (void)x;
     const struct kvlist *fp = &p->pub->facts, *fc = &p->cor->facts;
     const struct kvlist *sides[2] = {fp, fc};
-    int err = 0;
-    if (!kvlist_get(fp, "method") || !kvlist_get(fc, "method"))
-        return unrecorded_row(t, p);
-    for (int s = 0; s < 2 && !err; s++)
-        for (size_t i = 0; i < sides[s]->n && !err; i++) {
+    if (!kvlist_get(fp, "method") || !kvlist_get(fc, "method")) {
+        unrecorded_row(t, p);
+        return;
+    }
+    for (int s = 0; s < 2; s++)
+        for (size_t i = 0; i < sides[s]->n; i++) {
             const char *name = sides[s]->items[i].key;
             if (strncmp(name, "method.", 7) != 0 || !name[7])
                 continue;
@@ -265,17 +251,13 @@ static int diff_rows(const struct rctx *x, struct table *t, const struct methods
             char src[160];
             snprintf(src, sizeof(src), "method_source.%s", name + 7);
             const char *ref = kvlist_get(fp, src);
-            long r = table_row(t);
-            if (r < 0)
-                return (int)r;
-            if ((err = set_cell_name(t, r, p->first)) < 0 ||
-                (err = table_set(t, r, 1, TC_MONO, NAN, "%s", name + 7)) < 0 ||
-                (err = table_set(t, r, 2, pv ? 0 : TC_NA, NAN, "%s", pv ? pv : "-")) < 0 ||
-                (err = table_set(t, r, 3, cv ? 0 : TC_NA, NAN, "%s", cv ? cv : "-")) < 0)
-                return err;
-            err = table_set(t, r, 4, TC_MONO, NAN, "%s", ref ? ref : "");
+            size_t r = table_row(t);
+            set_cell_name(t, r, p->first);
+            table_set(t, r, 1, TC_MONO, NAN, "%s", name + 7);
+            table_set(t, r, 2, pv ? 0 : TC_NA, NAN, "%s", pv ? pv : "-");
+            table_set(t, r, 3, cv ? 0 : TC_NA, NAN, "%s", cv ? cv : "-");
+            table_set(t, r, 4, TC_MONO, NAN, "%s", ref ? ref : "");
         }
-    return err;
 }
 
 int methods_diff_table(const struct rctx *x, struct table *t)

@@ -37,16 +37,16 @@ struct methods_pair {
 
 /* The positions of rd under both methods, in plan order (the rows of the
  * side-by-side table and of report.json's `methods`): *out (free()) of *n.
- * 0, or BG_ENOMEM. */
+ * 0, or significance_test()'s error. */
 int methods_pairs(const struct rundata *rd, struct methods_pair **out, size_t *n);
 
 /* Positions under both methods: Cell, Published ms/step, Corrected ms/step,
  * Published / corrected, its 95% interval. An empty table (no rows) when none.
- * 0, or BG_ENOMEM (t is released). */
+ * 0, or the first error (t is released). */
 int methods_side_table(const struct rctx *x, struct table *t);
 
 /* What differs per position: Cell, Fact, Published, Corrected, v0.0.5 source.
- * 0, or BG_ENOMEM (t is released). */
+ * 0, or the first error (t is released). */
 int methods_diff_table(const struct rctx *x, struct table *t);
 
 /* Adds both tables with their headings and a sentence each to d (inside the

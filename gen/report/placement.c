@@ -63,38 +63,26 @@ void placement_section(struct doc *d, const struct rctx *x)
     }
     struct table t;
     static const char *const head[] = {"Cell", "Node", "Slurm job", "Devices", "GPU", "Cores", "CPU"};
-    int err = table_init(&t, 7);
-    for (size_t c = 0; !err && c < 7; c++)
-        err = table_head(&t, c, head[c], 0);
-    for (size_t i = 0; !err && i < rd->ncells; i++) {
+    table_init(&t, 7);
+    for (size_t c = 0; c < 7; c++)
+        table_head(&t, c, head[c], 0);
+    for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
         if (!*env(c, "where.host"))
             continue;
-        long r = table_row(&t);
-        if (r < 0) {
-            err = (int)r;
-            break;
-        }
+        size_t r = table_row(&t);
         const char *node = *env(c, "slurm.node") ? env(c, "slurm.node") : env(c, "where.host");
         char job[96] = "";
         if (*env(c, "slurm.array_job_id"))
             snprintf(job, sizeof(job), "%s_%s", env(c, "slurm.array_job_id"), env(c, "slurm.array_task_id"));
-        if ((err = table_set(&t, r, 0, TC_MONO, NAN, "%s", c->key)) < 0 ||
-            (err = table_set(&t, r, 1, 0, NAN, "%s", node)) < 0 ||
-            (err = table_set(&t, r, 2, TC_MONO, NAN, "%s", job)) < 0 ||
-            (err = table_set(&t, r, 3, 0, NAN, "%s", env(c, "where.devices"))) < 0 ||
-            (err = table_set(&t, r, 4, 0, NAN, "%s", env(c, "where.gpu"))) < 0 ||
-            (err = table_set(&t, r, 5, 0, NAN, "%s", env(c, "where.cores"))) < 0 ||
-            (err = table_set(&t, r, 6, 0, NAN, "%s", env(c, "where.cpu"))) < 0)
-            break;
+        table_set(&t, r, 0, TC_MONO, NAN, "%s", c->key);
+        table_set(&t, r, 1, 0, NAN, "%s", node);
+        table_set(&t, r, 2, TC_MONO, NAN, "%s", job);
+        table_set(&t, r, 3, 0, NAN, "%s", env(c, "where.devices"));
+        table_set(&t, r, 4, 0, NAN, "%s", env(c, "where.gpu"));
+        table_set(&t, r, 5, 0, NAN, "%s", env(c, "where.cores"));
+        table_set(&t, r, 6, 0, NAN, "%s", env(c, "where.cpu"));
     }
-    if (!err)
-        err = table_finish(&t);
-    if (err < 0) {
-        table_free(&t);
-        d->err = err;
-    } else {
-        doc_table(d, &t, 7);
-    }
+    doc_table(d, &t, 7); /* finishes t; its error becomes the document's */
     doc_end(d);
 }

@@ -96,11 +96,8 @@ static void hardware(struct doc *d, const struct rctx *x)
     if (d->err)
         return;
     int err = hardware_table(x, &t);
-    if (err < 0) {
+    if (err < 0 || !t.nrows) {
         d->err = err;
-        return;
-    }
-    if (!t.nrows) {
         table_free(&t);
         return;
     }

@@ -39,6 +39,7 @@ struct table {
     char **head;            /* ncols */
     unsigned char *numeric; /* ncols: right-aligned number columns */
     struct tcell *cells;    /* nrows * ncols */
+    int err;                /* the first error of a table_* call (see below); 0 */
 };
 
 enum table_kind {
@@ -58,25 +59,33 @@ enum table_kind {
     TABLE_THROUGHPUT  /* rows x (unit, backends, Keras 3 (best)): work per second at the mean (throughput.h) */
 };
 
-/* 0, or BG_ENOMEM. A kind that does not apply (no reference) gives an empty table. */
+/* 0, or the table's first error (tables.h: a cell text that could not be
+ * formatted, BG_EGENERIC); t is released after an error. A kind that does
+ * not apply (no reference) gives an empty table. */
 int tables_build(const struct rctx *x, enum table_kind kind, struct table *t);
 void table_free(struct table *t);
 
 /* Building a table of one's own (the comparison report's tables use these):
  * table_init() gives ncols columns and no rows (ncols may be 0: an empty
  * table); table_head() names column c (numeric: right-aligned); table_row()
- * appends an empty row and returns its index or a negative code; table_set()
- * sets a cell's flags, value (NAN for text) and printf text; table_finish()
- * turns cells never set into "". Each returns 0 or BG_ENOMEM; after a
- * failure, table_free() releases what was built. */
-int table_init(struct table *t, size_t ncols);
-int table_head(struct table *t, size_t c, const char *text, int numeric);
-long table_row(struct table *t);
-int table_set(struct table *t, long r, size_t c, unsigned flags, double num, const char *fmt, ...)
+ * appends an empty row and returns its index; table_set() sets a cell's
+ * flags, value (NAN for text) and printf text; table_href() links a cell.
+ * None of them is checked per call: memory comes from the x-family
+ * (base/xalloc.h), which never returns NULL, and the one failure left, a
+ * text format that cannot expand, is remembered in t->err (BG_EGENERIC),
+ * after which the other calls do nothing. table_finish() turns cells never
+ * set into "" and returns that first error, or 0; after an error,
+ * table_free() releases what was built. */
+void table_init(struct table *t, size_t ncols);
+void table_head(struct table *t, size_t c, const char *text, int numeric);
+size_t table_row(struct table *t);
+void table_set(struct table *t, size_t r, size_t c, unsigned flags, double num, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 int table_finish(struct table *t);
+/* 0, or the first error a call met. */
+int table_error(const struct table *t);
 /* Links cell (r, c) to "#anchor" in the HTML (other formats show the text). */
-int table_href(struct table *t, long r, size_t c, const char *anchor);
+void table_href(struct table *t, size_t r, size_t c, const char *anchor);
 /* The anchor of a cell's log in the report: "log-" and its key with every
  * character but letters, digits, '-' and '_' as '_', into buf. */
 void table_log_anchor(const char *key, char *buf, size_t n);

@@ -480,10 +480,10 @@ static void test_doc_model(void **state)
     doc_warning(&d, NULL, "second");
     doc_paraf(&d, DOC_ALERT, DOC_LINKS, "%d cells failed: see [Failures](#failures).", 2);
     doc_para(&d, DOC_NORMAL, "[not](#a link) from the run");
-    assert_int_equal(table_init(&t, 1), 0);
-    assert_int_equal(table_head(&t, 0, "H", 0), 0);
-    long r = table_row(&t);
-    assert_int_equal(table_set(&t, r, 0, 0, NAN, "v|1"), 0);
+    table_init(&t, 1);
+    table_head(&t, 0, "H", 0);
+    size_t r = table_row(&t);
+    table_set(&t, r, 0, 0, NAN, "v|1");
     assert_int_equal(table_finish(&t), 0);
     doc_table(&d, &t, 7);
     assert_null(t.cells); /* the document owns it now */
@@ -508,6 +508,34 @@ static void test_doc_model(void **state)
     strbuf_free(&h);
     strbuf_free(&m);
     doc_html_glyphs_free(&g);
+    doc_free(&d);
+}
+
+/* A table remembers its first error, as a strbuf does: a cell text whose
+ * format cannot expand (a wide character the C locale cannot encode) is
+ * BG_EGENERIC, the calls after it do nothing, table_finish() returns it once
+ * and a document that takes the table over carries it. */
+static void test_table_first_error(void **state)
+{
+    (void)state;
+    struct table t;
+    struct doc d;
+    table_init(&t, 2);
+    table_head(&t, 0, "A", 0);
+    table_head(&t, 1, "B", 1);
+    size_t r = table_row(&t);
+    table_set(&t, r, 0, 0, NAN, "kept");
+    assert_int_equal(table_error(&t), 0);
+    table_set(&t, r, 1, 0, 1.0, "%ls", L"\u0100");
+    assert_int_equal(table_error(&t), BG_EGENERIC);
+    assert_non_null(strstr(error_last(), "could not be formatted"));
+    table_set(&t, r, 1, 0, 2.0, "after");
+    assert_null(table_at(&t, r, 1)->text); /* nothing happens after the first error */
+    assert_int_equal(table_finish(&t), BG_EGENERIC);
+    assert_string_equal(table_at(&t, r, 0)->text, "kept");
+    doc_init(&d, "T", NULL, NULL, 0);
+    doc_table(&d, &t, 7);
+    assert_int_equal(doc_error(&d), BG_EGENERIC);
     doc_free(&d);
 }
 
@@ -927,6 +955,7 @@ int main(void)
         cmocka_unit_test(test_escape_other),
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_doc_model),
+        cmocka_unit_test(test_table_first_error),
         cmocka_unit_test(test_palette_contrast),
         cmocka_unit_test(test_environment_per_backend),
         cmocka_unit_test(test_answer),
