@@ -698,25 +698,23 @@ static void build_config(const struct rctx *x, struct table *t)
     strbuf_free(&sb);
 }
 
+static void build_run_env(const struct rctx *x, struct table *t) { build_kv(t, &x->rd->env); }
+
 int tables_build(const struct rctx *x, enum table_kind kind, struct table *t)
 {
-    switch (kind) {
-    case TABLE_SUMMARY: build_summary(x, t); break;
-    case TABLE_DETAIL: build_detail(x, t); break;
-    case TABLE_SPEEDUP: build_speedup(x, t); break;
-    case TABLE_THROUGHPUT: build_throughput(x, t); break;
-    case TABLE_REFERENCE: build_reference(x, t); break;
-    case TABLE_STATISTICS: build_statistics(x, t); break;
-    case TABLE_FACTS: build_facts(x, t); break;
-    case TABLE_RUN_ENV: build_kv(t, &x->rd->env); break;
-    case TABLE_PY_ENV: build_py_env(x, t); break;
-    case TABLE_FAILURES: build_failures(x, t); break;
-    case TABLE_WINS: build_wins(x, t); break;
-    case TABLE_GEOMEAN: build_geomean(x, t); break;
-    case TABLE_CONFIG: build_config(x, t); break;
-    case TABLE_META: build_meta(x, t); break;
-    default: table_init(t, 0); break;
-    }
+    static void (*const build[])(const struct rctx *, struct table *) = {
+        [TABLE_SUMMARY] = build_summary,       [TABLE_DETAIL] = build_detail,
+        [TABLE_SPEEDUP] = build_speedup,       [TABLE_REFERENCE] = build_reference,
+        [TABLE_STATISTICS] = build_statistics, [TABLE_FACTS] = build_facts,
+        [TABLE_RUN_ENV] = build_run_env,       [TABLE_PY_ENV] = build_py_env,
+        [TABLE_FAILURES] = build_failures,     [TABLE_META] = build_meta,
+        [TABLE_WINS] = build_wins,             [TABLE_GEOMEAN] = build_geomean,
+        [TABLE_CONFIG] = build_config,         [TABLE_THROUGHPUT] = build_throughput,
+    };
+    if ((size_t)kind < sizeof(build) / sizeof(build[0]) && build[kind])
+        build[kind](x, t);
+    else
+        table_init(t, 0);
     int err = table_finish(t);
     if (err < 0)
         table_free(t);
