@@ -23,6 +23,7 @@
 #include "base/template.h"
 #include "charts/trend.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "compare/compare_tables.h"
 #include "compare/compare_workbook.h"
 
@@ -49,7 +50,7 @@
 /* "[1] diffusers-upgrade vs [0] diffusers-base" */
 static char *pair_heading(const struct crep *x, const struct compare_pair *p)
 {
-    return util_printf("[%zu] %s vs [0] %s", p->run, crep_run_name(x, p->run), crep_run_name(x, 0));
+    return xprintf("[%zu] %s vs [0] %s", p->run, crep_run_name(x, p->run), crep_run_name(x, 0));
 }
 
 static unsigned verdict_color(enum significance_verdict v)
@@ -73,15 +74,7 @@ static void chunk_suffix(char *buf, size_t n, size_t first, size_t count, size_t
         snprintf(buf, n, " (cells %zu-%zu of %zu)", first + 1, first + count, total);
 }
 
-struct forestfig {
-    struct figure_arena a;
-    struct forest f;
-};
-
-static int forestfig_draw(struct chart *c, struct chart_rect r, const void *data)
-{
-    return forest_draw(c, r, &((const struct forestfig *)data)->f);
-}
+FIGURE_DATA(forestfig, struct forest, f, forest_draw)
 
 static const char *const legend_labels[] = {"slower", "faster", "same", "ambiguous", "geometric mean"};
 static const unsigned legend_colors[] = {C_SLOWER, C_FASTER, C_SAME, C_AMBIGUOUS, C_GEOMEAN};
@@ -132,8 +125,6 @@ static int build_forests(struct crep *x, size_t pi)
                count = p->ncells - first < FOREST_ROWS ? p->ncells - first : FOREST_ROWS;
         int last = k + 1 == nchunks;
         struct forestfig *f = figure_arena_new(sizeof(*f));
-        if (!f)
-            return error_set(BG_ENOMEM, "out of memory");
         struct figure_arena *a = &f->a;
         size_t nrows = count + (last ? p->nbackends + 1 + (p->nunaffected > 0) : 0);
         struct forest_row *rows = figure_arena_alloc(a, (nrows + 1) * sizeof(*rows));
@@ -141,19 +132,19 @@ static int build_forests(struct crep *x, size_t pi)
         char suffix[64] = "";
         if (nchunks > 1)
             chunk_suffix(suffix, sizeof(suffix), first, count, p->ncells);
-        for (size_t i = 0; rows && i < count; i++)
+        for (size_t i = 0; i < count; i++)
             forest_cell(a, &rows[i], &p->cells[first + i]);
-        for (size_t b = 0; rows && last && b < p->nbackends; b++)
+        for (size_t b = 0; last && b < p->nbackends; b++)
             forest_geomean(a, &rows[count + b], p->backends[b].backend, p->backends[b].ncells,
                            p->backends[b].geomean_ratio);
-        if (rows && last) /* overall: the cells the change can affect; the rest apart */
+        if (last) /* overall: the cells the change can affect; the rest apart */
             forest_geomean(a, &rows[count + p->nbackends], "overall", p->naffected, p->geomean_affected);
-        if (rows && last && p->nunaffected)
+        if (last && p->nunaffected)
             forest_geomean(a, &rows[count + p->nbackends + 1], "unaffected", p->nunaffected,
                            p->geomean_unaffected);
         double noise = r->opt.noise;
         f->f = (struct forest){
-            .title = head ? figure_arena_printf(a, "%s: ratio of mean ms/step B/A%s", head, suffix) : NULL,
+            .title = figure_arena_printf(a, "%s: ratio of mean ms/step B/A%s", head, suffix),
             .subtitle =
                 figure_arena_printf(a,
                                     "Dots: B/A with its %g%% interval; below 1: this run is "
@@ -168,23 +159,14 @@ static int build_forests(struct crep *x, size_t pi)
             .nlegend = sizeof(legend_labels) / sizeof(*legend_labels),
             .legend_label = legend_labels,
             .legend_color = legend_colors};
-        char *name =
-            nchunks > 1 ? util_printf("forest-%zu-%zu", p->run, k + 1) : util_printf("forest-%zu", p->run);
-        char *title = head ? util_printf("%s%s", head, suffix) : NULL;
+        char *name = nchunks > 1 ? xprintf("forest-%zu-%zu", p->run, k + 1) : xprintf("forest-%zu", p->run);
+        char *title = xprintf("%s%s", head, suffix);
         free(head);
-        if (!name || !title || a->failed || !f->f.title || !f->f.subtitle) {
-            free(name);
-            free(title);
-            figure_arena_free(f);
-            return error_set(BG_ENOMEM, "out of memory");
-        }
-        int err = figures_add(&x->figs, &x->nfigs, FIG_FOREST, FIG_W, forest_height(&f->f), FIG_PNG_SCALE,
-                              forestfig_draw, f, figure_arena_free, name, title,
-                              "Each cell's ratio of mean ms/step (this run over the baseline) with its "
-                              "confidence interval and verdict, the noise band shaded, and the geometric "
-                              "means; cells without a verdict say why.");
-        free(name);
-        free(title);
+        int err = figures_add_arena(&x->figs, &x->nfigs, FIG_FOREST, FIG_W, forest_height(&f->f), FIG_PNG_SCALE,
+                                    forestfig_draw, f, name, title,
+                                    "Each cell's ratio of mean ms/step (this run over the baseline) with its "
+                                    "confidence interval and verdict, the noise band shaded, and the geometric "
+                                    "means; cells without a verdict say why.");
         if (err < 0)
             return err;
     }
@@ -192,15 +174,7 @@ static int build_forests(struct crep *x, size_t pi)
     return 0;
 }
 
-struct trendfig {
-    struct figure_arena a;
-    struct trend t;
-};
-
-static int trendfig_draw(struct chart *c, struct chart_rect r, const void *data)
-{
-    return trend_draw(c, r, &((const struct trendfig *)data)->t);
-}
+FIGURE_DATA(trendfig, struct trend, t, trend_draw)
 
 static int build_trends(struct crep *x)
 {
@@ -213,25 +187,20 @@ static int build_trends(struct crep *x)
         size_t first = k * TREND_PANELS,
                count = r->ntrend - first < TREND_PANELS ? r->ntrend - first : TREND_PANELS;
         struct trendfig *f = figure_arena_new(sizeof(*f));
-        if (!f)
-            return error_set(BG_ENOMEM, "out of memory");
         struct figure_arena *a = &f->a;
         struct trend_series *ser = figure_arena_alloc(a, count * sizeof(*ser));
         const char **labels = figure_arena_alloc(a, nk * sizeof(*labels));
         struct strbuf key = {0};
-        int err = strbuf_append(&key, "", 0);
-        for (size_t j = 0; labels && j < nk && !err; j++) {
+        for (size_t j = 0; j < nk; j++) {
             labels[j] = figure_arena_printf(a, "[%zu]", j);
-            err = strbuf_printf(&key, "%s[%zu] %s", j ? "    " : "", j, crep_run_name(x, j));
+            strbuf_printf(&key, "%s[%zu] %s", j ? "    " : "", j, crep_run_name(x, j));
         }
-        for (size_t i = 0; ser && i < count; i++) {
+        for (size_t i = 0; i < count; i++) {
             const struct compare_trend *tr = &r->trend[first + i];
             double *v = figure_arena_alloc(a, nk * sizeof(double)),
                    *lo = figure_arena_alloc(a, nk * sizeof(double));
             double *hi = figure_arena_alloc(a, nk * sizeof(double));
             const char **na = figure_arena_alloc(a, nk * sizeof(*na));
-            if (!v || !lo || !hi || !na)
-                break;
             for (size_t j = 0; j < nk; j++) {
                 const struct compare_side *s = &tr->points[j];
                 /* measured under other conditions than the baseline: no
@@ -256,7 +225,7 @@ static int build_trends(struct crep *x)
                            .subtitle = "Change from the baseline [0], one scale for every panel; labels: "
                                        "mean ms/step; whiskers: 95% interval; NA: no number (mismatch: other "
                                        "conditions than [0]).",
-                           .key = key.buf ? figure_arena_printf(a, "%s", key.buf) : NULL,
+                           .key = figure_arena_printf(a, "%s", key.buf ? key.buf : ""),
                            .axis_label = "change vs [0]",
                            .value_unit = "ms/step",
                            .npoints = nk,
@@ -266,21 +235,14 @@ static int build_trends(struct crep *x)
                            .cols = 3,
                            .color = C_GEOMEAN,
                            .relative = 1};
+        if (strbuf_error(&key))
+            a->failed = 1; /* the key is one of the figure's labels */
         strbuf_free(&key);
-        char *name = util_printf("trend-%zu", k + 1),
-             *title = util_printf("Mean ms/step in each run%s", suffix);
-        if (err || !name || !title || a->failed || !f->t.title || !f->t.key) {
-            free(name);
-            free(title);
-            figure_arena_free(f);
-            return err ? err : error_set(BG_ENOMEM, "out of memory");
-        }
-        err = figures_add(&x->figs, &x->nfigs, FIG_TREND, FIG_W, trend_height(&f->t), FIG_PNG_SCALE,
-                          trendfig_draw, f, figure_arena_free, name, title,
-                          "Each cell's mean ms/step in every run, in run order, with its confidence "
-                          "interval; the dashed line is the baseline's value.");
-        free(name);
-        free(title);
+        int err = figures_add_arena(&x->figs, &x->nfigs, FIG_TREND, FIG_W, trend_height(&f->t), FIG_PNG_SCALE,
+                                    trendfig_draw, f, xprintf("trend-%zu", k + 1),
+                                    xprintf("Mean ms/step in each run%s", suffix),
+                                    "Each cell's mean ms/step in every run, in run order, with its confidence "
+                                    "interval; the dashed line is the baseline's value.");
         if (err < 0)
             return err;
     }
@@ -306,18 +268,11 @@ static void crep_free(struct crep *x)
     memset(x, 0, sizeof(*x));
 }
 
-static int add_paragraph(struct crep *x, char *text)
+/* Appends text (malloc'd, taken over) to the method's paragraphs. */
+static void add_paragraph(struct crep *x, char *text)
 {
-    if (!text)
-        return error_set(BG_ENOMEM, "out of memory");
-    char **grown = realloc(x->method, (x->nmethod + 1) * sizeof(*grown));
-    if (!grown) {
-        free(text);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
-    x->method = grown;
+    x->method = xrealloc(x->method, (x->nmethod + 1) * sizeof(*x->method));
     x->method[x->nmethod++] = text;
-    return 0;
 }
 
 /* ---- the document ----------------------------------------------------------------- */
@@ -377,6 +332,13 @@ static size_t changed_components(struct strbuf *sb, const struct compare_pair *p
     return n;
 }
 
+/* Makes sb's first error (a format that did not expand) the document's. */
+static void doc_keep_error(struct doc *d, const struct strbuf *sb)
+{
+    if (!d->err && strbuf_error(sb))
+        d->err = strbuf_error(sb);
+}
+
 /* The comparison's answer, first: per comparison, each regression and
  * improvement by how much, and what in the environment changed. */
 static void doc_answer(struct doc *d, const struct crep *x)
@@ -391,8 +353,9 @@ static void doc_answer(struct doc *d, const struct crep *x)
         strbuf_append(&env, "", 0);
         size_t ns = verdict_cells(&slower, p, SIGNIFICANCE_SLOWER), nf = verdict_cells(&faster, p, SIGNIFICANCE_FASTER);
         size_t ne = changed_components(&env, p);
-        if (!slower.buf || !faster.buf || !env.buf)
-            d->err = error_set(BG_ENOMEM, "out of memory");
+        doc_keep_error(d, &slower);
+        doc_keep_error(d, &faster);
+        doc_keep_error(d, &env);
         char overall[160] = "", control[160] = "";
         if (p->naffected) {
             crep_speedup_text(p->geomean_affected, overall, sizeof(overall));
@@ -443,8 +406,8 @@ static int build_doc(struct crep *x)
         char *head = pair_heading(x, p), *intent = pair_intent(p), *summary = pair_summary(p);
         char id[32];
         snprintf(id, sizeof(id), "cmp-%zu", p->run);
-        if (!head || !intent || !summary)
-            d->err = error_set(BG_ENOMEM, "out of memory");
+        if (!intent && !d->err)
+            d->err = error_set(BG_EGENERIC, "compare: the intended change of [%zu] could not be formatted", p->run);
         doc_section(d, id, head);
         doc_para(d, DOC_NORMAL, intent);
         doc_para(d, DOC_STRONG, summary);
@@ -477,56 +440,44 @@ static int crep_init(struct crep *x, const struct compare_result *r)
     x->r = r;
     rctx_created(r->runs[0]->created_utc, &x->created, x->pdf_date, x->created_text);
     size_t np = r->npairs ? r->npairs : 1;
-    x->forest_first = calloc(np, sizeof(*x->forest_first));
-    x->forest_n = calloc(np, sizeof(*x->forest_n));
+    x->forest_first = xcalloc(np, sizeof(*x->forest_first));
+    x->forest_n = xcalloc(np, sizeof(*x->forest_n));
     x->title = r->nruns == 2
-                   ? util_printf("Benchmark comparison: %s vs %s", crep_run_name(x, 1), crep_run_name(x, 0))
-                   : util_printf("Benchmark comparison: %zu runs against %s", r->nruns - 1, crep_run_name(x, 0));
-    x->subtitle = util_printf("Baseline [0] %s, created %s. Every other run is compared with it.",
-                              crep_run_name(x, 0), x->created_text);
-    x->result = crep_result_text(r, 3);
-    if (!x->forest_first || !x->forest_n || !x->title ||
-        !x->subtitle || !x->result)
-        return error_set(BG_ENOMEM, "out of memory");
+                   ? xprintf("Benchmark comparison: %s vs %s", crep_run_name(x, 1), crep_run_name(x, 0))
+                   : xprintf("Benchmark comparison: %zu runs against %s", r->nruns - 1, crep_run_name(x, 0));
+    x->subtitle = xprintf("Baseline [0] %s, created %s. Every other run is compared with it.", crep_run_name(x, 0),
+                          x->created_text);
+    x->result = crep_result_text(r, 3); /* never NULL (crep.c) */
     double conf = (1.0 - r->opt.alpha) * 100.0, noise = r->opt.noise * 100.0;
     for (size_t k = 0; k < r->npairs; k++) {
         const struct compare_pair *p = &r->pairs[k];
-        if (p->drift &&
-            (err = add_paragraph(
-                 x, util_printf("MACHINE DRIFT: the drift canary (a fixed C GEMM and memory copy timed before "
-                                "every cell) ran %.3fx [%.3f, %.3f] as long in run [%zu] as in the baseline: the "
-                                "machine itself moved beyond the +/-%g%% band, so the %zu verdicts of that "
-                                "comparison are confounded by machine drift. Rerun both sides interleaved "
-                                "(benchgen run SPEC --ab).",
-                                p->canary_ratio, p->canary_lo, p->canary_hi, p->run, noise, p->ndrift))) < 0)
-            return err;
+        if (p->drift)
+            add_paragraph(x, xprintf("MACHINE DRIFT: the drift canary (a fixed C GEMM and memory copy timed before "
+                                     "every cell) ran %.3fx [%.3f, %.3f] as long in run [%zu] as in the baseline: "
+                                     "the machine itself moved beyond the +/-%g%% band, so the %zu verdicts of "
+                                     "that comparison are confounded by machine drift. Rerun both sides "
+                                     "interleaved (benchgen run SPEC --ab).",
+                                     p->canary_ratio, p->canary_lo, p->canary_hi, p->run, noise, p->ndrift));
     }
-    if ((err = add_paragraph(
-             x,
-             util_printf("The process is the unit: each process (repeat) gives its mean ms/step. A cell is "
-                         "faster or slower only when each side has at least %d processes, a t-test on the log "
-                         "per-process means (paired for the two arms of one interleaved run --ab) is "
-                         "significant at %g after Benjamini-Hochberg correction over the comparison's tested "
-                         "cells and its %g%% interval of the ratio B/A (this run over the baseline) lies "
-                         "entirely outside the cell's noise band: +/-%g%%, or the cell's measured "
-                         "between-process CV when larger; same when the interval lies inside the band; "
-                         "ambiguous otherwise, with the reason. Noise (CV) is that measured between-process "
-                         "CV; too noisy: a 5%% change could not be found with the processes given.",
-                         SIGNIFICANCE_MIN_PROCESSES, r->opt.alpha, conf, noise))) < 0 ||
-        (err = add_paragraph(
-             x,
-             strdup(
-                 "Cells measured under different conditions (size, precision, inputs or method: a "
-                 "mismatch), cells that did not end ok on a side, and cells present on one side only get no "
-                 "verdict and no ratio: they show NA and the reason. A cell is confounded when something "
-                 "besides the intended change changed in its environment."))) < 0 ||
-        (err = add_paragraph(x, util_printf("At least %d timed steps and %d processes per side for a verdict; "
-                                            "below two processes a side the interval is a %zu-resample "
-                                            "bootstrap of the pooled steps, for information. docs/COMPARE.md "
-                                            "explains the rule; compare.json and compare.xlsx hold every number.",
-                                            SIGNIFICANCE_MIN_SAMPLES, SIGNIFICANCE_MIN_PROCESSES,
-                                            r->opt.resamples))) < 0)
-        return err;
+    add_paragraph(x, xprintf("The process is the unit: each process (repeat) gives its mean ms/step. A cell is "
+                             "faster or slower only when each side has at least %d processes, a t-test on the log "
+                             "per-process means (paired for the two arms of one interleaved run --ab) is "
+                             "significant at %g after Benjamini-Hochberg correction over the comparison's tested "
+                             "cells and its %g%% interval of the ratio B/A (this run over the baseline) lies "
+                             "entirely outside the cell's noise band: +/-%g%%, or the cell's measured "
+                             "between-process CV when larger; same when the interval lies inside the band; "
+                             "ambiguous otherwise, with the reason. Noise (CV) is that measured between-process "
+                             "CV; too noisy: a 5%% change could not be found with the processes given.",
+                             SIGNIFICANCE_MIN_PROCESSES, r->opt.alpha, conf, noise));
+    add_paragraph(x, xstrdup("Cells measured under different conditions (size, precision, inputs or method: a "
+                             "mismatch), cells that did not end ok on a side, and cells present on one side only "
+                             "get no verdict and no ratio: they show NA and the reason. A cell is confounded when "
+                             "something besides the intended change changed in its environment."));
+    add_paragraph(x, xprintf("At least %d timed steps and %d processes per side for a verdict; below two processes "
+                             "a side the interval is a %zu-resample bootstrap of the pooled steps, for "
+                             "information. docs/COMPARE.md explains the rule; compare.json and compare.xlsx hold "
+                             "every number.",
+                             SIGNIFICANCE_MIN_SAMPLES, SIGNIFICANCE_MIN_PROCESSES, r->opt.resamples));
     for (size_t k = 0; k < r->npairs; k++)
         if ((err = build_forests(x, k)) < 0)
             return err;
@@ -537,20 +488,18 @@ static int crep_init(struct crep *x, const struct compare_result *r)
     return build_doc(x);
 }
 
+/* NULL only for a format that did not expand. */
 static char *pair_intent(const struct compare_pair *p)
 {
     struct strbuf sb = {0};
-    int err = strbuf_puts(&sb, p->nintended ? "Intended change: "
-                                            : "Intended change: not stated (no --intended, no "
-                                              "--with pins): a cell is confounded when more "
-                                              "than one counted component changed.");
-    for (size_t i = 0; i < p->nintended && !err; i++)
-        err = strbuf_printf(&sb, "%s%s", i ? ", " : "", p->intended[i]);
-    err = err ? err : (p->nintended ? strbuf_puts(&sb, ".") : 0);
-    if (err) {
-        strbuf_free(&sb);
-        return NULL;
-    }
+    strbuf_puts(&sb, p->nintended ? "Intended change: "
+                                  : "Intended change: not stated (no --intended, no "
+                                    "--with pins): a cell is confounded when more "
+                                    "than one counted component changed.");
+    for (size_t i = 0; i < p->nintended; i++)
+        strbuf_printf(&sb, "%s%s", i ? ", " : "", p->intended[i]);
+    if (p->nintended)
+        strbuf_puts(&sb, ".");
     return strbuf_detach(&sb);
 }
 
@@ -563,7 +512,7 @@ static char *pair_summary(const struct compare_pair *p)
                  p->drift ? "the machine moved, verdicts confounded by machine drift" : "the machine did not move");
     else
         snprintf(canary, sizeof(canary), " Drift canary: not recorded.");
-    return util_printf(
+    return xprintf(
         "%zu slower, %zu faster, %zu same, %zu ambiguous, %zu untested, %zu mismatched, %zu only in "
         "baseline, %zu only in this run; %zu confounded; %zu confounded by machine drift.%s",
         p->nslower, p->nfaster, p->nsame, p->nambiguous, p->nuntested, p->nmismatch, p->nonly_base,

@@ -84,6 +84,20 @@ int figures_add(struct figure **figs, size_t *nfigs, int section, double w, doub
     return 0;
 }
 
+int figures_add_arena(struct figure **figs, size_t *nfigs, int section, double w, double h, double png_scale,
+                      chart_draw_fn draw, void *arena, char *name, char *title, const char *caption)
+{
+    const struct figure_arena *a = arena;
+    int err = a->failed ? error_set(BG_EGENERIC, "figure %s: a label could not be formatted", name)
+                        : figures_add(figs, nfigs, section, w, h, png_scale, draw, arena, figure_arena_free, name,
+                                      title, caption);
+    if (a->failed)
+        figure_arena_free(arena);
+    free(name);
+    free(title);
+    return err;
+}
+
 void figures_free(struct figure *figs, size_t nfigs)
 {
     for (size_t i = 0; i < nfigs; i++) {

@@ -43,12 +43,32 @@ void *figure_arena_alloc(struct figure_arena *a, size_t size);
 char *figure_arena_printf(struct figure_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void figure_arena_free(void *data);
 
+/* Declares struct NAME, the data of a figure that is one chart: its arena,
+ * then the chart's own struct TYPE as MEMBER; and NAME_draw(), the figure's
+ * chart_draw_fn, which draws it with DRAW(c, r, &data->MEMBER). */
+#define FIGURE_DATA(NAME, TYPE, MEMBER, DRAW)                                      \
+    struct NAME {                                                                 \
+        struct figure_arena a;                                                    \
+        TYPE MEMBER;                                                              \
+    };                                                                            \
+    static int NAME##_draw(struct chart *c, struct chart_rect r, const void *data) \
+    {                                                                             \
+        return DRAW(c, r, &((const struct NAME *)data)->MEMBER);                  \
+    }
+
 /* Appends a figure to *figs (name passed through escape_filename; title and
  * caption copied). It owns data from then on: free_data(data) runs when the
  * list is freed, or here when the figure cannot be added. */
 int figures_add(struct figure **figs, size_t *nfigs, int section, double w, double h, double png_scale,
                 chart_draw_fn draw, void *data, void (*free_data)(void *), const char *name,
                 const char *title, const char *caption);
+
+/* figures_add() for data that is an arena (figure_arena_free releases it),
+ * taking name and title (malloc'd, from xprintf) over: they are freed here.
+ * An arena a label format failed in (a->failed) is refused, freed, and
+ * BG_EGENERIC returned; else figures_add()'s result. */
+int figures_add_arena(struct figure **figs, size_t *nfigs, int section, double w, double h, double png_scale,
+                      chart_draw_fn draw, void *arena, char *name, char *title, const char *caption);
 
 /* Releases every figure of the list and the array itself. */
 void figures_free(struct figure *figs, size_t nfigs);

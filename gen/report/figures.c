@@ -41,22 +41,28 @@
 #define CELL_OK_H 100.0
 #define CELL_NA_H 20.0
 
+/* The figures that are one chart each (figure.h). */
+FIGURE_DATA(barfig, struct bars, b, bars_draw)
+FIGURE_DATA(heatfig, struct heatmap, h, heatmap_draw)
+FIGURE_DATA(scatterfig, struct scatter, s, scatter_draw)
+
+/* Takes data (an arena), name and title (malloc'd) over (figure.h). */
 static int add_figure(struct rctx *x, int section, double w, double h, chart_draw_fn draw, void *data,
-                      const char *name, const char *title, const char *caption)
+                      char *name, char *title, const char *caption)
 {
-    struct figure_arena *a = data;
-    if (a->failed) { /* a label format that did not expand (figure.h) */
-        figure_arena_free(data);
-        return error_set(BG_EGENERIC, "figure %s: a label could not be formatted", name);
-    }
-    return figures_add(&x->figs, &x->nfigs, section, w, h,
-                       section == FIG_CELLS ? CELLS_PNG_SCALE : FIG_PNG_SCALE, draw, data, figure_arena_free,
-                       name, title, caption);
+    return figures_add_arena(&x->figs, &x->nfigs, section, w, h,
+                             section == FIG_CELLS ? CELLS_PNG_SCALE : FIG_PNG_SCALE, draw, data, name, title,
+                             caption);
 }
 
-static char *chunk_name(const char *stem, size_t k, size_t nchunks)
+/* stem, or "stem-<k+1>" when the figure is one of several; takes stem over. */
+static char *chunk_name(char *stem, size_t k, size_t nchunks)
 {
-    return nchunks > 1 ? xprintf("%s-%zu", stem, k + 1) : xstrdup(stem);
+    if (nchunks < 2)
+        return stem;
+    char *name = xprintf("%s-%zu", stem, k + 1);
+    free(stem);
+    return name;
 }
 
 static void chunk_suffix(char *buf, size_t n, size_t first, size_t count, size_t total)
@@ -69,6 +75,15 @@ static void chunk_suffix(char *buf, size_t n, size_t first, size_t count, size_t
 
 /* ---- composite: title + grid of bar panels -------------------------------- */
 
+/* A composite figure's title and subtitle, at the top of r (HEAD_H high). */
+static void draw_head(struct chart *c, struct chart_rect r, const char *title, const char *subtitle)
+{
+    chart_rgb(c, CHART_INK);
+    chart_text(c, CHART_FONT_BOLD, 11, r.x + 8, r.y + 8, 0, 0, r.w - 16, CHART_ELLIPSIZE, title);
+    chart_rgb(c, CHART_MUTED);
+    chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + 8, r.y + 26, 0, 0, r.w - 16, CHART_ELLIPSIZE, subtitle);
+}
+
 struct panels {
     struct figure_arena a;
     const char *title, *subtitle;
@@ -80,10 +95,7 @@ struct panels {
 static int panels_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct panels *p = data;
-    chart_rgb(c, CHART_INK);
-    chart_text(c, CHART_FONT_BOLD, 11, r.x + 8, r.y + 8, 0, 0, r.w - 16, CHART_ELLIPSIZE, p->title);
-    chart_rgb(c, CHART_MUTED);
-    chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + 8, r.y + 26, 0, 0, r.w - 16, CHART_ELLIPSIZE, p->subtitle);
+    draw_head(c, r, p->title, p->subtitle);
     double cw = r.w / (double)p->cols;
     for (size_t i = 0; i < p->n; i++) {
         struct chart_rect cell = {r.x + cw * (double)(i % p->cols),
@@ -155,13 +167,10 @@ static int build_ms_per_step(struct rctx *x)
         }
         p->cell_h = cell_h;
         double height = HEAD_H + cell_h * (double)((count + p->cols - 1) / p->cols) + 8;
-        char *name = chunk_name("ms-per-step", k, nchunks);
-        char title[128];
-        snprintf(title, sizeof(title), "ms/step by backend%s", suffix);
-        int err = add_figure(x, FIG_SUMMARY, MS_FIG_W, height, panels_draw, p, name, title,
+        int err = add_figure(x, FIG_SUMMARY, MS_FIG_W, height, panels_draw, p,
+                             chunk_name(xstrdup("ms-per-step"), k, nchunks), xprintf("ms/step by backend%s", suffix),
                              "Mean ms/step of every cell, per row, with the 95% confidence interval of "
                              "the mean; NA cells say why they have no number.");
-        free(name);
         if (err < 0)
             return err;
     }
@@ -169,16 +178,6 @@ static int build_ms_per_step(struct rctx *x)
 }
 
 /* ---- speedup ---------------------------------------------------------------- */
-
-struct barfig {
-    struct figure_arena a;
-    struct bars b;
-};
-
-static int barfig_draw(struct chart *c, struct chart_rect r, const void *data)
-{
-    return bars_draw(c, r, &((const struct barfig *)data)->b);
-}
 
 /* Rows whose baseline cell has a number; the others once, as a footnote. */
 static size_t speedup_rows(const struct rctx *x, size_t *rows, struct strbuf *missing)
@@ -273,16 +272,12 @@ static int build_speedup(struct rctx *x)
                              .bar_h = 9,
                              .note = k + 1 == nchunks && note[0] ? figure_arena_printf(a, "%s", note) : NULL};
         double h = bars_height(&f->b, FIG_W);
-        char *stem = xprintf("speedup-vs-%s", base->backend);
-        char *name = stem ? chunk_name(stem, k, nchunks) : NULL;
-        char *title = xprintf("Throughput speedup over %s%s", base->display, suffix);
-        err = add_figure(x, FIG_SPEEDUP, FIG_W, h, barfig_draw, f, name, title,
+        err = add_figure(x, FIG_SPEEDUP, FIG_W, h, barfig_draw, f,
+                         chunk_name(xprintf("speedup-vs-%s", base->backend), k, nchunks),
+                         xprintf("Throughput speedup over %s%s", base->display, suffix),
                          "Throughput speedup of each backend, and of the best Keras 3 "
                          "backend, over the baseline, per row; rows without a baseline "
                          "result are listed under the chart.");
-        free(stem);
-        free(name);
-        free(title);
     }
     free(rows);
     free(note);
@@ -293,13 +288,12 @@ static int build_speedup(struct rctx *x)
 static int build_keras3_figures(struct rctx *x)
 {
     const struct grid *g = x->g;
-    if (g->nkeras3 == 0)
-        return 0;
-    for (size_t c = 0; c < g->ncols; c++) {
+    int err = 0;
+    for (size_t c = 0; g->nkeras3 && c < g->ncols && !err; c++) {
         if (g->cols[c].keras3)
             continue;
         size_t nchunks = (g->nrows + BAR_ROWS * 2 - 1) / (BAR_ROWS * 2);
-        for (size_t k = 0; k < nchunks; k++) {
+        for (size_t k = 0; k < nchunks && !err; k++) {
             size_t per = BAR_ROWS * 2, first = k * per,
                    count = g->nrows - first < per ? g->nrows - first : per;
             struct barfig *f = figure_arena_new(sizeof(*f));
@@ -335,33 +329,17 @@ static int build_keras3_figures(struct rctx *x)
                 .percent = 1,
                 .decimals = 1,
                 .bar_h = 13};
-            char *stem = xprintf("keras3-best-vs-%s", g->cols[c].backend);
-            char *name = stem ? chunk_name(stem, k, nchunks) : NULL;
-            char *title = xprintf("Keras 3 (best) speedup over %s%s", g->cols[c].display, suffix);
-            int err = add_figure(x, FIG_SPEEDUP, FIG_W, bars_height(&f->b, FIG_W), barfig_draw, f, name, title,
-                                 "Speedup of the fastest Keras 3 backend of each row over this backend, "
-                                 "the quantity the published figures plot.");
-            free(stem);
-            free(name);
-            free(title);
-            if (err < 0)
-                return err;
+            err = add_figure(x, FIG_SPEEDUP, FIG_W, bars_height(&f->b, FIG_W), barfig_draw, f,
+                             chunk_name(xprintf("keras3-best-vs-%s", g->cols[c].backend), k, nchunks),
+                             xprintf("Keras 3 (best) speedup over %s%s", g->cols[c].display, suffix),
+                             "Speedup of the fastest Keras 3 backend of each row over this backend, "
+                             "the quantity the published figures plot.");
         }
     }
-    return 0;
+    return err;
 }
 
 /* ---- heatmap ---------------------------------------------------------------- */
-
-struct heatfig {
-    struct figure_arena a;
-    struct heatmap h;
-};
-
-static int heatfig_draw(struct chart *c, struct chart_rect r, const void *data)
-{
-    return heatmap_draw(c, r, &((const struct heatfig *)data)->h);
-}
 
 static int build_heatmap(struct rctx *x)
 {
@@ -407,13 +385,10 @@ static int build_heatmap(struct rctx *x)
                              .ratio = ratio,
                              .text = text,
                              .na = na};
-        char *name = chunk_name("heatmap", k, nchunks);
-        char title[128];
-        snprintf(title, sizeof(title), "The matrix relative to each row's best%s", suffix);
-        int err =
-            add_figure(x, FIG_HEATMAP, FIG_W, heatmap_height(&f->h, FIG_W), heatfig_draw, f, name, title,
-                       "Every cell's mean ms/step as a multiple of its row's fastest cell.");
-        free(name);
+        int err = add_figure(x, FIG_HEATMAP, FIG_W, heatmap_height(&f->h, FIG_W), heatfig_draw, f,
+                             chunk_name(xstrdup("heatmap"), k, nchunks),
+                             xprintf("The matrix relative to each row's best%s", suffix),
+                             "Every cell's mean ms/step as a multiple of its row's fastest cell.");
         if (err < 0)
             return err;
     }
@@ -439,10 +414,7 @@ struct cellsfig {
 static int cellsfig_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct cellsfig *f = data;
-    chart_rgb(c, CHART_INK);
-    chart_text(c, CHART_FONT_BOLD, 11, r.x + 8, r.y + 8, 0, 0, r.w - 16, CHART_ELLIPSIZE, f->title);
-    chart_rgb(c, CHART_MUTED);
-    chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + 8, r.y + 26, 0, 0, r.w - 16, CHART_ELLIPSIZE, f->subtitle);
+    draw_head(c, r, f->title, f->subtitle);
     double y = r.y + HEAD_H;
     for (size_t i = 0; i < f->n; i++) {
         const struct cells_item *it = &f->items[i];
@@ -565,13 +537,10 @@ static int build_cells(struct rctx *x)
             figure_arena_free(f);
             return err;
         }
-        char *name = xprintf("cells-%s", g->rows[r].slug);
-        char *title = xprintf("Step times: %s", g->rows[r].title);
-        err = add_figure(x, FIG_CELLS, FIG_W, h, cellsfig_draw, f, name, title,
+        err = add_figure(x, FIG_CELLS, FIG_W, h, cellsfig_draw, f, xprintf("cells-%s", g->rows[r].slug),
+                         xprintf("Step times: %s", g->rows[r].title),
                          "Each backend's step-time distribution and step-time series for this row, "
                          "showing warm-up and compile time.");
-        free(name);
-        free(title);
         if (err < 0)
             return err;
     }
@@ -579,16 +548,6 @@ static int build_cells(struct rctx *x)
 }
 
 /* ---- reference ------------------------------------------------------------ */
-
-struct scatterfig {
-    struct figure_arena a;
-    struct scatter s;
-};
-
-static int scatterfig_draw(struct chart *c, struct chart_rect r, const void *data)
-{
-    return scatter_draw(c, r, &((const struct scatterfig *)data)->s);
-}
 
 static int build_reference(struct rctx *x)
 {
@@ -637,14 +596,11 @@ static int build_reference(struct rctx *x)
         .group_label = labels,
         .group_color = colors,
         .ratio_label = "measured / published"};
-    char *name = xprintf("reference-rev%d", x->ref_revision);
-    int err =
-        add_figure(x, FIG_REFERENCE, FIG_W, 690, scatterfig_draw, f, name, "Measured vs published",
-                   "Each cell's measured mean against the published value; the diagonal is equal "
-                   "speed, dashed lines are 2x either way; under it, their ratio on a log axis with "
-                   "the +/-2% noise band shaded.");
-    free(name);
-    return err;
+    return add_figure(x, FIG_REFERENCE, FIG_W, 690, scatterfig_draw, f, xprintf("reference-rev%d", x->ref_revision),
+                      xstrdup("Measured vs published"),
+                      "Each cell's measured mean against the published value; the diagonal is equal "
+                      "speed, dashed lines are 2x either way; under it, their ratio on a log axis with "
+                      "the +/-2% noise band shaded.");
 }
 
 int figures_build(struct rctx *x)
