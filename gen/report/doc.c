@@ -4,6 +4,7 @@
 #include "report/doc.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,10 +17,8 @@ void doc_init(struct doc *d, const char *title, const char *subtitle, const stru
     d->figs = figs;
     d->nfigs = nfigs;
     d->chart_files = CHART_PNG | CHART_SVG | CHART_PDF;
-    d->title = strdup(title ? title : "");
-    d->subtitle = strdup(subtitle ? subtitle : "");
-    if (!d->title || !d->subtitle)
-        d->err = error_set(BG_ENOMEM, "out of memory");
+    d->title = xstrdup(title ? title : "");
+    d->subtitle = xstrdup(subtitle ? subtitle : "");
 }
 
 void doc_free(struct doc *d)
@@ -48,24 +47,14 @@ static struct doc_block *add(struct doc *d, enum doc_kind kind, const char *id, 
     if (d->err)
         return NULL;
     if (d->n == d->cap) {
-        size_t cap = d->cap ? d->cap * 2 : 32;
-        struct doc_block *nb = realloc(d->b, cap * sizeof(*nb));
-        if (!nb) {
-            d->err = error_set(BG_ENOMEM, "out of memory");
-            return NULL;
-        }
-        d->b = nb;
-        d->cap = cap;
+        d->cap = d->cap ? d->cap * 2 : 32;
+        d->b = xrealloc(d->b, d->cap * sizeof(*d->b));
     }
-    struct doc_block *b = &d->b[d->n];
+    struct doc_block *b = &d->b[d->n++];
     memset(b, 0, sizeof(*b));
     b->kind = kind;
-    if ((id && !(b->id = strdup(id))) || (text && !(b->text = strdup(text)))) {
-        free(b->id);
-        d->err = error_set(BG_ENOMEM, "out of memory");
-        return NULL;
-    }
-    d->n++;
+    b->id = id ? xstrdup(id) : NULL;
+    b->text = text ? xstrdup(text) : NULL;
     return b;
 }
 
@@ -88,20 +77,19 @@ void doc_paraf(struct doc *d, enum doc_style style, unsigned flags, const char *
         return;
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    if (vasprintf(&s, fmt, ap) < 0)
-        s = NULL;
+    int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    if (!s) {
-        d->err = error_set(BG_ENOMEM, "out of memory");
+    if (n < 0) {
+        d->err = error_set(BG_EGENERIC, "document: a paragraph could not be formatted (\"%s\")", fmt);
         return;
     }
-    struct doc_block *b = add(d, DOC_PARA, NULL, s);
-    free(s);
-    if (b) {
-        b->style = style;
-        b->flags = flags;
-    }
+    struct doc_block *b = add(d, DOC_PARA, NULL, NULL);
+    b->text = xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(b->text, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->style = style;
+    b->flags = flags;
 }
 
 void doc_paras(struct doc *d, char **paras, size_t n)
@@ -109,12 +97,9 @@ void doc_paras(struct doc *d, char **paras, size_t n)
     struct doc_block *b = add(d, DOC_PARAS, NULL, NULL);
     if (!b)
         return;
-    b->items = calloc(n + 1, sizeof(*b->items));
-    for (size_t i = 0; b->items && i < n; i++, b->nitems++)
-        if (!(b->items[i] = strdup(paras[i])))
-            break;
-    if (!b->items || b->nitems < n)
-        d->err = error_set(BG_ENOMEM, "out of memory");
+    b->items = xcalloc(n + 1, sizeof(*b->items));
+    for (; b->nitems < n; b->nitems++)
+        b->items[b->nitems] = xstrdup(paras[b->nitems]);
 }
 
 void doc_warning(struct doc *d, const char *key, const char *text) { add(d, DOC_WARNING, key, text); }
@@ -147,12 +132,11 @@ void doc_code(struct doc *d, const char *text, const char *lang) { add(d, DOC_CO
 
 void doc_details(struct doc *d, const char *summary, const char *text) { add(d, DOC_DETAILS, summary, text); }
 
-int doc_links(const char *text, int (*out)(const char *s, size_t n, const char *anchor, size_t alen, void *ctx),
-              void *ctx)
+void doc_links(const char *text, void (*out)(const char *s, size_t n, const char *anchor, size_t alen, void *ctx),
+               void *ctx)
 {
     const char *p = text, *run = text;
-    int err = 0;
-    while (*p && !err) {
+    while (*p) {
         const char *close = *p == '[' ? strstr(p, "](#") : NULL;
         const char *end = close ? strchr(close + 3, ')') : NULL;
         if (!close || !end || memchr(p, '\n', (size_t)(end - p))) {
@@ -160,9 +144,10 @@ int doc_links(const char *text, int (*out)(const char *s, size_t n, const char *
             continue;
         }
         if (p > run)
-            err = out(run, (size_t)(p - run), NULL, 0, ctx);
-        err = err ? err : out(p + 1, (size_t)(close - p - 1), close + 3, (size_t)(end - close - 3), ctx);
+            out(run, (size_t)(p - run), NULL, 0, ctx);
+        out(p + 1, (size_t)(close - p - 1), close + 3, (size_t)(end - close - 3), ctx);
         p = run = end + 1;
     }
-    return err ? err : (p > run ? out(run, (size_t)(p - run), NULL, 0, ctx) : 0);
+    if (p > run)
+        out(run, (size_t)(p - run), NULL, 0, ctx);
 }

@@ -11,8 +11,12 @@
  * "[label](#anchor)" when it has DOC_LINKS: HTML makes them <a>, Markdown
  * keeps them, the PDF prints the label.
  *
- * Building never checks each call: the first failure is remembered in
- * d->err and later calls do nothing, so a builder checks doc_error() once.
+ * Building never checks each call: memory comes from the x-family
+ * (base/xalloc.h), which never returns NULL, and the failures left (a
+ * paragraph format that cannot expand, a table's first error, one a builder
+ * sets) are remembered in d->err, after which the calls do nothing; a
+ * builder checks doc_error() once. The writers (doc_html, doc_md) append to
+ * a strbuf the same way and check strbuf_error() once at the end.
  *
  * Ownership: a struct doc starts zeroed ({0}) with doc_init() naming its
  * figures (borrowed; they must outlive it); doc_free() releases every block,
@@ -84,7 +88,7 @@ struct doc {
 /* Starts d with its title, subtitle (NULL: none) and figure list. */
 void doc_init(struct doc *d, const char *title, const char *subtitle, const struct figure *figs, size_t nfigs);
 void doc_free(struct doc *d);
-/* 0, or the first error a call met (BG_ENOMEM). */
+/* 0, or the first error a call met (BG_EGENERIC for a format, or a table's). */
 int doc_error(const struct doc *d);
 
 void doc_section(struct doc *d, const char *id, const char *title);
@@ -108,9 +112,8 @@ void doc_details(struct doc *d, const char *summary, const char *text);
 struct doc_block *doc_last(struct doc *d);
 
 /* Splits authored text with links into runs: calls out(text, len, anchor,
- * ctx) for each plain run (anchor NULL) and each link (text = its label).
- * Returns the first non-zero out() result. */
-int doc_links(const char *text, int (*out)(const char *s, size_t n, const char *anchor, size_t alen, void *ctx),
-              void *ctx);
+ * ctx) for each plain run (anchor NULL) and each link (text = its label). */
+void doc_links(const char *text, void (*out)(const char *s, size_t n, const char *anchor, size_t alen, void *ctx),
+               void *ctx);
 
 #endif /* BENCHGEN_DOC_H */

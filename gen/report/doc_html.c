@@ -10,6 +10,7 @@
 #include "base/escape.h"
 #include "report/tables.h"
 #include "base/template.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -17,29 +18,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-int doc_html_table(struct strbuf *sb, const struct table *t)
+/* text, HTML-escaped, between open and close. */
+static void html_wrap(struct strbuf *sb, const char *open, const char *text, const char *close)
 {
-    int err = 0;
-    if (t->ncols == 0 || t->nrows == 0)
-        return strbuf_puts(sb, "<p><em>None.</em></p>\n");
+    strbuf_puts(sb, open);
+    escape_html(sb, text);
+    strbuf_puts(sb, close);
+}
+
+void doc_html_table(struct strbuf *sb, const struct table *t)
+{
+    if (t->ncols == 0 || t->nrows == 0) {
+        strbuf_puts(sb, "<p><em>None.</em></p>\n");
+        return;
+    }
     /* several rows: sortable by report.js (numbers by data-v) */
-    err = strbuf_puts(sb, t->nrows > 1 ? "<div class=\"scroll\"><table class=\"sortable\">\n"
-                                       : "<div class=\"scroll\"><table>\n");
-    if (err == 0 && t->caption) {
-        err = strbuf_puts(sb, "<caption>");
-        err = err ? err : escape_html(sb, t->caption);
-        err = err ? err : strbuf_puts(sb, "</caption>\n");
-    }
-    err = err ? err : strbuf_puts(sb, "<thead><tr>");
-    for (size_t c = 0; c < t->ncols && err == 0; c++) {
-        err = strbuf_puts(sb, t->numeric[c] ? "<th class=\"num\">" : "<th>");
-        err = err ? err : escape_html(sb, t->head[c]);
-        err = err ? err : strbuf_puts(sb, "</th>");
-    }
-    err = err ? err : strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
-    for (size_t r = 0; r < t->nrows && err == 0; r++) {
-        err = strbuf_puts(sb, "<tr>");
-        for (size_t c = 0; c < t->ncols && err == 0; c++) {
+    strbuf_puts(sb, t->nrows > 1 ? "<div class=\"scroll\"><table class=\"sortable\">\n"
+                                 : "<div class=\"scroll\"><table>\n");
+    if (t->caption)
+        html_wrap(sb, "<caption>", t->caption, "</caption>\n");
+    strbuf_puts(sb, "<thead><tr>");
+    for (size_t c = 0; c < t->ncols; c++)
+        html_wrap(sb, t->numeric[c] ? "<th class=\"num\">" : "<th>", t->head[c], "</th>");
+    strbuf_puts(sb, "</tr></thead>\n<tbody>\n");
+    for (size_t r = 0; r < t->nrows; r++) {
+        strbuf_puts(sb, "<tr>");
+        for (size_t c = 0; c < t->ncols; c++) {
             const struct tcell *cell = table_at(t, r, c);
             char cls[64] = "";
             size_t n = 0;
@@ -53,48 +57,43 @@ int doc_html_table(struct strbuf *sb, const struct table *t)
                 n += (size_t)snprintf(cls + n, sizeof(cls) - n, " warn");
             if (cell->flags & TC_MONO)
                 snprintf(cls + n, sizeof(cls) - n, " mono");
-            err = strbuf_puts(sb, "<td");
-            if (err == 0 && cls[0])
-                err = strbuf_printf(sb, " class=\"%s\"", cls + 1);
-            if (err == 0 && (cell->flags & TC_HEAT)) {
+            strbuf_puts(sb, "<td");
+            if (cls[0])
+                strbuf_printf(sb, " class=\"%s\"", cls + 1);
+            if (cell->flags & TC_HEAT) {
                 /* a light tint of the heatmap colour keeps black text readable */
                 unsigned bg = chart_mix(cell->bg, 0xFFFFFF, 0.55);
-                err = strbuf_printf(sb, " style=\"background:#%06X\"", bg);
+                strbuf_printf(sb, " style=\"background:#%06X\"", bg);
             }
-            if (err == 0 && isfinite(cell->num) && !(cell->flags & TC_NA))
-                err = strbuf_printf(sb, " data-v=\"%.17g\"", cell->num);
-            err = err ? err : strbuf_puts(sb, ">");
-            if (err == 0 && cell->href) {
-                err = strbuf_puts(sb, "<a href=\"#");
-                err = err ? err : escape_html(sb, cell->href);
-                err = err ? err : strbuf_puts(sb, "\">");
-            }
-            err = err ? err : escape_html(sb, cell->text);
-            err = err ? err : cell->href ? strbuf_puts(sb, "</a>") : 0;
-            err = err ? err : strbuf_puts(sb, "</td>");
+            if (isfinite(cell->num) && !(cell->flags & TC_NA))
+                strbuf_printf(sb, " data-v=\"%.17g\"", cell->num);
+            strbuf_puts(sb, ">");
+            if (cell->href)
+                html_wrap(sb, "<a href=\"#", cell->href, "\">");
+            escape_html(sb, cell->text);
+            if (cell->href)
+                strbuf_puts(sb, "</a>");
+            strbuf_puts(sb, "</td>");
         }
-        err = err ? err : strbuf_puts(sb, "</tr>\n");
+        strbuf_puts(sb, "</tr>\n");
     }
-    return err ? err : strbuf_puts(sb, "</tbody></table></div>\n");
+    strbuf_puts(sb, "</tbody></table></div>\n");
 }
 
-int doc_html_paragraphs(struct strbuf *sb, char **paras, size_t n)
+void doc_html_paragraphs(struct strbuf *sb, char **paras, size_t n)
 {
-    int err = 0, in_list = 0;
-    for (size_t i = 0; i < n && err == 0; i++) {
+    int in_list = 0;
+    for (size_t i = 0; i < n; i++) {
         int bullet = strncmp(paras[i], "- ", 2) == 0;
         if (bullet && !in_list)
-            err = strbuf_puts(sb, "<ul>\n");
+            strbuf_puts(sb, "<ul>\n");
         if (!bullet && in_list)
-            err = strbuf_puts(sb, "</ul>\n");
+            strbuf_puts(sb, "</ul>\n");
         in_list = bullet;
-        err = err ? err : strbuf_puts(sb, bullet ? "<li>" : "<p>");
-        err = err ? err : escape_html(sb, paras[i] + (bullet ? 2 : 0));
-        err = err ? err : strbuf_puts(sb, bullet ? "</li>\n" : "</p>\n");
+        html_wrap(sb, bullet ? "<li>" : "<p>", paras[i] + (bullet ? 2 : 0), bullet ? "</li>\n" : "</p>\n");
     }
-    if (err == 0 && in_list)
-        err = strbuf_puts(sb, "</ul>\n");
-    return err;
+    if (in_list)
+        strbuf_puts(sb, "</ul>\n");
 }
 
 /* ---- inline SVG ------------------------------------------------------------ */
@@ -118,14 +117,12 @@ static uint64_t fnv1a(const char *s, size_t n)
     return h;
 }
 
-/* Shared index of a glyph outline, adding it when new (*fresh = 1). -1 on ENOMEM. */
-static long glyphs_intern(struct doc_html_glyphs *g, const char *body, size_t len, int *fresh)
+/* Shared index of a glyph outline, adding it when new (*fresh = 1). */
+static size_t glyphs_intern(struct doc_html_glyphs *g, const char *body, size_t len, int *fresh)
 {
     if (g->n * 2 >= g->nslots) {
         size_t ns = g->nslots ? g->nslots * 2 : 1024;
-        size_t *slots = calloc(ns, sizeof(*slots));
-        if (!slots)
-            return -1;
+        size_t *slots = xcalloc(ns, sizeof(*slots));
         for (size_t i = 0; i < g->n; i++) {
             size_t k = (size_t)(g->defs[i].hash & (ns - 1));
             while (slots[k])
@@ -142,21 +139,17 @@ static long glyphs_intern(struct doc_html_glyphs *g, const char *body, size_t le
         const struct doc_html_glyph *d = &g->defs[g->slots[k] - 1];
         if (d->hash == h && d->len == len && memcmp(d->body, body, len) == 0) {
             *fresh = 0;
-            return (long)(g->slots[k] - 1);
+            return g->slots[k] - 1;
         }
     }
     if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 512;
-        struct doc_html_glyph *nd = realloc(g->defs, cap * sizeof(*nd));
-        if (!nd)
-            return -1;
-        g->defs = nd;
-        g->cap = cap;
+        g->cap = g->cap ? g->cap * 2 : 512;
+        g->defs = xrealloc(g->defs, g->cap * sizeof(*g->defs));
     }
     g->defs[g->n] = (struct doc_html_glyph){body, len, h};
     g->slots[k] = g->n + 1;
     *fresh = 1;
-    return (long)g->n++;
+    return g->n++;
 }
 
 void doc_html_glyphs_free(struct doc_html_glyphs *g)
@@ -199,11 +192,10 @@ static size_t parse_glyph_id(const char *p, long *font, long *index)
 
 /* Appends svg without its XML declaration: glyph symbols shared across the
  * document, every other id prefixed with "f<k>-" so figures cannot clash. */
-static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_html_glyphs *g)
+static void inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_html_glyphs *g)
 {
     const char *p = svg;
     struct glyph_map map = {0};
-    int err = 0;
     if (strncmp(p, "<?xml", 5) == 0) {
         const char *end = strstr(p, "?>");
         p = end ? end + 2 : p;
@@ -213,7 +205,7 @@ static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_h
     static const char sym_open[] = "<symbol overflow=\"visible\" id=\"";
     static const char *const pats[] = {"id=\"", "href=\"#", "url(#"};
     const char *run = p; /* start of the text not yet copied */
-    while (*p && err == 0) {
+    while (*p) {
         if (*p == '<' && strncmp(p, sym_open, sizeof(sym_open) - 1) == 0) {
             long font, index;
             const char *idp = p + sizeof(sym_open) - 1;
@@ -223,28 +215,19 @@ static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_h
             if (close) {
                 body++;
                 int fresh = 0;
-                long shared = glyphs_intern(g, body, (size_t)(close - body), &fresh);
-                if (shared < 0) {
-                    err = error_set(BG_ENOMEM, "out of memory");
-                    break;
-                }
+                long shared = (long)glyphs_intern(g, body, (size_t)(close - body), &fresh);
                 if (map.n == map.cap) {
                     map.cap = map.cap ? map.cap * 2 : 256;
-                    void *ne = realloc(map.e, map.cap * sizeof(*map.e));
-                    if (!ne) {
-                        err = error_set(BG_ENOMEM, "out of memory");
-                        break;
-                    }
-                    map.e = ne;
+                    map.e = xrealloc(map.e, map.cap * sizeof(*map.e));
                 }
                 map.e[map.n].font = font;
                 map.e[map.n].index = index;
                 map.e[map.n++].shared = shared;
-                err = strbuf_append(sb, run, (size_t)(p - run));
-                if (err == 0 && fresh) /* first definition in the document */
-                    err = strbuf_printf(sb, "<symbol overflow=\"visible\" id=\"g%ld\">", shared);
-                if (err == 0 && fresh)
-                    err = strbuf_append(sb, body, (size_t)(close - body) + strlen("</symbol>"));
+                strbuf_append(sb, run, (size_t)(p - run));
+                if (fresh) { /* first definition in the document */
+                    strbuf_printf(sb, "<symbol overflow=\"visible\" id=\"g%ld\">", shared);
+                    strbuf_append(sb, body, (size_t)(close - body) + strlen("</symbol>"));
+                }
                 p = close + strlen("</symbol>");
                 if (*p == '\n')
                     p++;
@@ -257,8 +240,8 @@ static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_h
             size_t idlen = parse_glyph_id(p + 7, &font, &index);
             long shared = idlen ? map_find(&map, font, index) : -1;
             if (shared >= 0) {
-                err = strbuf_append(sb, run, (size_t)(p - run));
-                err = err ? err : strbuf_printf(sb, "href=\"#g%ld", shared);
+                strbuf_append(sb, run, (size_t)(p - run));
+                strbuf_printf(sb, "href=\"#g%ld", shared);
                 p += 7 + idlen;
                 run = p;
                 continue;
@@ -270,8 +253,8 @@ static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_h
                 i++;
             if (i < 3) {
                 size_t len = strlen(pats[i]);
-                err = strbuf_append(sb, run, (size_t)(p - run) + len);
-                err = err ? err : strbuf_printf(sb, "f%zu-", k);
+                strbuf_append(sb, run, (size_t)(p - run) + len);
+                strbuf_printf(sb, "f%zu-", k);
                 p += len;
                 run = p;
                 continue;
@@ -280,143 +263,114 @@ static int inline_svg(struct strbuf *sb, const char *svg, size_t k, struct doc_h
         p++;
     }
     free(map.e);
-    return err ? err : strbuf_puts(sb, run);
+    strbuf_puts(sb, run);
 }
 
-int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g,
-                    unsigned chart_files)
+void doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g,
+                     unsigned chart_files)
 {
     static const struct {
         unsigned bit;
         const char *ext, *label;
     } files[] = {{CHART_PNG, "png", "PNG"}, {CHART_SVG, "svg", "SVG"}, {CHART_PDF, "pdf", "PDF"}};
-    int err = strbuf_printf(sb, "<figure id=\"fig-%s\">\n", f->name);
-    if (err == 0 && f->svg)
-        err = inline_svg(sb, f->svg, k, g);
-    err = err ? err : strbuf_puts(sb, "<figcaption><b>");
-    err = err ? err : escape_html(sb, f->title);
-    err = err ? err : strbuf_puts(sb, ".</b> ");
-    err = err ? err : escape_html(sb, f->caption);
+    strbuf_printf(sb, "<figure id=\"fig-%s\">\n", f->name);
+    if (f->svg)
+        inline_svg(sb, f->svg, k, g);
+    html_wrap(sb, "<figcaption><b>", f->title, ".</b> ");
+    escape_html(sb, f->caption);
     /* links only to the chart files this render wrote */
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]) && !err; i++)
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
         if (chart_files & files[i].bit)
-            err = strbuf_printf(sb, " <a href=\"charts/%s.%s\">%s</a>", f->name, files[i].ext,
-                                files[i].label);
-    err = err ? err : strbuf_puts(sb, "</figcaption>\n</figure>\n");
-    return err;
+            strbuf_printf(sb, " <a href=\"charts/%s.%s\">%s</a>", f->name, files[i].ext, files[i].label);
+    strbuf_puts(sb, "</figcaption>\n</figure>\n");
 }
 
 /* ---- the document ---------------------------------------------------------- */
 
-static int html_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
+static void html_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
 {
     struct strbuf *sb = ctx;
-    char *t = strndup(s, n);
-    int err = t ? 0 : error_set(BG_ENOMEM, "out of memory");
-    if (!err && anchor) {
-        err = strbuf_puts(sb, "<a href=\"#");
-        char *a = strndup(anchor, alen);
-        err = err ? err : a ? escape_html(sb, a) : error_set(BG_ENOMEM, "out of memory");
+    char *t = xstrndup(s, n);
+    if (anchor) {
+        char *a = xstrndup(anchor, alen);
+        html_wrap(sb, "<a href=\"#", a, "\">");
         free(a);
-        err = err ? err : strbuf_puts(sb, "\">");
     }
-    err = err ? err : escape_html(sb, t);
-    err = err ? err : anchor ? strbuf_puts(sb, "</a>") : 0;
+    escape_html(sb, t);
+    if (anchor)
+        strbuf_puts(sb, "</a>");
     free(t);
-    return err;
 }
 
-static int html_para(struct strbuf *sb, const struct doc_block *b)
+static void html_para(struct strbuf *sb, const struct doc_block *b)
 {
     static const char *const open[] = {"<p>", "<p class=\"muted\">", "<p><b>", "<p class=\"note\"><b>",
                                        "<p class=\"ok\"><b>", "<p class=\"note\">"};
     static const char *const close[] = {"</p>\n", "</p>\n", "</b></p>\n", "</b></p>\n", "</b></p>\n", "</p>\n"};
-    int err = strbuf_puts(sb, open[b->style]);
-    if (err == 0)
-        err = (b->flags & DOC_LINKS) ? doc_links(b->text, html_link, sb) : escape_html(sb, b->text);
-    return err ? err : strbuf_puts(sb, close[b->style]);
+    strbuf_puts(sb, open[b->style]);
+    if (b->flags & DOC_LINKS)
+        doc_links(b->text, html_link, sb);
+    else
+        escape_html(sb, b->text);
+    strbuf_puts(sb, close[b->style]);
 }
 
-int doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyphs *g)
+void doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyphs *g)
 {
-    int err = 0;
-    for (size_t i = 0; i < d->n && err == 0; i++) {
+    for (size_t i = 0; i < d->n; i++) {
         const struct doc_block *b = &d->b[i];
         int in_list = i > 0 && d->b[i - 1].kind == DOC_WARNING;
-        if (in_list && b->kind != DOC_WARNING && (err = strbuf_puts(sb, "</ul>\n")) < 0)
-            break;
+        if (in_list && b->kind != DOC_WARNING)
+            strbuf_puts(sb, "</ul>\n");
         switch (b->kind) {
         case DOC_SECTION:
-            err = strbuf_puts(sb, "<section id=\"");
-            err = err ? err : escape_html(sb, b->id);
-            err = err ? err : strbuf_puts(sb, "\">\n");
-            if (!err && b->text) {
-                err = strbuf_puts(sb, "<h2>");
-                err = err ? err : escape_html(sb, b->text);
-                err = err ? err : strbuf_puts(sb, "</h2>\n");
-            }
+            html_wrap(sb, "<section id=\"", b->id, "\">\n");
+            if (b->text)
+                html_wrap(sb, "<h2>", b->text, "</h2>\n");
             break;
-        case DOC_END: err = strbuf_puts(sb, "</section>\n"); break;
-        case DOC_HEADING:
-            err = strbuf_puts(sb, "<h3>");
-            err = err ? err : escape_html(sb, b->text);
-            err = err ? err : strbuf_puts(sb, "</h3>\n");
-            break;
-        case DOC_PARA: err = html_para(sb, b); break;
-        case DOC_PARAS: err = doc_html_paragraphs(sb, b->items, b->nitems); break;
+        case DOC_END: strbuf_puts(sb, "</section>\n"); break;
+        case DOC_HEADING: html_wrap(sb, "<h3>", b->text, "</h3>\n"); break;
+        case DOC_PARA: html_para(sb, b); break;
+        case DOC_PARAS: doc_html_paragraphs(sb, b->items, b->nitems); break;
         case DOC_WARNING:
-            err = in_list ? 0 : strbuf_puts(sb, "<ul class=\"warnings\">\n");
-            err = err ? err : strbuf_puts(sb, "<li>");
-            if (!err && b->id) {
-                err = strbuf_puts(sb, "<code>");
-                err = err ? err : escape_html(sb, b->id);
-                err = err ? err : strbuf_puts(sb, "</code>: ");
-            }
-            err = err ? err : escape_html(sb, b->text);
-            err = err ? err : strbuf_puts(sb, "</li>\n");
-            if (!err && i + 1 == d->n)
-                err = strbuf_puts(sb, "</ul>\n");
+            if (!in_list)
+                strbuf_puts(sb, "<ul class=\"warnings\">\n");
+            strbuf_puts(sb, "<li>");
+            if (b->id)
+                html_wrap(sb, "<code>", b->id, "</code>: ");
+            html_wrap(sb, "", b->text, "</li>\n");
+            if (i + 1 == d->n)
+                strbuf_puts(sb, "</ul>\n");
             break;
-        case DOC_TABLE: err = doc_html_table(sb, &b->table); break;
+        case DOC_TABLE: doc_html_table(sb, &b->table); break;
         case DOC_FIGURE:
             if (b->fig < d->nfigs)
-                err = doc_html_figure(sb, &d->figs[b->fig], b->fig, g, d->chart_files);
+                doc_html_figure(sb, &d->figs[b->fig], b->fig, g, d->chart_files);
             break;
-        case DOC_CODE:
-            err = strbuf_puts(sb, "<pre>");
-            err = err ? err : escape_html(sb, b->text);
-            err = err ? err : strbuf_puts(sb, "</pre>\n");
-            break;
+        case DOC_CODE: html_wrap(sb, "<pre>", b->text, "</pre>\n"); break;
         case DOC_DETAILS: {
             char anchor[300]; /* a cell's log: the tables link its key here */
             table_log_anchor(b->id, anchor, sizeof(anchor));
-            err = strbuf_printf(sb, "<details id=\"%s\"><summary><code>", anchor);
-            err = err ? err : escape_html(sb, b->id);
-            err = err ? err : strbuf_puts(sb, "</code></summary><pre>");
-            err = err ? err : escape_html(sb, b->text);
-            err = err ? err : strbuf_puts(sb, "</pre></details>\n");
+            strbuf_printf(sb, "<details id=\"%s\"><summary><code>", anchor);
+            html_wrap(sb, "", b->id, "</code></summary><pre>");
+            html_wrap(sb, "", b->text, "</pre></details>\n");
             break;
         }
         }
     }
-    return err;
 }
 
 /* The navigation: a link to every titled section. */
-static int html_nav(struct strbuf *sb, const struct doc *d)
+static void html_nav(struct strbuf *sb, const struct doc *d)
 {
-    int err = strbuf_append(sb, "", 0);
-    for (size_t i = 0; i < d->n && err == 0; i++) {
+    strbuf_append(sb, "", 0);
+    for (size_t i = 0; i < d->n; i++) {
         const struct doc_block *b = &d->b[i];
         if (b->kind != DOC_SECTION || !b->text || !b->id)
             continue;
-        err = strbuf_puts(sb, "<a href=\"#");
-        err = err ? err : escape_html(sb, b->id);
-        err = err ? err : strbuf_puts(sb, "\">");
-        err = err ? err : escape_html(sb, b->text);
-        err = err ? err : strbuf_puts(sb, "</a>");
+        html_wrap(sb, "<a href=\"#", b->id, "\">");
+        html_wrap(sb, "", b->text, "</a>");
     }
-    return err;
 }
 
 /* The page's Content-Security-Policy: nothing from anywhere, inline styles,
@@ -459,15 +413,19 @@ int doc_html_write(const struct doc *d, const char *template_name, const char *p
         (err = template_load(&css, "report.css")) < 0 || (err = template_load(&js, "report.js")) < 0 ||
         (err = html_csp(csp, sizeof(csp), js)) < 0)
         goto done;
-    if ((err = strbuf_append(&body, "", 0)) < 0 || (err = doc_html_render(&body, d, &glyphs)) < 0 ||
-        (err = html_nav(&nav, d)) < 0)
+    strbuf_append(&body, "", 0);
+    doc_html_render(&body, d, &glyphs);
+    html_nav(&nav, d);
+    if ((err = strbuf_error(&body)) < 0 || (err = strbuf_error(&nav)) < 0)
         goto done;
-    if ((err = kvlist_add(&vars, "title", d->title)) < 0 ||
-        (err = kvlist_add(&vars, "description", d->subtitle)) < 0 ||
-        (err = kvlist_add(&vars, "generator", gen)) < 0 || (err = kvlist_add(&vars, "css", css)) < 0 ||
-        (err = kvlist_add(&vars, "nav", nav.buf)) < 0 || (err = kvlist_add(&vars, "body", body.buf)) < 0 ||
-        (err = kvlist_add(&vars, "script", js)) < 0 || (err = kvlist_add(&vars, "csp", csp)) < 0)
-        goto done;
+    kvlist_add(&vars, "title", d->title);
+    kvlist_add(&vars, "description", d->subtitle);
+    kvlist_add(&vars, "generator", gen);
+    kvlist_add(&vars, "css", css);
+    kvlist_add(&vars, "nav", nav.buf);
+    kvlist_add(&vars, "body", body.buf);
+    kvlist_add(&vars, "script", js);
+    kvlist_add(&vars, "csp", csp);
     if ((err = template_render(&out, template_name, tmpl, &vars, escape_html)) < 0)
         goto done;
     err = chart_write_file(path, out.buf, out.len);

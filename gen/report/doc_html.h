@@ -18,13 +18,15 @@
  * figures rendered with their SVG text kept (figures_render keep_svg). */
 int doc_html_write(const struct doc *d, const char *template_name, const char *path);
 
-/* The building blocks doc_html_write uses. Each appends to sb and returns 0 or BG_ENOMEM. */
+/* The building blocks doc_html_write uses. Each appends to sb with no check
+ * per call: the strbuf remembers its first error (base/util.h), which the
+ * caller checks once with strbuf_error() when the document is built. */
 
 /* A table in a scrolling div; "None." for an empty one. */
-int doc_html_table(struct strbuf *sb, const struct table *t);
+void doc_html_table(struct strbuf *sb, const struct table *t);
 
 /* Paragraphs as <p>, runs of "- " items as one <ul>. */
-int doc_html_paragraphs(struct strbuf *sb, char **paras, size_t n);
+void doc_html_paragraphs(struct strbuf *sb, char **paras, size_t n);
 
 /* The glyph outlines shared by every SVG inlined into one document: start
  * it zeroed ({0}), pass it to every doc_html_figure() call of the document,
@@ -41,10 +43,10 @@ void doc_html_glyphs_free(struct doc_html_glyphs *g);
 /* A <figure id="fig-NAME"> with f->svg inlined (ids prefixed "f<k>-": k must
  * differ between the figures of a document) and a caption linking
  * charts/NAME.{png,svg,pdf}. */
-int doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g,
-                    unsigned chart_files);
+void doc_html_figure(struct strbuf *sb, const struct figure *f, size_t k, struct doc_html_glyphs *g,
+                     unsigned chart_files);
 
 /* Every block of d, in order. */
-int doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyphs *g);
+void doc_html_render(struct strbuf *sb, const struct doc *d, struct doc_html_glyphs *g);
 
 #endif /* BENCHGEN_DOC_HTML_H */

@@ -10,141 +10,146 @@
 #include "base/escape.h"
 #include "report/tables.h"
 #include "base/template.h"
+#include "base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int doc_md_table(struct strbuf *sb, const struct table *t)
+void doc_md_table(struct strbuf *sb, const struct table *t)
 {
-    int err = 0;
-    if (t->ncols == 0 || t->nrows == 0)
-        return strbuf_puts(sb, "_None._\n");
+    if (t->ncols == 0 || t->nrows == 0) {
+        strbuf_puts(sb, "_None._\n");
+        return;
+    }
     if (t->caption) {
-        err = escape_md(sb, t->caption);
-        err = err ? err : strbuf_puts(sb, "\n\n");
+        escape_md(sb, t->caption);
+        strbuf_puts(sb, "\n\n");
     }
-    for (size_t c = 0; c < t->ncols && err == 0; c++) {
-        err = strbuf_puts(sb, "| ");
-        err = err ? err : escape_md(sb, t->head[c]);
-        err = err ? err : strbuf_puts(sb, " ");
+    for (size_t c = 0; c < t->ncols; c++) {
+        strbuf_puts(sb, "| ");
+        escape_md(sb, t->head[c]);
+        strbuf_puts(sb, " ");
     }
-    err = err ? err : strbuf_puts(sb, "|\n");
-    for (size_t c = 0; c < t->ncols && err == 0; c++)
-        err = strbuf_puts(sb, t->numeric[c] ? "|---:" : "|---");
-    err = err ? err : strbuf_puts(sb, "|\n");
-    for (size_t r = 0; r < t->nrows && err == 0; r++) {
-        for (size_t c = 0; c < t->ncols && err == 0; c++) {
+    strbuf_puts(sb, "|\n");
+    for (size_t c = 0; c < t->ncols; c++)
+        strbuf_puts(sb, t->numeric[c] ? "|---:" : "|---");
+    strbuf_puts(sb, "|\n");
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t c = 0; c < t->ncols; c++) {
             const struct tcell *cell = table_at(t, r, c);
             int bold = cell->flags & TC_BOLD, warn = (cell->flags & TC_WARN) && cell->text[0];
-            err = strbuf_puts(sb, "| ");
-            err = err ? err : strbuf_puts(sb, bold ? "**" : warn ? "\xE2\x9A\xA0 " : "");
-            err = err ? err : escape_md(sb, cell->text);
-            err = err ? err : strbuf_puts(sb, bold ? "** " : " ");
+            strbuf_puts(sb, "| ");
+            strbuf_puts(sb, bold ? "**" : warn ? "\xE2\x9A\xA0 " : "");
+            escape_md(sb, cell->text);
+            strbuf_puts(sb, bold ? "** " : " ");
         }
-        err = err ? err : strbuf_puts(sb, "|\n");
+        strbuf_puts(sb, "|\n");
     }
-    return err;
 }
 
-int doc_md_paragraphs(struct strbuf *sb, char **paras, size_t n)
+void doc_md_paragraphs(struct strbuf *sb, char **paras, size_t n)
 {
-    int err = 0;
-    for (size_t i = 0; i < n && err == 0; i++) {
+    for (size_t i = 0; i < n; i++) {
         int bullet = strncmp(paras[i], "- ", 2) == 0;
         if (bullet)
-            err = strbuf_puts(sb, "- ");
-        err = err ? err : escape_md(sb, paras[i] + (bullet ? 2 : 0));
+            strbuf_puts(sb, "- ");
+        escape_md(sb, paras[i] + (bullet ? 2 : 0));
         int next_bullet = i + 1 < n && strncmp(paras[i + 1], "- ", 2) == 0;
-        err = err ? err : strbuf_puts(sb, bullet && next_bullet ? "\n" : "\n\n");
+        strbuf_puts(sb, bullet && next_bullet ? "\n" : "\n\n");
     }
-    return err;
 }
 
-int doc_md_figure(struct strbuf *sb, const struct figure *f, const char *charts_rel)
+void doc_md_figure(struct strbuf *sb, const struct figure *f, const char *charts_rel)
 {
-    int err = strbuf_puts(sb, "![");
-    err = err ? err : escape_md(sb, f->title);
+    strbuf_puts(sb, "![");
+    escape_md(sb, f->title);
     /* figure names are file-name safe (escape_filename) */
-    return err ? err : strbuf_printf(sb, "](%s/%s.png)\n\n", charts_rel, f->name);
+    strbuf_printf(sb, "](%s/%s.png)\n\n", charts_rel, f->name);
 }
 
 /* ---- the document ---------------------------------------------------------- */
 
-static int md_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
+static void md_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
 {
     struct strbuf *sb = ctx;
-    char *t = strndup(s, n);
-    int err = t ? 0 : error_set(BG_ENOMEM, "out of memory");
-    err = err ? err : anchor ? strbuf_puts(sb, "[") : 0;
-    err = err ? err : escape_md(sb, t);
+    char *t = xstrndup(s, n);
+    if (anchor)
+        strbuf_puts(sb, "[");
+    escape_md(sb, t);
     /* anchors are benchgen's own ("failures"), never the run's */
-    err = err ? err : anchor ? strbuf_printf(sb, "](#%.*s)", (int)alen, anchor) : 0;
+    if (anchor)
+        strbuf_printf(sb, "](#%.*s)", (int)alen, anchor);
     free(t);
-    return err;
 }
 
-static int md_text(struct strbuf *sb, const char *hashes, const char *text)
+/* "HASHES text" (hashes NULL: the text alone) and a blank line. */
+static void md_text(struct strbuf *sb, const char *hashes, const char *text)
 {
-    int err = hashes ? strbuf_printf(sb, "%s ", hashes) : 0;
-    err = err ? err : escape_md(sb, text);
-    return err ? err : strbuf_puts(sb, "\n\n");
+    if (hashes)
+        strbuf_printf(sb, "%s ", hashes);
+    escape_md(sb, text);
+    strbuf_puts(sb, "\n\n");
 }
 
-int doc_md_render(struct strbuf *sb, const struct doc *d, const char *charts_rel)
+void doc_md_render(struct strbuf *sb, const struct doc *d, const char *charts_rel)
 {
-    int err = 0;
-    for (size_t i = 0; i < d->n && err == 0; i++) {
+    for (size_t i = 0; i < d->n; i++) {
         const struct doc_block *b = &d->b[i];
-        if (i > 0 && d->b[i - 1].kind == DOC_WARNING && b->kind != DOC_WARNING && (err = strbuf_puts(sb, "\n")))
-            break;
+        if (i > 0 && d->b[i - 1].kind == DOC_WARNING && b->kind != DOC_WARNING)
+            strbuf_puts(sb, "\n");
         switch (b->kind) {
-        case DOC_SECTION: err = b->text ? md_text(sb, "##", b->text) : 0; break;
+        case DOC_SECTION:
+            if (b->text)
+                md_text(sb, "##", b->text);
+            break;
         case DOC_END: break;
-        case DOC_HEADING: err = md_text(sb, "###", b->text); break;
+        case DOC_HEADING: md_text(sb, "###", b->text); break;
         case DOC_PARA: {
             int bold = b->style == DOC_STRONG || b->style == DOC_NOTE || b->style == DOC_GOOD;
-            err = bold ? strbuf_puts(sb, "**") : 0;
-            if (!err)
-                err = (b->flags & DOC_LINKS) ? doc_links(b->text, md_link, sb) : escape_md(sb, b->text);
-            err = err ? err : strbuf_puts(sb, bold ? "**\n\n" : "\n\n");
+            if (bold)
+                strbuf_puts(sb, "**");
+            if (b->flags & DOC_LINKS)
+                doc_links(b->text, md_link, sb);
+            else
+                escape_md(sb, b->text);
+            strbuf_puts(sb, bold ? "**\n\n" : "\n\n");
             break;
         }
-        case DOC_PARAS: err = doc_md_paragraphs(sb, b->items, b->nitems); break;
+        case DOC_PARAS: doc_md_paragraphs(sb, b->items, b->nitems); break;
         case DOC_WARNING:
-            err = strbuf_puts(sb, "- ");
-            if (!err && b->id) {
-                err = escape_md(sb, b->id);
-                err = err ? err : strbuf_puts(sb, ": ");
+            strbuf_puts(sb, "- ");
+            if (b->id) {
+                escape_md(sb, b->id);
+                strbuf_puts(sb, ": ");
             }
-            err = err ? err : escape_md(sb, b->text);
-            err = err ? err : strbuf_puts(sb, i + 1 == d->n ? "\n\n" : "\n");
+            escape_md(sb, b->text);
+            strbuf_puts(sb, i + 1 == d->n ? "\n\n" : "\n");
             break;
         case DOC_TABLE:
-            err = doc_md_table(sb, &b->table);
-            err = err ? err : strbuf_puts(sb, "\n");
+            doc_md_table(sb, &b->table);
+            strbuf_puts(sb, "\n");
             break;
         case DOC_FIGURE:
             if (b->fig >= d->nfigs)
                 break;
             if (b->flags & DOC_MDHEAD)
-                err = md_text(sb, "###", d->figs[b->fig].title);
-            err = err ? err : doc_md_figure(sb, &d->figs[b->fig], charts_rel);
+                md_text(sb, "###", d->figs[b->fig].title);
+            doc_md_figure(sb, &d->figs[b->fig], charts_rel);
             break;
         case DOC_CODE:
-            err = escape_md_code(sb, b->text, b->id);
-            err = err ? err : strbuf_puts(sb, "\n");
+            escape_md_code(sb, b->text, b->id);
+            strbuf_puts(sb, "\n");
             break;
         case DOC_DETAILS:
-            err = strbuf_puts(sb, "<details><summary>");
+            strbuf_puts(sb, "<details><summary>");
             /* inside raw HTML, Markdown escaping does not apply: use HTML escaping */
-            err = err ? err : escape_html(sb, b->id);
-            err = err ? err : strbuf_puts(sb, "</summary>\n\n");
-            err = err ? err : escape_md_code(sb, b->text, "text");
-            err = err ? err : strbuf_puts(sb, "\n</details>\n\n");
+            escape_html(sb, b->id);
+            strbuf_puts(sb, "</summary>\n\n");
+            escape_md_code(sb, b->text, "text");
+            strbuf_puts(sb, "\n</details>\n\n");
             break;
         }
     }
-    return err;
 }
 
 int doc_md_write(const struct doc *d, const char *template_name, const char *path, const char *charts_rel)
@@ -157,12 +162,14 @@ int doc_md_write(const struct doc *d, const char *template_name, const char *pat
     snprintf(gen, sizeof(gen), "benchgen %s", BENCHGEN_VERSION);
     if (err < 0 || (err = template_load(&tmpl, template_name)) < 0)
         goto done;
-    if ((err = strbuf_append(&body, "", 0)) < 0 || (err = doc_md_render(&body, d, charts_rel)) < 0)
+    strbuf_append(&body, "", 0);
+    doc_md_render(&body, d, charts_rel);
+    if ((err = strbuf_error(&body)) < 0)
         goto done;
-    if ((err = kvlist_add(&vars, "title", d->title)) < 0 ||
-        (err = kvlist_add(&vars, "description", d->subtitle)) < 0 ||
-        (err = kvlist_add(&vars, "generator", gen)) < 0 || (err = kvlist_add(&vars, "body", body.buf)) < 0)
-        goto done;
+    kvlist_add(&vars, "title", d->title);
+    kvlist_add(&vars, "description", d->subtitle);
+    kvlist_add(&vars, "generator", gen);
+    kvlist_add(&vars, "body", body.buf);
     if ((err = template_render(&out, template_name, tmpl, &vars, escape_md)) < 0)
         goto done;
     err = chart_write_file(path, out.buf, out.len);

@@ -15,19 +15,21 @@
  * relative to the Markdown file ("charts"). */
 int doc_md_write(const struct doc *d, const char *template_name, const char *path, const char *charts_rel);
 
-/* The building blocks doc_md_write uses. Each appends to sb and returns 0 or BG_ENOMEM. */
+/* The building blocks doc_md_write uses. Each appends to sb with no check
+ * per call: the strbuf remembers its first error (base/util.h), which the
+ * caller checks once with strbuf_error() when the document is built. */
 
 /* A table: the caption as a paragraph, then a GFM table ("_None._" when empty);
  * bold cells as **text**, warnings with a warning sign. */
-int doc_md_table(struct strbuf *sb, const struct table *t);
+void doc_md_table(struct strbuf *sb, const struct table *t);
 
 /* Paragraphs; "- " items as a list. */
-int doc_md_paragraphs(struct strbuf *sb, char **paras, size_t n);
+void doc_md_paragraphs(struct strbuf *sb, char **paras, size_t n);
 
 /* "![title](charts_rel/NAME.png)" and a blank line. */
-int doc_md_figure(struct strbuf *sb, const struct figure *f, const char *charts_rel);
+void doc_md_figure(struct strbuf *sb, const struct figure *f, const char *charts_rel);
 
 /* Every block of d, in order. */
-int doc_md_render(struct strbuf *sb, const struct doc *d, const char *charts_rel);
+void doc_md_render(struct strbuf *sb, const struct doc *d, const char *charts_rel);
 
 #endif /* BENCHGEN_DOC_MD_H */

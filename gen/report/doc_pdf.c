@@ -276,12 +276,10 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
         doc_pdf_paragraph(p, "None.", CHART_FONT_ITALIC, 9, CHART_MUTED, 0);
         return;
     }
-    double *cw = calloc(t->ncols, sizeof(double));
-    double *nat_head = calloc(t->ncols, sizeof(double));
-    double *nat = calloc(t->ncols * (t->nrows + 1), sizeof(double)); /* per cell, then per-column max */
-    double *minw = calloc(t->ncols, sizeof(double));
-    if (!cw || !nat || !nat_head || !minw)
-        goto done;
+    double *cw = xcalloc(t->ncols, sizeof(double));
+    double *nat_head = xcalloc(t->ncols, sizeof(double));
+    double *nat = xcalloc(t->ncols * (t->nrows + 1), sizeof(double)); /* per cell, then per-column max */
+    double *minw = xcalloc(t->ncols, sizeof(double));
     /* natural width of every cell, measured once; columns take the longest,
      * capped, then shrink together to fit the page */
     double total = 0, line_h;
@@ -353,7 +351,6 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
         draw_row(p, t, cw, rn, size, r, 0, h);
     }
     p->y += 10;
-done:
     free(cw);
     free(nat);
     free(nat_head);
@@ -409,9 +406,7 @@ void doc_pdf_code(struct doc_pdf *p, const char *text)
     double size = 7.5, lh = size * 1.35;
     while (*s) {
         size_t len = strcspn(s, "\n");
-        char *line = strndup(s, len);
-        if (!line)
-            return;
+        char *line = xstrndup(s, len);
         double h;
         chart_text_size(&p->c, CHART_FONT_MONO, size, BODY_W - 8, CHART_WRAP, line, NULL, &h);
         if (h < lh)
@@ -431,11 +426,11 @@ void doc_pdf_code(struct doc_pdf *p, const char *text)
 
 /* ---- the document ------------------------------------------------------------- */
 
-static int pdf_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
+static void pdf_link(const char *s, size_t n, const char *anchor, size_t alen, void *ctx)
 {
     (void)anchor;
     (void)alen;
-    return strbuf_append(ctx, s, n);
+    strbuf_append(ctx, s, n);
 }
 
 static void pdf_para(struct doc_pdf *p, const struct doc_block *b)
@@ -452,8 +447,11 @@ static void pdf_para(struct doc_pdf *p, const struct doc_block *b)
                 [DOC_ALERT] = {CHART_FONT_REGULAR, 8.5, CHART_WARN}};
     struct strbuf sb = {0};
     const char *text = b->text;
-    if ((b->flags & DOC_LINKS) && strbuf_append(&sb, "", 0) == 0 && doc_links(b->text, pdf_link, &sb) == 0)
-        text = sb.buf;
+    if (b->flags & DOC_LINKS) {
+        strbuf_append(&sb, "", 0);
+        doc_links(b->text, pdf_link, &sb);
+        text = strbuf_error(&sb) ? b->text : sb.buf;
+    }
     doc_pdf_paragraph(p, text, look[b->style].font, b->size > 0 ? b->size : look[b->style].size,
                       look[b->style].color, 0);
     strbuf_free(&sb);
@@ -477,7 +475,7 @@ int doc_pdf_render(struct doc_pdf *p, const struct doc *d)
         case DOC_PARA: pdf_para(p, b); break;
         case DOC_PARAS: doc_pdf_paragraphs(p, b->items, b->nitems); break;
         case DOC_WARNING: {
-            char *line = b->id ? util_printf("%s: %s", b->id, b->text) : NULL;
+            char *line = b->id ? xprintf("%s: %s", b->id, b->text) : NULL;
             doc_pdf_paragraph(p, line ? line : b->text, CHART_FONT_REGULAR, 8.5, CHART_WARN, 1);
             free(line);
             break;
@@ -503,10 +501,8 @@ int doc_pdf_render(struct doc_pdf *p, const struct doc *d)
 int doc_pdf_open(struct doc_pdf **out, const char *title, const char *subject, const char *date,
                  const char *footer)
 {
-    struct doc_pdf *p = calloc(1, sizeof(*p));
+    struct doc_pdf *p = xcalloc(1, sizeof(*p));
     *out = NULL;
-    if (!p)
-        return error_set(BG_ENOMEM, "out of memory");
     p->y = MARGIN;
     p->page_h = PAGE_H;
     p->page = 1;
@@ -560,6 +556,6 @@ int doc_pdf_write(const struct doc *d, const char *path, const char *subject, co
     if (err < 0 || (err = doc_pdf_open(&p, d->title, subject, date, footer)) < 0)
         return err;
     err = doc_pdf_render(p, d);
-    int cerr = doc_pdf_close(p, err ? NULL : path);
-    return err ? err : cerr;
+    int cerr = doc_pdf_close(p, err ? NULL : path); /* closed either way, written only when drawn */
+    return err < 0 ? err : cerr;
 }
