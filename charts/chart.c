@@ -534,8 +534,10 @@ static int svg_add_hover(struct strbuf *svg, const struct strbuf *hover)
     const char *end = NULL;
     for (const char *p = svg->buf; (p = strstr(p, "</svg>")) != NULL; p++)
         end = p;
-    if (err || !end)
-        return err ? err : error_set(BG_EGENERIC, "SVG without </svg>");
+    if (err)
+        return err;
+    if (!end)
+        return error_set(BG_EGENERIC, "SVG without </svg>");
     struct strbuf out = {0};
     strbuf_append(&out, svg->buf, (size_t)(end - svg->buf));
     strbuf_puts(&out, "<g class=\"hover\" fill-opacity=\"0\">\n");
