@@ -6,6 +6,7 @@
  * workbook with malformed UTF-8, and browsers show mojibake.
  */
 #include "base/escape.h"
+#include "base/xalloc.h"
 #include "base/error.h"
 
 #include <stdint.h>
@@ -212,10 +213,7 @@ static int emit_xml_text(struct strbuf *sb, int32_t cp, const char *b, size_t le
 char *escape_xlsx(const char *s)
 {
     struct strbuf sb = {0};
-    if (walk(&sb, s, emit_xml_text) < 0) {
-        strbuf_free(&sb);
-        return NULL;
-    }
+    walk(&sb, s, emit_xml_text); /* appends only, to a fresh strbuf: nothing can fail but memory, which exits */
     /* Excel counts UTF-16 units; cutting at a code point boundary past the
      * limit in characters keeps the cell valid and below the limit. */
     size_t chars = 0, i = 0;
@@ -239,9 +237,7 @@ char *escape_filename(const char *s)
     size_t n = s ? strlen(s) : 0;
     if (n > 120)
         n = 120;
-    char *out = malloc(n + 2);
-    if (!out)
-        return NULL;
+    char *out = xmalloc(n + 2);
     for (size_t i = 0; i < n; i++) {
         char c = s[i];
         int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||

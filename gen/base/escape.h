@@ -6,8 +6,10 @@
  * pango markup (PDF and charts) and XLSX, each with its own special
  * characters. One escaper per format keeps that decision in one place.
  *
- * The strbuf variants append to sb and return 0 or BG_ENOMEM; the others
- * return a malloc'd string the caller frees (NULL on allocation failure).
+ * The strbuf variants append to sb and return 0, or the first error sb
+ * remembers (base/util.h: appending never fails for memory, so a writer
+ * checks strbuf_error() once at the end); the others return a malloc'd
+ * string the caller frees, never NULL (base/xalloc.h: out of memory exits).
  * A NULL input is treated as "".
  */
 #ifndef BENCHGEN_ESCAPE_H

@@ -127,12 +127,10 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
     set_(o, "cells", cells, err);
     for (size_t k = 0; k < p->nbackends && !*err; k++) {
         json_t *b = json_object();
-        if (b) {
-            set_(b, "backend", jstr_(p->backends[k].backend), err);
-            set_(b, "cells", json_integer((json_int_t)p->backends[k].ncells), err);
-            set_(b, "geomean_ratio", jreal_(p->backends[k].geomean_ratio), err);
-            set_(b, "speedup", jreal_(1.0 / p->backends[k].geomean_ratio), err);
-        }
+        set_(b, "backend", jstr_(p->backends[k].backend), err);
+        set_(b, "cells", json_integer((json_int_t)p->backends[k].ncells), err);
+        set_(b, "geomean_ratio", jreal_(p->backends[k].geomean_ratio), err);
+        set_(b, "speedup", jreal_(1.0 / p->backends[k].geomean_ratio), err);
         push_(backends, b, err);
     }
     set_(o, "backends", backends, err);
@@ -142,13 +140,9 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
         json_t *g = json_object();
         size_t n = k ? p->nunaffected : p->naffected;
         double ratio = k ? p->geomean_unaffected : p->geomean_affected;
-        if (g) {
-            set_(g, "cells", json_integer((json_int_t)n), err);
-            set_(g, "geomean_ratio", jreal_(ratio), err);
-            set_(g, "speedup", jreal_(1.0 / ratio), err);
-        } else {
-            *err = error_set(BG_ENOMEM, "out of memory");
-        }
+        set_(g, "cells", json_integer((json_int_t)n), err);
+        set_(g, "geomean_ratio", jreal_(ratio), err);
+        set_(g, "speedup", jreal_(1.0 / ratio), err);
         set_(o, k ? "unaffected" : "affected", g, err);
     }
     set_(summary, "slower", json_integer((json_int_t)p->nslower), err);

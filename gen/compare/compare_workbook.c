@@ -4,6 +4,7 @@
 #include "compare/compare_workbook.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "report/workbook.h"
 
 #include <math.h>
@@ -82,7 +83,7 @@ static void sheet_head(struct cwb *c, lxw_worksheet *ws, const char *title, cons
 
 static char *comparison_label(const struct crep *x, const struct compare_pair *p)
 {
-    return util_printf("[%zu] %s", p->run, crep_run_name(x, p->run));
+    return xprintf("[%zu] %s", p->run, crep_run_name(x, p->run));
 }
 
 static void side_cells(struct cwb *c, lxw_worksheet *ws, lxw_row_t r, lxw_col_t col,
@@ -120,8 +121,6 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     for (size_t k = 0; k < x->r->npairs; k++) {
         const struct compare_pair *p = &x->r->pairs[k];
         char *label = comparison_label(x, p);
-        if (!label)
-            return c->w.err = error_set(BG_ENOMEM, "out of memory");
         for (size_t i = 0; i < p->ncells && !c->w.err; i++, r++) {
             const struct compare_cell *cell = &p->cells[i];
             const struct significance_test *t = &cell->t;
@@ -197,8 +196,6 @@ static int sheet_geomeans(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     for (size_t k = 0; k < x->r->npairs && !c->w.err; k++) {
         const struct compare_pair *p = &x->r->pairs[k];
         char *label = comparison_label(x, p);
-        if (!label)
-            return c->w.err = error_set(BG_ENOMEM, "out of memory");
         for (size_t b = 0; b < p->nbackends + 1 + (p->nunaffected > 0); b++, r++) {
             int all = b == p->nbackends, control = b > p->nbackends;
             size_t n = all ? p->naffected : control ? p->nunaffected : p->backends[b].ncells;
@@ -249,8 +246,6 @@ static int sheet_env(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
     for (size_t k = 0; k < x->r->npairs && !c->w.err; k++) {
         const struct compare_pair *p = &x->r->pairs[k];
         char *label = comparison_label(x, p);
-        if (!label)
-            return c->w.err = error_set(BG_ENOMEM, "out of memory");
         for (size_t i = 0; i < p->nenv; i++, r++)
             env_line(c, ws, r, label, "whole run", &p->env[i], p);
         for (size_t i = 0; i < p->ncells; i++)

@@ -11,6 +11,7 @@
 #include "report/workbook.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "base/xalloc.h"
 #include "charts/heatmap.h"
 #include "report/methods.h"
 #include "report/tables.h"
@@ -66,14 +67,14 @@ static void chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_
         return;
     size_t n = nrows < CHART_MAX_ROWS ? nrows : CHART_MAX_ROWS;
     lxw_chart *ch = workbook_add_chart(w->wb, LXW_CHART_BAR);
-    if (!ch) {
-        w->err = error_set(BG_ENOMEM, "workbook: cannot add a chart");
+    if (!ch) { /* libxlsxwriter's own failure */
+        w->err = error_set(BG_EGENERIC, "libxlsxwriter cannot add a chart (%s)", title);
         return;
     }
     char buf[256];
     snprintf(buf, sizeof(buf), "%s%s", title, n < nrows ? " (first rows)" : "");
     char *t = escape_xlsx(buf);
-    chart_title_set_name(ch, t ? t : "");
+    chart_title_set_name(ch, t);
     free(t);
     for (size_t s = 0; s < nser; s++) {
         lxw_chart_series *se = chart_add_series(ch, NULL, NULL);
@@ -127,8 +128,10 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
                                            (lxw_col_t)(t.ncols - 1), &cf);
     }
     /* median and confidence interval below the table, as text (one cell, two numbers) */
-    if ((err = tables_build(x, TABLE_DETAIL, &d)) < 0)
+    if ((err = tables_build(x, TABLE_DETAIL, &d)) < 0) {
+        w->err = err;
         goto done;
+    }
     workbook_put_str(w, ws, end + 1, 0, d.caption, w->subtitle);
     lxw_row_t end2 = write_grid_block(w, ws, end + 2, &d, 0);
     workbook_fit_table(w, ws, end + 2, 0, &d, 9, 40); /* its "median [lo, hi]" texts are the widest */
@@ -147,11 +150,7 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
                                       gc->ok ? gc->st.mean : NAN, w->num);
         }
     }
-    unsigned *colors = calloc(g->ncols + 1, sizeof(*colors));
-    if (!colors) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    unsigned *colors = xcalloc(g->ncols + 1, sizeof(*colors));
     for (size_t c = 0; c < g->ncols; c++)
         colors[c] = g->cols[c].color;
     chart_from_data(w, ws, end2 + 2, 0, "ms/step by backend (lower is better)", "ms/step", 1, g->nrows, 1,
@@ -162,7 +161,7 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
 done:
     table_free(&t);
     table_free(&d);
-    return err ? err : w->err;
+    return w->err;
 }
 
 /* ---- Speedup ----------------------------------------------------------------- */
@@ -219,11 +218,7 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
                                  .max_color = CHART_BETTER_BG};
     worksheet_conditional_format_range(ws, hr + 1, 2, end - 1, (lxw_col_t)(t.ncols - 1), &cf);
     size_t nser = t.ncols - 2;
-    unsigned *colors = calloc(nser + 1, sizeof(*colors));
-    if (!colors) {
-        err = error_set(BG_ENOMEM, "out of memory");
-        goto done;
-    }
+    unsigned *colors = xcalloc(nser + 1, sizeof(*colors));
     for (size_t s = 0, c = 0; c < g->ncols; c++)
         if ((int)c != x->baseline)
             colors[s++] = g->cols[c].color;
@@ -242,7 +237,7 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     free(colors);
 done:
     table_free(&t);
-    return err ? err : w->err;
+    return w->err;
 }
 
 /* ---- Throughput --------------------------------------------------------------- */
@@ -399,11 +394,6 @@ static int sheet_samples(struct workbook *w, lxw_worksheet *ws)
             continue;
         /* escaped once per cell, not once per step */
         char *key = escape_xlsx(c->key), *backend = escape_xlsx(c->backend);
-        if (!key || !backend) {
-            free(key);
-            free(backend);
-            return w->err = error_set(BG_ENOMEM, "out of memory");
-        }
         for (int phase = 0; phase < 2; phase++) {
             const int64_t *ns = phase ? c->timed_ns : c->warmup_ns;
             size_t n = phase ? c->ntimed : c->nwarmup;
@@ -516,8 +506,8 @@ static int sheet_method(struct workbook *w, lxw_worksheet *ws)
     const char *p = x->rd->spec_text;
     while (p && *p && !w->err) {
         size_t len = strcspn(p, "\n");
-        char *line = strndup(p, len);
-        workbook_put_str(w, ws, r++, 0, line ? line : "", w->mono);
+        char *line = xstrndup(p, len);
+        workbook_put_str(w, ws, r++, 0, line, w->mono);
         free(line);
         p += len + (p[len] == '\n');
     }
@@ -601,10 +591,8 @@ static int sheet_answer(struct workbook *w, lxw_worksheet *ws, const struct doc 
 int workbook_write(const struct rctx *x, const struct doc *d, const char *path)
 {
     struct workbook w;
-    char *title = util_printf("Benchmark report: %s", x->rd->name);
-    int err =
-        title ? workbook_begin(&w, path, title, "ms/step benchmark results", x->rd->description, x->created)
-              : error_set(BG_ENOMEM, "out of memory");
+    char *title = xprintf("Benchmark report: %s", x->rd->name);
+    int err = workbook_begin(&w, path, title, "ms/step benchmark results", x->rd->description, x->created);
     free(title);
     if (err < 0)
         return err;

@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/escape.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,10 +21,6 @@ void workbook_put_str(struct workbook *w, lxw_worksheet *ws, lxw_row_t r, lxw_co
     if (w->err)
         return;
     char *e = escape_xlsx(s ? s : "");
-    if (!e) {
-        w->err = error_set(BG_ENOMEM, "out of memory");
-        return;
-    }
     lxw_error le = e[0] ? worksheet_write_string(ws, r, c, e, f) : worksheet_write_blank(ws, r, c, f);
     free(e);
     if (le != LXW_NO_ERROR)
@@ -163,10 +160,10 @@ lxw_row_t workbook_put_paragraphs(struct workbook *w, lxw_worksheet *ws, lxw_row
 {
     for (size_t i = 0; i < n; i++, r++) {
         int bullet = strncmp(paras[i], "- ", 2) == 0;
-        char *line = bullet ? util_printf("\xE2\x80\xA2 %s", paras[i] + 2) : strdup(paras[i]);
-        workbook_put_str(w, ws, r, 0, line ? line : "", w->wrap);
+        char *line = bullet ? xprintf("\xE2\x80\xA2 %s", paras[i] + 2) : xstrdup(paras[i]);
+        workbook_put_str(w, ws, r, 0, line, w->wrap);
         /* rows do not grow to wrapped text by themselves: about 110 characters a line at this width */
-        size_t len = line ? strlen(line) : 0;
+        size_t len = strlen(line);
         worksheet_set_row(ws, r, 15.0 * (double)(len / 110 + 1), NULL);
         free(line);
     }
@@ -227,18 +224,14 @@ int workbook_begin(struct workbook *w, const char *path, const char *title, cons
                    const char *comments, time_t created)
 {
     memset(w, 0, sizeof(*w));
-    w->tmp = util_printf("%s.tmp", path);
+    w->tmp = xprintf("%s.tmp", path);
     w->etitle = escape_xlsx(title);
     w->ecomments = escape_xlsx(comments);
     w->esubject = escape_xlsx(subject);
-    if (!w->tmp || !w->etitle || !w->ecomments || !w->esubject) {
-        workbook_finish(w, NULL, 0);
-        return error_set(BG_ENOMEM, "out of memory");
-    }
     lxw_workbook_options opt = {.constant_memory = LXW_FALSE, .tmpdir = NULL, .use_zip64 = LXW_FALSE};
     w->wb = workbook_new_opt(w->tmp, &opt);
-    if (!w->wb) {
-        int err = error_set(BG_EIO, "cannot create %s", w->tmp);
+    if (!w->wb) { /* libxlsxwriter's own failure (it prints why) */
+        int err = error_set(BG_EIO, "libxlsxwriter cannot create %s", w->tmp);
         workbook_finish(w, NULL, err);
         return err;
     }

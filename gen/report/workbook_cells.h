@@ -16,12 +16,15 @@
 #include "report/rctx.h"
 #include "report/tables.h"
 
-/* A workbook A workbook is written to PATH.tmp and renamed into place by
+/* A workbook is written to PATH.tmp and renamed into place by
  * workbook_finish(), so a reader never sees half a file.
  *
  * Every helper does nothing once w->err is set, and sets it on the first
  * failure, so a sheet can be written without checking each cell; the
- * first error comes back from workbook_finish(). */
+ * first error comes back from workbook_finish(). Memory comes from the
+ * x-family (base/xalloc.h) and never fails here; what w->err holds is a
+ * failure libxlsxwriter reports (lxw_strerror), reported as the library's,
+ * or an error a sheet's builder sets (a table's). */
 struct workbook {
     lxw_workbook *wb;
     const struct rctx *x; /* workbook_write's run; NULL for other documents */
@@ -33,8 +36,9 @@ struct workbook {
 };
 
 /* Starts PATH.tmp with the document properties (escaped here; created: the
- * run's date, never the clock) and the formats. 0, BG_ENOMEM or BG_EIO;
- * after a failure there is nothing to finish. */
+ * run's date, never the clock) and the formats. 0, or BG_EIO when
+ * libxlsxwriter cannot create the file; after a failure there is nothing to
+ * finish. */
 int workbook_begin(struct workbook *w, const char *path, const char *title, const char *subject,
                    const char *comments, time_t created);
 /* Closes the workbook and renames it to path when err and w->err are 0
