@@ -22,8 +22,8 @@
 
 #include <jansson.h>
 
-/* A JSON string of s (cleaned by the rule above), null for NULL; NULL only
- * when out of memory. */
+/* A JSON string of s (cleaned by the rule above), null for NULL; never NULL
+ * (jansson allocates through the x-family). */
 json_t *json_str(const char *s);
 
 /* x, or null when x is NaN or infinite. */

@@ -16,7 +16,8 @@
 typedef int (*template_escape_fn)(struct strbuf *sb, const char *s);
 
 /* Appends the rendered text to out. name is only used in messages.
- * Returns 0, BG_ENOMEM, or BG_EGENERIC for an unknown or malformed placeholder. */
+ * Returns 0, or BG_EGENERIC for an unknown or malformed placeholder (or the
+ * first error out already remembers); out of memory exits (base/xalloc.h). */
 int template_render(struct strbuf *out, const char *name, const char *text, const struct kvlist *vars,
                     template_escape_fn esc);
 

@@ -14,8 +14,8 @@
  * appends their manifest entries to list. */
 int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *list, int quiet);
 
-/* The manifest's "run" object: name, times, versions, status counts. NULL
- * with *err set when out of memory. */
+/* The manifest's "run" object: name, times, versions, status counts; *err
+ * set (BG_EGENERIC) when jansson refuses a value (json_put, base/json.h). */
 json_t *bundle_manifest_run(const struct rundata *rd, int *err);
 
 #endif /* BENCHGEN_BUNDLE_MANIFEST_H */

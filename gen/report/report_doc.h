@@ -10,7 +10,8 @@
 #include "report/rctx.h"
 
 /* Fills d (zeroed) from x, whose figures it borrows; the caller releases it
- * with doc_free(), also after an error. 0 or BG_ENOMEM. */
+ * with doc_free(), also after an error. 0, or the document's first error
+ * (doc_error(), report/doc.h). */
 int report_doc_build(struct doc *d, const struct rctx *x);
 
 #endif /* BENCHGEN_REPORT_DOC_H */

@@ -19,7 +19,8 @@
 #define REPORT_JSON_FORMAT "benchgen-report/1"
 
 /* Writes DIR/report.json and DIR/summary.csv (each through a temporary file
- * renamed into place). x->answer may be NULL. 0, BG_ENOMEM or BG_EIO. */
+ * renamed into place). x->answer may be NULL. 0, BG_EIO, or BG_EGENERIC for
+ * what jansson or a format refuses (out of memory exits, base/xalloc.h). */
 int report_json_write(const struct rctx *x, const char *dir);
 
 #endif /* BENCHGEN_REPORT_JSON_H */

@@ -11,7 +11,7 @@
 #include "report/rctx.h"
 
 /* Adds the figure to x->figs (w x 520 points, PNG at png_scale) when it
- * applies; 0 or BG_ENOMEM. */
+ * applies; 0, or BG_EGENERIC for a label format that did not expand. */
 int roofline_figure(struct rctx *x, double w, double png_scale);
 
 #endif /* BENCHGEN_ROOFLINE_H */

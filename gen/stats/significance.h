@@ -111,8 +111,8 @@ struct significance_test {
  * and of b ran next to each other). Below that: the bootstrap interval of
  * the ratio of pooled means (`resamples` draws), for information. The U
  * test on pooled steps always. A side with no samples or a non-positive
- * mean leaves out->valid = 0 (not an error). Returns 0, BG_EUSAGE (bad
- * level/resamples) or BG_ENOMEM. */
+ * mean leaves out->valid = 0 (not an error). Returns 0 or BG_EUSAGE (bad
+ * level/resamples); out of memory exits (base/xalloc.h). */
 int significance_test(const struct significance_group *a, size_t nga, const struct significance_group *b,
                       size_t ngb, double level, size_t resamples, int paired, struct significance_test *out);
 
