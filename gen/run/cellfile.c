@@ -244,7 +244,7 @@ static json_t *samples_json(const int64_t *ns, size_t n)
 }
 
 /* [[name, t_ns, value], ...]: the telemetry series (run/telemetry.h). */
-static json_t *series_json(const struct series *s)
+static json_t *series_json(const struct tseries *s)
 {
     json_t *a = json_array();
     for (size_t i = 0; a && i < s->n; i++)
@@ -256,14 +256,14 @@ static json_t *series_json(const struct series *s)
     return a;
 }
 
-static int series_load(const json_t *a, struct series *s)
+static int series_load(const json_t *a, struct tseries *s)
 {
     size_t i;
     json_t *p;
     json_array_foreach(a, i, p)
     {
         const char *name = json_string_value(json_array_get(p, 0));
-        if (name && series_add(s, name, (int64_t)json_integer_value(json_array_get(p, 1)),
+        if (name && tseries_add(s, name, (int64_t)json_integer_value(json_array_get(p, 1)),
                                json_number_value(json_array_get(p, 2))) < 0)
             return error_code();
     }

@@ -587,10 +587,10 @@ static int add_series(struct telemetry *t, struct result *r)
         double pb = p ? p->busy_s : t->first.busy_s, po = p ? p->ours_s : t->first.ours_s;
         int64_t pt = p ? p->t : 0;
         double dt = (double)(h->t - pt) / 1e9, o = (h->busy_s - pb) - (h->ours_s - po);
-        if ((err = series_add(&r->telemetry, "host.other_cpu", h->t, dt > 0 && o > 0 ? o / dt : 0)) < 0)
+        if ((err = tseries_add(&r->telemetry, "host.other_cpu", h->t, dt > 0 && o > 0 ? o / dt : 0)) < 0)
             break;
         if (h->load1 >= 0)
-            err = series_add(&r->telemetry, "host.load1", h->t, h->load1);
+            err = tseries_add(&r->telemetry, "host.load1", h->t, h->load1);
     }
     const char *devs = kvlist_get(&r->facts, "gpu.devices");
     for (int d = 0; !err && devs && d < t->ndev; d++) {
@@ -613,7 +613,7 @@ static int add_series(struct telemetry *t, struct result *r)
     do {                                                                                                     \
         if (!err && (g->have & (bit))) {                                                                    \
             snprintf(name, sizeof(name), "gpu.%d." field, d);                                                \
-            err = series_add(&r->telemetry, name, g->t, (value));                                            \
+            err = tseries_add(&r->telemetry, name, g->t, (value));                                            \
         }                                                                                                    \
     } while (0)
             PUT("sm_mhz", NVML_HAVE_CLOCKS, g->sm);

@@ -30,27 +30,27 @@ void result_free(struct result *r)
     kvlist_free(&r->phases);
     kvlist_free(&r->facts);
     kvlist_free(&r->env);
-    series_free(&r->telemetry);
+    tseries_free(&r->telemetry);
     r->detail = NULL;
     r->warmup_ns = r->timed_ns = NULL;
     r->nwarmup = r->ntimed = r->capwarmup = r->captimed = 0;
 }
 
-int series_add(struct series *s, const char *name, int64_t t_ns, double value)
+int tseries_add(struct tseries *s, const char *name, int64_t t_ns, double value)
 {
     if (s->n == s->cap) {
         size_t c = s->cap ? s->cap * 2 : 256;
         s->rows = xrealloc(s->rows, c * sizeof(*s->rows));
         s->cap = c;
     }
-    struct series_row *row = &s->rows[s->n++];
+    struct tseries_row *row = &s->rows[s->n++];
     row->t_ns = t_ns;
     row->value = value;
     snprintf(row->name, sizeof(row->name), "%s", name);
     return 0;
 }
 
-void series_free(struct series *s)
+void tseries_free(struct tseries *s)
 {
     free(s->rows);
     s->rows = NULL;

@@ -18,13 +18,13 @@
 
 /* One point of a telemetry series (GPU clocks, power, ...; host load),
  * t_ns since the worker was started. Stored in run.db's telemetry table. */
-struct series_row {
+struct tseries_row {
     int64_t t_ns;
     double value;
     char name[32]; /* "gpu.0.sm_mhz", "host.other_cpu" */
 };
-struct series {
-    struct series_row *rows;
+struct tseries {
+    struct tseries_row *rows;
     size_t n, cap;
 };
 
@@ -45,14 +45,14 @@ struct result {
     int64_t peak_rss;         /* bytes, highest seen for the worker's process group */
     int exit_code;            /* -1 when killed by a signal */
     int term_signal;          /* 0 when it exited */
-    struct series telemetry;  /* sampled while the cell ran (run/telemetry.h); may be empty */
+    struct tseries telemetry;  /* sampled while the cell ran (run/telemetry.h); may be empty */
 };
 
 int result_add_sample(struct result *r, int warmup, int64_t ns);
 void result_free(struct result *r);
 
 /* Appends a point; names longer than 31 bytes are cut. */
-int series_add(struct series *s, const char *name, int64_t t_ns, double value);
-void series_free(struct series *s);
+int tseries_add(struct tseries *s, const char *name, int64_t t_ns, double value);
+void tseries_free(struct tseries *s);
 
 #endif /* BENCHGEN_RESULT_H */

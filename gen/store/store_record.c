@@ -133,7 +133,7 @@ static int insert_facts(sqlite3 *db, int cell_id, const struct kvlist *facts)
     return err;
 }
 
-static int insert_telemetry(sqlite3 *db, int cell_id, const struct series *ts)
+static int insert_telemetry(sqlite3 *db, int cell_id, const struct tseries *ts)
 {
     if (ts->n == 0)
         return 0;
