@@ -423,6 +423,29 @@ void util_iso8601_utc(time_t t, char buf[32])
     strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+const char *util_utc_or_null(char buf[32], time_t t)
+{
+    if (t <= 0)
+        return NULL;
+    util_iso8601_utc(t, buf);
+    return buf;
+}
+
+int util_utc_parse(time_t *out, const char *text)
+{
+    struct tm tm = {0};
+    char again[32];
+    const char *end = text ? strptime(text, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
+    if (!end || *end)
+        return -1;
+    time_t t = timegm(&tm);
+    /* only the canonical form: printing it back gives the same bytes */
+    if (t <= 0 || strcmp(util_utc_or_null(again, t), text) != 0)
+        return -1;
+    *out = t;
+    return 0;
+}
+
 const char *util_home_dir(void)
 {
     static char home[PATH_MAX];

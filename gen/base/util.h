@@ -102,6 +102,12 @@ char *util_realpath(const char *path);
 int64_t util_now_ns(void);
 /* "2026-11-30T15:21:00Z" */
 void util_iso8601_utc(time_t t, char buf[32]);
+/* util_iso8601_utc(t) in buf and buf, or NULL when t <= 0 (no time recorded):
+ * how run.db stores a cell's started/finished and how readers print them. */
+const char *util_utc_or_null(char buf[32], time_t t);
+/* The inverse: 0 and *out when text is exactly what util_iso8601_utc() writes
+ * for some t > 0; -1 (no message) for anything else. */
+int util_utc_parse(time_t *out, const char *text);
 
 /* Directory holding runners/, data/, templates/ (the checkout or install):
  * $BENCHGEN_HOME, else the directory of the running binary if it holds

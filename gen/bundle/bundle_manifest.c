@@ -19,8 +19,8 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
     struct strlist names = {0};
     int err = 0;
     for (size_t i = 0; i < rd->ncells && !err; i++)
-        if (rd->cells[i].env[0] && !strlist_has_sorted(&names, rd->cells[i].env)) {
-            err = strlist_add(&names, rd->cells[i].env);
+        if (rd->cells[i].cell.env[0] && !strlist_has_sorted(&names, rd->cells[i].cell.env)) {
+            err = strlist_add(&names, rd->cells[i].cell.env);
             strlist_sort(&names, false);
         }
     if (!err && names.n && (err = bundle_fs_mkparents(root, "envs/x")) < 0)
@@ -35,7 +35,7 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
         }
         const struct rd_cell *rep = NULL; /* the first ok cell of this environment */
         for (size_t i = 0; i < rd->ncells && !rep; i++)
-            if (!strcmp(rd->cells[i].env, name) && rd->cells[i].status == STATUS_OK)
+            if (!strcmp(rd->cells[i].cell.env, name) && rd->cells[i].result.status == STATUS_OK)
                 rep = &rd->cells[i];
         json_t *o = json_object(); /* never NULL: jansson allocates with the x-family */
         json_put(o, "name", json_str(name), &err);
@@ -48,7 +48,7 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
             err = bundle_fs_copy(info.lock_path, lock_dst);
             /* Does today's lock still describe the venv the run used? The
              * venv directory is named <name>-<hash of lock + Python>. */
-            const char *prefix = rep ? kvlist_get(&rep->environment, "python.prefix") : NULL;
+            const char *prefix = rep ? kvlist_get(&rep->result.env, "python.prefix") : NULL;
             json_t *matches = json_null();
             if (prefix && info.hash[0]) {
                 size_t pl = strlen(prefix), hl = strlen(info.hash);
@@ -77,11 +77,11 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
 
         struct strbuf sb = {0};
         if (!err && rep) {
-            const char *py = kvlist_get(&rep->environment, "python.version");
+            const char *py = kvlist_get(&rep->result.env, "python.version");
             strbuf_printf(&sb, "# packages recorded by the run for environment %s (cell %s)\n# python %s\n", name,
-                          rep->key, py ? py : "unknown");
-            for (size_t i = 0; i < rep->environment.n; i++) {
-                const struct kv *e = &rep->environment.items[i];
+                          rep->cell.key, py ? py : "unknown");
+            for (size_t i = 0; i < rep->result.env.n; i++) {
+                const struct kv *e = &rep->result.env.items[i];
                 if (!strncmp(e->key, "pkg.", 4))
                     strbuf_printf(&sb, "%s==%s\n", e->key + 4, e->value ? e->value : "");
             }
@@ -94,7 +94,7 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
             err = bundle_fs_write(res_dst, sb.buf, sb.len);
         }
         json_put(o, "resolved", json_str(res_rel), &err);
-        json_put(o, "python", json_str(rep ? kvlist_get(&rep->environment, "python.version") : NULL), &err);
+        json_put(o, "python", json_str(rep ? kvlist_get(&rep->result.env, "python.version") : NULL), &err);
         strbuf_free(&sb);
         free(res_rel);
         free(res_dst);
@@ -120,7 +120,7 @@ json_t *bundle_manifest_run(const struct rundata *rd, int *err)
     json_put(o, "spec_sha256", json_str(rd->spec_sha256), err);
     json_put(o, "cells", json_integer((json_int_t)rd->ncells), err);
     for (size_t i = 0; i < rd->ncells && !*err; i++) {
-        const char *s = rd->cells[i].status ? status_name(rd->cells[i].status) : "pending";
+        const char *s = rd->cells[i].result.status ? status_name(rd->cells[i].result.status) : "pending";
         json_t *n = json_object_get(statuses, s);
         json_put(statuses, s, json_integer(n ? json_integer_value(n) + 1 : 1), err);
     }

@@ -42,42 +42,44 @@ static json_t *jmarkers_(const struct kvlist *kl, int *err)
 static json_t *jcell_(const struct rd_cell *c, int *err)
 {
     json_t *o = json_object(); /* NULL: the caller's json_put() records the failure */
-    bool done = c->status != STATUS_NONE; /* result fields mean nothing before a final status */
-    json_put(o, "id", json_integer(c->id), err);
-    json_put(o, "key", json_str(c->key), err);
-    json_put(o, "model", json_str(c->model), err);
-    json_put(o, "task", json_str(c->task), err);
-    json_put(o, "batch", json_integer(c->batch), err);
-    json_put(o, "backend", json_str(c->backend), err);
-    json_put(o, "size", json_str(c->size), err);
-    json_put(o, "precision", json_str(c->precision), err);
-    json_put(o, "env", json_str(c->env), err);
-    json_put(o, "workload", json_str(c->workload), err);
-    json_put(o, "steps", json_integer(c->steps), err);
-    json_put(o, "warmup", json_integer(c->warmup), err);
-    json_put(o, "repeat", json_integer(c->repeat), err);
-    json_put(o, "seed", json_integer((json_int_t)c->seed), err);
-    json_put(o, "timeout_s", json_num(c->timeout_s), err);
-    json_put(o, "memory_limit_bytes", json_integer(c->memory_limit), err);
-    json_put(o, "status", json_str(c->status ? status_name(c->status) : NULL), err);
-    json_put(o, "detail", json_str(c->detail), err);
-    json_put(o, "input_sha256", json_str(c->input_sha256), err);
-    json_put(o, "input_bytes", done ? json_integer(c->input_bytes) : json_null(), err);
-    json_put(o, "started_utc", json_str(c->started_utc), err);
-    json_put(o, "finished_utc", json_str(c->finished_utc), err);
-    json_put(o, "wall_s", done ? json_num(c->wall_s) : json_null(), err);
-    json_put(o, "peak_rss_bytes", done ? json_integer(c->peak_rss) : json_null(), err);
-    json_put(o, "exit_code", done ? json_integer(c->exit_code) : json_null(), err);
-    json_put(o, "term_signal", done ? json_integer(c->term_signal) : json_null(), err);
+    const struct result *r = &c->result;
+    char started[32], finished[32];
+    bool done = r->status != STATUS_NONE; /* result fields mean nothing before a final status */
+    json_put(o, "id", json_integer(c->cell.id), err);
+    json_put(o, "key", json_str(c->cell.key), err);
+    json_put(o, "model", json_str(c->cell.model), err);
+    json_put(o, "task", json_str(c->cell.task), err);
+    json_put(o, "batch", json_integer(c->cell.batch), err);
+    json_put(o, "backend", json_str(c->cell.backend), err);
+    json_put(o, "size", json_str(c->cell.size), err);
+    json_put(o, "precision", json_str(c->cell.precision), err);
+    json_put(o, "env", json_str(c->cell.env), err);
+    json_put(o, "workload", json_str(c->cell.workload), err);
+    json_put(o, "steps", json_integer(c->cell.steps), err);
+    json_put(o, "warmup", json_integer(c->cell.warmup), err);
+    json_put(o, "repeat", json_integer(c->cell.repeat), err);
+    json_put(o, "seed", json_integer((json_int_t)c->cell.seed), err);
+    json_put(o, "timeout_s", json_num(c->cell.timeout), err);
+    json_put(o, "memory_limit_bytes", json_integer((json_int_t)c->cell.memory_limit), err);
+    json_put(o, "status", json_str(r->status ? status_name(r->status) : NULL), err);
+    json_put(o, "detail", json_str(r->detail), err);
+    json_put(o, "input_sha256", json_str(r->input_sha256[0] ? r->input_sha256 : NULL), err);
+    json_put(o, "input_bytes", done ? json_integer(r->input_bytes) : json_null(), err);
+    json_put(o, "started_utc", json_str(util_utc_or_null(started, r->started)), err);
+    json_put(o, "finished_utc", json_str(util_utc_or_null(finished, r->finished)), err);
+    json_put(o, "wall_s", done ? json_num(r->wall_s) : json_null(), err);
+    json_put(o, "peak_rss_bytes", done ? json_integer(r->peak_rss) : json_null(), err);
+    json_put(o, "exit_code", done ? json_integer(r->exit_code) : json_null(), err);
+    json_put(o, "term_signal", done ? json_integer(r->term_signal) : json_null(), err);
     json_put(o, "log_path", json_str(c->log_path), err);
     json_put(o, "attempts", json_integer(c->attempts), err);
     json_put(o, "samples",
-         json_pack("{sIsI}", "timed", (json_int_t)c->ntimed, "warmup", (json_int_t)c->nwarmup), err);
-    json_put(o, "compile_ms", c->nwarmup ? json_num((double)c->warmup_ns[0] / 1e6) : json_null(), err);
+         json_pack("{sIsI}", "timed", (json_int_t)r->ntimed, "warmup", (json_int_t)r->nwarmup), err);
+    json_put(o, "compile_ms", r->nwarmup ? json_num((double)r->warmup_ns[0] / 1e6) : json_null(), err);
     json_put(o, "stats", stats_json(&c->st, err), err);
-    json_put(o, "facts", json_kvmap(&c->facts, err), err);
-    json_put(o, "markers", jmarkers_(&c->markers, err), err);
-    json_put(o, "environment", json_kvmap(&c->environment, err), err);
+    json_put(o, "facts", json_kvmap(&r->facts, err), err);
+    json_put(o, "markers", jmarkers_(&r->phases, err), err);
+    json_put(o, "environment", json_kvmap(&r->env, err), err);
     return o;
 }
 
@@ -156,13 +158,13 @@ static void show_header_(const struct rundata *rd, FILE *out, struct strlist *k)
 
     size_t pending = 0, other = 0, known = 0;
     for (size_t i = 0; i < rd->ncells; i++)
-        pending += rd->cells[i].status == STATUS_NONE;
+        pending += rd->cells[i].result.status == STATUS_NONE;
     fprintf(out, "cells     %zu:", rd->ncells);
     const char *sep = " ";
     for (int s = STATUS_NONE + 1; s < STATUS_COUNT; s++) {
         size_t n = 0;
         for (size_t i = 0; i < rd->ncells; i++)
-            n += (int)rd->cells[i].status == s;
+            n += (int)rd->cells[i].result.status == s;
         if (n) {
             fprintf(out, "%s%zu %s", sep, n, status_name((enum status)s));
             sep = ", ";
@@ -186,9 +188,9 @@ static void show_workers_(const struct rundata *rd, FILE *out, struct strlist *k
     struct strlist seen = {0};
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
-        const char *ver = kvlist_get(&c->environment, "python.version");
-        const char *exe = kvlist_get(&c->environment, "python.executable");
-        const char *how = kvlist_get(&c->environment, "worker.containment");
+        const char *ver = kvlist_get(&c->result.env, "python.version");
+        const char *exe = kvlist_get(&c->result.env, "python.executable");
+        const char *how = kvlist_get(&c->result.env, "worker.containment");
         if (!ver && !how)
             continue;
         char *line = util_printf("python %s (%s), containment %s", ver ? ver : "?", exe ? exe : "?",
@@ -196,7 +198,7 @@ static void show_workers_(const struct rundata *rd, FILE *out, struct strlist *k
         if (line && !strlist_contains(&seen, line)) {
             size_t n = 0;
             for (size_t j = 0; j < rd->ncells; j++) {
-                const struct kvlist *e = &rd->cells[j].environment;
+                const struct kvlist *e = &rd->cells[j].result.env;
                 const char *v2 = kvlist_get(e, "python.version"), *x2 = kvlist_get(e, "python.executable"),
                            *h2 = kvlist_get(e, "worker.containment");
                 n += (v2 || h2) && !strcmp(v2 ? v2 : "?", ver ? ver : "?") && !strcmp(x2 ? x2 : "?", exe ? exe : "?") &&
@@ -209,10 +211,10 @@ static void show_workers_(const struct rundata *rd, FILE *out, struct strlist *k
     }
     strlist_free(&seen);
     for (size_t i = 0; i < rd->ncells; i++) {
-        const char *dropped = kvlist_get(&rd->cells[i].facts, "log.dropped_bytes");
+        const char *dropped = kvlist_get(&rd->cells[i].result.facts, "log.dropped_bytes");
         if (dropped)
             fprintf(out, "log     %s: %s bytes of output dropped (head and tail kept in %s)\n",
-                    tx_(k, rd->cells[i].key), tx_(k, dropped),
+                    tx_(k, rd->cells[i].cell.key), tx_(k, dropped),
                     rd->cells[i].log_path ? tx_(k, rd->cells[i].log_path) : "its log");
     }
 }
@@ -224,7 +226,8 @@ static void show_flags_(const struct rundata *rd, FILE *out, int wkey, struct st
     bool any = false;
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
-        const char *cont = kvlist_get(&c->facts, "contention"), *thr = kvlist_get(&c->facts, "gpu.throttled");
+        const char *cont = kvlist_get(&c->result.facts, "contention");
+        const char *thr = kvlist_get(&c->result.facts, "gpu.throttled");
         bool contended = cont && !strcmp(cont, "yes"), throttled = thr && !strcmp(thr, "yes");
         if (!contended && !throttled)
             continue;
@@ -232,13 +235,13 @@ static void show_flags_(const struct rundata *rd, FILE *out, int wkey, struct st
             fputs("\nflags\n", out);
         any = true;
         if (contended) {
-            const char *why = kvlist_get(&c->facts, "contention.reason");
-            fprintf(out, "%-*s  contended: %s\n", wkey, tx_(k, c->key), tx_(k, why ? why : "yes"));
+            const char *why = kvlist_get(&c->result.facts, "contention.reason");
+            fprintf(out, "%-*s  contended: %s\n", wkey, tx_(k, c->cell.key), tx_(k, why ? why : "yes"));
         }
         if (throttled) {
-            const char *share = kvlist_get(&c->facts, "gpu.throttled.share");
-            const char *why = kvlist_get(&c->facts, "gpu.throttle.reasons");
-            fprintf(out, "%-*s  GPU throttled %.0f%% of the timed steps (%s)\n", wkey, tx_(k, c->key),
+            const char *share = kvlist_get(&c->result.facts, "gpu.throttled.share");
+            const char *why = kvlist_get(&c->result.facts, "gpu.throttle.reasons");
+            fprintf(out, "%-*s  GPU throttled %.0f%% of the timed steps (%s)\n", wkey, tx_(k, c->cell.key),
                     share ? atof(share) * 100 : 0.0, tx_(k, why ? why : "reason unknown"));
         }
     }
@@ -255,9 +258,9 @@ static int show_text_(const struct rundata *rd, FILE *out)
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
         char buf[64];
-        int n = (int)strlen(tx_(&k, c->key));
+        int n = (int)strlen(tx_(&k, c->cell.key));
         wkey = n > wkey ? n : wkey;
-        n = snprintf(buf, sizeof(buf), "%zu/%zu", c->ntimed, c->nwarmup);
+        n = snprintf(buf, sizeof(buf), "%zu/%zu", c->result.ntimed, c->result.nwarmup);
         wsamples = n > wsamples ? n : wsamples;
     }
     fprintf(out, "\n%-*s  %-11s  %-12s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, "KEY", "STATUS",
@@ -265,11 +268,11 @@ static int show_text_(const struct rundata *rd, FILE *out)
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
         char samples[64], mean[32], median[32], p5[32], p95[32], cv[32], compile[32];
-        if (!c->status) {
-            fprintf(out, "%-*s  %s\n", wkey, tx_(&k, c->key), "pending");
+        if (!c->result.status) {
+            fprintf(out, "%-*s  %s\n", wkey, tx_(&k, c->cell.key), "pending");
             continue;
         }
-        snprintf(samples, sizeof(samples), "%zu/%zu", c->ntimed, c->nwarmup);
+        snprintf(samples, sizeof(samples), "%zu/%zu", c->result.ntimed, c->result.nwarmup);
         fmt_ms_(mean, sizeof(mean), c->st.mean);
         fmt_ms_(median, sizeof(median), c->st.median);
         fmt_ms_(p5, sizeof(p5), c->st.p5);
@@ -278,10 +281,11 @@ static int show_text_(const struct rundata *rd, FILE *out)
             snprintf(cv, sizeof(cv), "%.1f", c->st.cv * 100.0);
         else
             snprintf(cv, sizeof(cv), "-");
-        fmt_ms_(compile, sizeof(compile), c->nwarmup ? (double)c->warmup_ns[0] / 1e6 : NAN);
-        fprintf(out, "%-*s  %-11s  %-12.*s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, tx_(&k, c->key),
-                tx_(&k, status_name(c->status)), SHOW_HASH_CHARS, c->input_sha256 ? tx_(&k, c->input_sha256) : "-", wsamples, samples, mean,
-                median, p5, p95, cv, compile);
+        fmt_ms_(compile, sizeof(compile), c->result.nwarmup ? (double)c->result.warmup_ns[0] / 1e6 : NAN);
+        fprintf(out, "%-*s  %-11s  %-12.*s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, tx_(&k, c->cell.key),
+                tx_(&k, status_name(c->result.status)), SHOW_HASH_CHARS,
+                c->result.input_sha256[0] ? tx_(&k, c->result.input_sha256) : "-", wsamples, samples, mean, median, p5,
+                p95, cv, compile);
     }
     show_workers_(rd, out, &k);
     show_flags_(rd, out, wkey, &k);

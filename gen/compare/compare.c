@@ -25,9 +25,10 @@
  * under both methods (its key says so): the two methods never pool. */
 static char *identity_(const struct rd_cell *c)
 {
-    const char *at = strchr(c->key, '@');
+    const char *at = strchr(c->cell.key, '@');
     size_t n = at ? strcspn(at, "#") : 0;
-    return xprintf("%s/%s/b%d/%s%.*s", c->model, c->task, c->batch, c->backend, (int)n, at ? at : "");
+    return xprintf("%s/%s/b%d/%s%.*s", c->cell.model, c->cell.task, c->cell.batch, c->cell.backend, (int)n,
+                   at ? at : "");
 }
 
 static void side_init_(struct compare_side *s)
@@ -39,9 +40,9 @@ static void side_init_(struct compare_side *s)
 static int cmp_rep_(const void *x, const void *y)
 {
     const struct rd_cell *a = *(const struct rd_cell *const *)x, *b = *(const struct rd_cell *const *)y;
-    if (a->repeat != b->repeat)
-        return (a->repeat > b->repeat) - (a->repeat < b->repeat);
-    return (a->id > b->id) - (a->id < b->id);
+    if (a->cell.repeat != b->cell.repeat)
+        return (a->cell.repeat > b->cell.repeat) - (a->cell.repeat < b->cell.repeat);
+    return (a->cell.id > b->cell.id) - (a->cell.id < b->cell.id);
 }
 
 /* The repeats of identity id in run rd (ids[i] is cell i's identity), their
@@ -64,23 +65,23 @@ static int side_fill_(struct compare_side *s, const struct rundata *rd, char *co
     qsort(s->reps, s->nreps, sizeof(*s->reps), cmp_rep_);
     s->status = STATUS_OK;
     for (size_t r = 0; r < s->nreps; r++) {
-        if (s->reps[r]->status != STATUS_OK) {
-            s->status = s->reps[r]->status;
+        if (s->reps[r]->result.status != STATUS_OK) {
+            s->status = s->reps[r]->result.status;
             break;
         }
     }
     for (size_t r = 0; r < s->nreps; r++)
-        if (s->reps[r]->status == STATUS_OK)
-            total += s->reps[r]->ntimed;
+        if (s->reps[r]->result.status == STATUS_OK)
+            total += s->reps[r]->result.ntimed;
     if (total == 0)
         return 0;
     pool = xmalloc(total * sizeof(*pool));
     size_t at = 0;
     for (size_t r = 0; r < s->nreps; r++) {
-        if (s->reps[r]->status != STATUS_OK)
+        if (s->reps[r]->result.status != STATUS_OK)
             continue;
-        memcpy(pool + at, s->reps[r]->timed_ns, s->reps[r]->ntimed * sizeof(*pool));
-        at += s->reps[r]->ntimed;
+        memcpy(pool + at, s->reps[r]->result.timed_ns, s->reps[r]->result.ntimed * sizeof(*pool));
+        at += s->reps[r]->result.ntimed;
     }
     struct stats st;
     if ((err = stats_compute(pool, total, &st)) == 0) {
@@ -107,7 +108,7 @@ const char *compare_side_status(const struct compare_side *s)
 const struct rd_cell *compare_side_rep(const struct compare_side *s)
 {
     for (size_t r = 0; r < s->nreps; r++)
-        if (s->reps[r]->status == STATUS_OK)
+        if (s->reps[r]->result.status == STATUS_OK)
             return s->reps[r];
     return s->nreps ? s->reps[0] : NULL;
 }
@@ -115,8 +116,8 @@ const struct rd_cell *compare_side_rep(const struct compare_side *s)
 const char *compare_side_input(const struct compare_side *s)
 {
     for (size_t r = 0; r < s->nreps; r++)
-        if (s->reps[r]->input_sha256 && s->reps[r]->input_sha256[0])
-            return s->reps[r]->input_sha256;
+        if (s->reps[r]->result.input_sha256[0])
+            return s->reps[r]->result.input_sha256;
     return NULL;
 }
 
@@ -130,10 +131,10 @@ static bool present_(const struct rundata *rd, char *const *ids, const char *id)
 
 static const char *workload_name_(const struct rd_cell *c)
 {
-    if (!c->workload || !c->workload[0])
+    if (!c->cell.workload || !c->cell.workload[0])
         return "built-in";
-    const char *slash = strrchr(c->workload, '/');
-    return slash ? slash + 1 : c->workload;
+    const char *slash = strrchr(c->cell.workload, '/');
+    return slash ? slash + 1 : c->cell.workload;
 }
 
 /* What must be equal for a delta to mean anything; "" when all is. */
@@ -144,16 +145,16 @@ static char *mismatch_(const struct compare_side *a, const struct compare_side *
 #define DIFF_STR(field, label)                                                                               \
     if (strcmp(x->field, y->field) != 0)                                                                     \
         strbuf_printf(&sb, "%s%s %s vs %s", sb.len ? "; " : "", label, x->field, y->field);
-    DIFF_STR(size, "size")
-    DIFF_STR(precision, "precision")
+    DIFF_STR(cell.size, "size")
+    DIFF_STR(cell.precision, "precision")
 #undef DIFF_STR
     const char *ia = compare_side_input(a), *ib = compare_side_input(b);
     if (ia && ib && strcmp(ia, ib) != 0)
         strbuf_printf(&sb, "%sinput hash %.12s vs %.12s", sb.len ? "; " : "", ia, ib);
     if (strcmp(workload_name_(x), workload_name_(y)) != 0)
         strbuf_printf(&sb, "%sworkload %s vs %s", sb.len ? "; " : "", workload_name_(x), workload_name_(y));
-    if (x->warmup != y->warmup)
-        strbuf_printf(&sb, "%swarm-up steps %d vs %d", sb.len ? "; " : "", x->warmup, y->warmup);
+    if (x->cell.warmup != y->cell.warmup)
+        strbuf_printf(&sb, "%swarm-up steps %d vs %d", sb.len ? "; " : "", x->cell.warmup, y->cell.warmup);
     return strbuf_detach(&sb); /* "" when they agree; these formats always expand */
 }
 
@@ -173,18 +174,18 @@ static int groups_(const struct compare_side *s, struct significance_group **g, 
     size_t total = 0;
     *ng = 0;
     for (size_t r = 0; r < s->nreps; r++)
-        total += s->reps[r]->ntimed;
+        total += s->reps[r]->result.ntimed;
     *g = xmalloc((s->nreps ? s->nreps : 1) * sizeof(**g));
     *buf = xmalloc((total ? total : 1) * sizeof(**buf));
     size_t at = 0;
     for (size_t r = 0; r < s->nreps; r++) {
         const struct rd_cell *c = s->reps[r];
-        if (c->status != STATUS_OK || c->ntimed == 0)
+        if (c->result.status != STATUS_OK || c->result.ntimed == 0)
             continue;
-        for (size_t i = 0; i < c->ntimed; i++)
-            (*buf)[at + i] = (double)c->timed_ns[i] / 1e6;
-        (*g)[(*ng)++] = (struct significance_group){*buf + at, c->ntimed};
-        at += c->ntimed;
+        for (size_t i = 0; i < c->result.ntimed; i++)
+            (*buf)[at + i] = (double)c->result.timed_ns[i] / 1e6;
+        (*g)[(*ng)++] = (struct significance_group){*buf + at, c->result.ntimed};
+        at += c->result.ntimed;
     }
     return 0;
 }
@@ -246,7 +247,7 @@ static int confounding_(struct compare_pair *p, struct compare_cell *c)
 /* log(canary.gemm_ms + canary.copy_ms) of cell c, or NAN without one. */
 static double canary_log_(const struct rd_cell *c)
 {
-    const char *g = kvlist_get(&c->facts, "canary.gemm_ms"), *k = kvlist_get(&c->facts, "canary.copy_ms");
+    const char *g = kvlist_get(&c->result.facts, "canary.gemm_ms"), *k = kvlist_get(&c->result.facts, "canary.copy_ms");
     double v = (g ? atof(g) : NAN) + (k ? atof(k) : NAN);
     return v > 0.0 && isfinite(v) ? log(v) : NAN;
 }
@@ -353,7 +354,7 @@ static int geomeans_(struct compare_pair *p)
 static bool side_contended_(const struct compare_side *s)
 {
     for (size_t i = 0; i < s->nreps; i++) {
-        const char *v = kvlist_get(&s->reps[i]->facts, "contention");
+        const char *v = kvlist_get(&s->reps[i]->result.facts, "contention");
         if (v && !strcmp(v, "yes"))
             return true;
     }
@@ -386,7 +387,7 @@ static bool counted_change(const struct compare_change *c, size_t n, bool intend
 
 static bool env_recorded(const struct compare_side *s)
 {
-    return s->nreps && compare_side_rep(s)->environment.n > 0;
+    return s->nreps && compare_side_rep(s)->result.env.n > 0;
 }
 
 static const struct compare_change *host_change(const struct compare_pair *p)
@@ -476,10 +477,10 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
             c->b = b;
             test_init_(&c->t);
             const struct rd_cell *any = a.nreps ? a.reps[0] : b.reps[0];
-            c->model = any->model;
-            c->task = any->task;
-            c->backend = any->backend;
-            c->batch = any->batch;
+            c->model = any->cell.model;
+            c->task = any->cell.task;
+            c->backend = any->cell.backend;
+            c->batch = any->cell.batch;
             c->id = xstrdup(all->v[i]);
             if (b.nreps == 0) {
                 c->match = COMPARE_ONLY_BASE;
@@ -491,8 +492,8 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
                 /* A cell that failed early may have recorded no environment:
                  * nothing to compare then, rather than "everything removed". */
                 const struct rd_cell *ra = compare_side_rep(&a), *rb = compare_side_rep(&b);
-                if (ra->environment.n && rb->environment.n &&
-                    (err = compare_env_diff(&ra->environment, &rb->environment, &c->changes, &c->nchanges)) < 0)
+                if (ra->result.env.n && rb->result.env.n &&
+                    (err = compare_env_diff(&ra->result.env, &rb->result.env, &c->changes, &c->nchanges)) < 0)
                     break;
                 compare_env_mark_intended(c->changes, c->nchanges, p->intended, p->nintended);
                 if ((err = confounding_(p, c)) < 0)

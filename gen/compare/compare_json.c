@@ -51,7 +51,7 @@ static json_t *jside_(const struct compare_side *s, int *err)
     set_(o, "mean_ms", jreal_(s->mean_ms), err);
     set_(o, "ci_lo_ms", jreal_(s->ci_lo_ms), err);
     set_(o, "ci_hi_ms", jreal_(s->ci_hi_ms), err);
-    set_(o, "env", jstr_(s->reps[0]->env), err);
+    set_(o, "env", jstr_(s->reps[0]->cell.env), err);
     set_(o, "input_sha256", jstr_(compare_side_input(s)), err);
     return o;
 }

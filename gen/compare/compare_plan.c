@@ -29,7 +29,7 @@ int compare_plan(const char *run_dir, double effect, const struct compare_option
     char **cid = xcalloc(rd->ncells ? rd->ncells : 1, sizeof(*cid));
     logs = xmalloc((rd->ncells ? rd->ncells : 1) * sizeof(*logs));
     for (size_t i = 0; i < rd->ncells && !err; i++) {
-        cid[i] = identity(rd->cells[i].key);
+        cid[i] = identity(rd->cells[i].cell.key);
         err = strlist_add_unique(&ids, cid[i]);
     }
     if (err)
@@ -51,7 +51,7 @@ int compare_plan(const char *run_dir, double effect, const struct compare_option
         double sum = 0.0;
         for (size_t i = 0; i < rd->ncells; i++) {
             const struct rd_cell *c = &rd->cells[i];
-            if (strcmp(cid[i], ids.v[k]) || c->status != STATUS_OK || c->st.n == 0 ||
+            if (strcmp(cid[i], ids.v[k]) || c->result.status != STATUS_OK || c->st.n == 0 ||
                 !(c->st.mean > 0.0))
                 continue;
             logs[n++] = log(c->st.mean);

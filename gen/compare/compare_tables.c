@@ -33,8 +33,8 @@ static void side_detail(const struct compare_side *s, char *buf, size_t n)
     buf[0] = '\0';
     for (size_t k = 0; k < s->nreps; k++) {
         const struct rd_cell *c = s->reps[k];
-        if (c->status && c->status != STATUS_OK && c->detail && c->detail[0]) {
-            snprintf(buf, n, "%.*s", (int)strcspn(c->detail, "\n"), c->detail);
+        if (c->result.status && c->result.status != STATUS_OK && c->result.detail && c->result.detail[0]) {
+            snprintf(buf, n, "%.*s", (int)strcspn(c->result.detail, "\n"), c->result.detail);
             return;
         }
     }
@@ -202,7 +202,7 @@ static void env_row(struct table *t, const char *scope, const struct compare_cha
 static bool env_recorded(const struct compare_side *s)
 {
     for (size_t k = 0; k < s->nreps; k++)
-        if (s->reps[k]->environment.n)
+        if (s->reps[k]->result.env.n)
             return true;
     return false;
 }
@@ -221,8 +221,8 @@ static bool same_changes(const struct compare_cell *x, const struct compare_cell
             a->intended != b->intended)
             return false;
     }
-    return strcmp(x->a.reps[0]->env, y->a.reps[0]->env) == 0 &&
-           strcmp(x->b.reps[0]->env, y->b.reps[0]->env) == 0;
+    return strcmp(x->a.reps[0]->cell.env, y->a.reps[0]->cell.env) == 0 &&
+           strcmp(x->b.reps[0]->cell.env, y->b.reps[0]->cell.env) == 0;
 }
 
 /* Run-wide differences, then the per-cell ones grouped like the text
@@ -245,8 +245,8 @@ int compare_tables_envs(const struct compare_pair *p, struct table *t)
             if (!done[j] && p->cells[j].a.nreps && p->cells[j].b.nreps && same_changes(c, &p->cells[j]))
                 count++;
         strbuf_free(&scope);
-        strbuf_printf(&scope, "%zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s", c->a.reps[0]->env,
-                      c->b.reps[0]->env);
+        strbuf_printf(&scope, "%zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s", c->a.reps[0]->cell.env,
+                      c->b.reps[0]->cell.env);
         for (size_t j = i, shown = 0; j < p->ncells; j++) {
             if (done[j] || !p->cells[j].a.nreps || !p->cells[j].b.nreps || !same_changes(c, &p->cells[j]))
                 continue;

@@ -137,7 +137,7 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p)
                           compare_env_display_key(c->changes[k].key), shown == quiet ? "\n" : "");
         }
         if (!sb.buf)
-            strbuf_puts(&sb, compare_side_rep(&c->a)->environment.n && compare_side_rep(&c->b)->environment.n
+            strbuf_puts(&sb, compare_side_rep(&c->a)->result.env.n && compare_side_rep(&c->b)->result.env.n
                                  ? "    (no differences)\n"
                                  : "    (environment not recorded on a side)\n");
         if ((err = strbuf_error(&sb)) < 0) {
@@ -152,8 +152,8 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p)
         size_t count = 0;
         for (size_t j = i; j < p->ncells; j++)
             count += !done[j] && !strcmp(sig[i], sig[j]);
-        fprintf(out, "  %zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s", p->cells[i].a.reps[0]->env,
-                p->cells[i].b.reps[0]->env);
+        fprintf(out, "  %zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s", p->cells[i].a.reps[0]->cell.env,
+                p->cells[i].b.reps[0]->cell.env);
         size_t shown = 0;
         for (size_t j = i; j < p->ncells; j++) {
             if (done[j] || strcmp(sig[i], sig[j]) != 0)

@@ -306,7 +306,7 @@ done:
 
 /* ---- the cell array ------------------------------------------------------ */
 
-static void cell_free(struct cell *c)
+void cell_free(struct cell *c)
 {
     resources_free(&c->res);
     free(c->key);

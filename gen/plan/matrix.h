@@ -60,6 +60,10 @@ int matrix_add(struct matrix *m, const struct cell *c);
 
 void matrix_free(struct matrix *m);
 
+/* Releases the strings and resources one cell owns (not the struct itself);
+ * for a cell built outside a matrix, such as a stored run's (store/rundata.h). */
+void cell_free(struct cell *c);
+
 /* "bert_fit_b32_keras3-jax" style file-name form of a key; malloc'd. */
 char *matrix_key_filename(const char *key);
 

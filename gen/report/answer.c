@@ -31,14 +31,14 @@ static void groups_of(const struct rctx *x, size_t r, size_t c, struct significa
     *n = 0;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *cell = &x->rd->cells[i];
-        if (cell->status != STATUS_OK || !cell->ntimed || !grid_holds(g, r, c, cell))
+        if (cell->result.status != STATUS_OK || !cell->result.ntimed || !grid_holds(g, r, c, cell))
             continue;
         struct significance_group *ng = xrealloc(*out, (*n + 1) * sizeof(*ng));
-        double *ms = xmalloc(cell->ntimed * sizeof(double));
+        double *ms = xmalloc(cell->result.ntimed * sizeof(double));
         *out = ng;
-        for (size_t k = 0; k < cell->ntimed; k++)
-            ms[k] = (double)cell->timed_ns[k] / 1e6;
-        ng[(*n)++] = (struct significance_group){ms, cell->ntimed};
+        for (size_t k = 0; k < cell->result.ntimed; k++)
+            ms[k] = (double)cell->result.timed_ns[k] / 1e6;
+        ng[(*n)++] = (struct significance_group){ms, cell->result.ntimed};
     }
 }
 

@@ -481,7 +481,7 @@ static int build_cells(struct rctx *x)
             it->ok = gc->ok;
             if (!gc->ok) {
                 const char *line;
-                size_t len = grid_detail_line(gc->cell ? gc->cell->detail : NULL, &line);
+                size_t len = grid_detail_line(gc->cell ? gc->cell->result.detail : NULL, &line);
                 it->na = figure_arena_printf(a, "%s%s%.*s", gc->na, len ? ": " : "", (int)(len > 200 ? 200 : len),
                                              line);
                 h += CELL_NA_H;
@@ -491,9 +491,9 @@ static int build_cells(struct rctx *x)
             const struct rd_cell *cell = gc->cell;
             for (size_t i = 0; i < x->rd->ncells; i++) {
                 const struct rd_cell *rc = &x->rd->cells[i];
-                if (rc->status == STATUS_OK && rc->ntimed &&
-                    !strcmp(rc->backend, cell->backend) && !strcmp(rc->model, cell->model) &&
-                    !strcmp(rc->task, cell->task) && rc->batch == cell->batch) {
+                if (rc->result.status == STATUS_OK && rc->result.ntimed &&
+                    !strcmp(rc->cell.backend, cell->cell.backend) && !strcmp(rc->cell.model, cell->cell.model) &&
+                    !strcmp(rc->cell.task, cell->cell.task) && rc->cell.batch == cell->cell.batch) {
                     cell = rc;
                     break;
                 }
@@ -506,8 +506,8 @@ static int build_cells(struct rctx *x)
             it->d = (struct distribution){
                 .title = figure_arena_printf(a, "%s: %s ms/step", it->label, mean),
                 .name = it->label,
-                .ms = ns_to_ms(a, cell->timed_ns, cell->ntimed),
-                .n = cell->ntimed,
+                .ms = ns_to_ms(a, cell->result.timed_ns, cell->result.ntimed),
+                .n = cell->result.ntimed,
                 .mean = st->mean,
                 .median = st->median,
                 .p5 = st->p5,
@@ -521,13 +521,13 @@ static int build_cells(struct rctx *x)
                 .warning = warn[0] ? figure_arena_printf(a, "%s", warn) : NULL};
             it->s = (struct series){.title = NULL,
                                     .name = it->label,
-                                    .warmup = ns_to_ms(a, cell->warmup_ns, cell->nwarmup),
-                                    .nwarmup = cell->nwarmup,
+                                    .warmup = ns_to_ms(a, cell->result.warmup_ns, cell->result.nwarmup),
+                                    .nwarmup = cell->result.nwarmup,
                                     .timed = it->d.ms,
-                                    .ntimed = cell->ntimed,
+                                    .ntimed = cell->result.ntimed,
                                     .mean = st->mean,
                                     .color = g->cols[c].color,
-                                    .first_label = first_label(cell->backend)};
+                                    .first_label = first_label(cell->cell.backend)};
             panels[npanels++] = &it->s;
             h += CELL_OK_H;
         }

@@ -16,8 +16,8 @@
 static int find_row(const struct grid *g, const struct rd_cell *c)
 {
     for (size_t i = 0; i < g->nrows; i++)
-        if (g->rows[i].batch == c->batch && strcmp(g->rows[i].model, c->model) == 0 &&
-            strcmp(g->rows[i].task, c->task) == 0)
+        if (g->rows[i].batch == c->cell.batch && strcmp(g->rows[i].model, c->cell.model) == 0 &&
+            strcmp(g->rows[i].task, c->cell.task) == 0)
             return (int)i;
     return -1;
 }
@@ -43,15 +43,15 @@ static int add_row(struct grid *g, const struct rd_cell *c)
     g->rows = xrealloc(g->rows, (g->nrows + 1) * sizeof(*g->rows));
     struct grid_row *r = &g->rows[g->nrows++];
     memset(r, 0, sizeof(*r));
-    r->model = c->model;
-    r->task = c->task;
-    r->batch = c->batch;
+    r->model = c->cell.model;
+    r->task = c->cell.task;
+    r->batch = c->cell.batch;
     r->best_col = r->k3_col = -1;
-    const struct catalog_model *m = catalog_model_find(c->model);
-    const char *name = m && !c->workload ? m->display : c->model;
-    r->label = xprintf("%s (%s)", name, c->task);
-    r->title = xprintf("%s (%s), batch %d", name, c->task, c->batch);
-    char *slug = xprintf("%s_%s_b%d", c->model, c->task, c->batch);
+    const struct catalog_model *m = catalog_model_find(c->cell.model);
+    const char *name = m && !c->cell.workload ? m->display : c->cell.model;
+    r->label = xprintf("%s (%s)", name, c->cell.task);
+    r->title = xprintf("%s (%s), batch %d", name, c->cell.task, c->cell.batch);
+    char *slug = xprintf("%s_%s_b%d", c->cell.model, c->cell.task, c->cell.batch);
     r->slug = escape_filename(slug);
     free(slug);
     return 0;
@@ -65,15 +65,15 @@ static int build_cols(struct grid *g, const struct rundata *rd)
     for (size_t k = 0; catalog_backend_at(k); k++) {
         const struct catalog_backend *b = catalog_backend_at(k);
         for (size_t i = 0; i < rd->ncells; i++)
-            if (strcmp(rd->cells[i].backend, b->name) == 0) {
-                g->cols[g->ncols++] = (struct grid_col){rd->cells[i].backend, b->display, chart_palette(k),
+            if (strcmp(rd->cells[i].cell.backend, b->name) == 0) {
+                g->cols[g->ncols++] = (struct grid_col){rd->cells[i].cell.backend, b->display, chart_palette(k),
                                                         strncmp(b->name, "keras3-", 7) == 0};
                 break;
             }
     }
     size_t extra = 0;
     for (size_t i = 0; i < rd->ncells; i++) {
-        const char *be = rd->cells[i].backend;
+        const char *be = rd->cells[i].cell.backend;
         if (catalog_index(be) >= 0 || grid_col_find(g, be) >= 0)
             continue;
         g->cols[g->ncols++] =
@@ -90,12 +90,12 @@ static int build_cols(struct grid *g, const struct rundata *rd)
 static int at_position(const struct rd_cell *c, const struct grid_row *row, const struct grid_col *col,
                        const struct rd_cell *first)
 {
-    if (c->batch != row->batch || strcmp(c->model, row->model) || strcmp(c->task, row->task) ||
-        strcmp(c->backend, col->backend))
+    if (c->cell.batch != row->batch || strcmp(c->cell.model, row->model) || strcmp(c->cell.task, row->task) ||
+        strcmp(c->cell.backend, col->backend))
         return 0;
-    if (!first || (!first->method && !c->method))
+    if (!first || (!first->cell.method && !c->cell.method))
         return 1;
-    return first->method && c->method && strcmp(first->method, c->method) == 0;
+    return first->cell.method && c->cell.method && strcmp(first->cell.method, c->cell.method) == 0;
 }
 
 int grid_holds(const struct grid *g, size_t r, size_t c, const struct rd_cell *cell)
@@ -117,9 +117,9 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
         if (!gc->cell)
             gc->cell = c;
         gc->nrepeats++;
-        if (c->status == STATUS_OK && c->ntimed > 0) {
+        if (c->result.status == STATUS_OK && c->result.ntimed > 0) {
             gc->nok++;
-            total += c->ntimed;
+            total += c->result.ntimed;
             if (!first_ok)
                 first_ok = c;
         }
@@ -127,12 +127,12 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
     if (!gc->cell) {
         gc->status = "missing";
     } else if (gc->nok == 0) {
-        enum status why = gc->cell->status;
+        enum status why = gc->cell->result.status;
         /* with several repeats, say why the first non-ok one failed */
-        for (size_t i = 0; i < rd->ncells && gc->cell->status == STATUS_OK; i++) {
+        for (size_t i = 0; i < rd->ncells && gc->cell->result.status == STATUS_OK; i++) {
             const struct rd_cell *c = &rd->cells[i];
-            if (at_position(c, row, col, gc->cell) && c->status && c->status != STATUS_OK) {
-                why = c->status;
+            if (at_position(c, row, col, gc->cell) && c->result.status && c->result.status != STATUS_OK) {
+                why = c->result.status;
                 break;
             }
         }
@@ -155,9 +155,9 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
         size_t k = 0;
         for (size_t i = 0; i < rd->ncells; i++) {
             const struct rd_cell *c = &rd->cells[i];
-            if (at_position(c, row, col, gc->cell) && c->status == STATUS_OK) {
-                memcpy(pool + k, c->timed_ns, c->ntimed * sizeof(*pool));
-                k += c->ntimed;
+            if (at_position(c, row, col, gc->cell) && c->result.status == STATUS_OK) {
+                memcpy(pool + k, c->result.timed_ns, c->result.ntimed * sizeof(*pool));
+                k += c->result.ntimed;
             }
         }
         err = stats_compute(pool, k, &gc->st);
@@ -165,11 +165,11 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
         if (err < 0)
             return err;
     }
-    if (first_ok->nwarmup > 0) {
-        gc->compile_ms = (double)first_ok->warmup_ns[0] / 1e6;
+    if (first_ok->result.nwarmup > 0) {
+        gc->compile_ms = (double)first_ok->result.warmup_ns[0] / 1e6;
         double sum = 0;
-        for (size_t i = 0; i < first_ok->nwarmup; i++)
-            sum += (double)first_ok->warmup_ns[i];
+        for (size_t i = 0; i < first_ok->result.nwarmup; i++)
+            sum += (double)first_ok->result.warmup_ns[i];
         gc->warmup_ms = sum / 1e6;
     }
     return 0;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *fact(const struct rd_cell *c, const char *name) { return kvlist_get(&c->facts, name); }
+static const char *fact(const struct rd_cell *c, const char *name) { return kvlist_get(&c->result.facts, name); }
 
 static bool fact_is(const struct rd_cell *c, const char *name, const char *value)
 {
@@ -30,7 +30,7 @@ static double fact_num(const struct rd_cell *c, const char *name)
     return v && end != v ? d : NAN;
 }
 
-static bool cell_ok(const struct rd_cell *c) { return c->status == STATUS_OK && c->st.n > 0; }
+static bool cell_ok(const struct rd_cell *c) { return c->result.status == STATUS_OK && c->st.n > 0; }
 
 void hardware_cell_warnings(const struct rd_cell *c, char *buf, size_t n)
 {
@@ -67,7 +67,7 @@ void hardware_mfu(const struct rundata *rd, const struct rd_cell *c, double *tfl
     if (dev) {
         const struct peak *p = peaks_find(dev);
         const char *which = "";
-        peak = peaks_tflops(p, c->precision, fact_is(c, "audit.tf32", "on"), &which);
+        peak = peaks_tflops(p, c->cell.precision, fact_is(c, "audit.tf32", "on"), &which);
         if (peak > 0 && peak_name)
             snprintf(peak_name, n, "%s %s %g TFLOP/s", p->device, which, peak);
     } else {
@@ -114,7 +114,7 @@ int hardware_table(const struct rctx *x, struct table *t)
         char peak[160], v[64];
         hardware_mfu(x->rd, c, &tflops, &mfu, peak, sizeof(peak));
         const char *dev = fact(c, "gpu.name");
-        table_set(t, r, 0, TC_MONO, NAN, "%s", c->key);
+        table_set(t, r, 0, TC_MONO, NAN, "%s", c->cell.key);
         table_set(t, r, 1, 0, NAN, "%s", dev ? dev : "CPU");
         chart_format_number(gflop, gflop < 10 ? 3 : 1, v, sizeof(v));
         table_set(t, r, 2, isfinite(gflop) ? 0 : TC_NA, gflop, "%s", isfinite(gflop) ? v : "NA");

@@ -22,18 +22,18 @@ const char *methodref_env_2024(const char *backend)
 
 const char *methodref_differs(const struct rd_cell *cell, char *buf, size_t cap)
 {
-    const char *method = kvlist_get(&cell->facts, "method");
-    const char *want = methodref_env_2024(cell->backend);
+    const char *method = kvlist_get(&cell->result.facts, "method");
+    const char *want = methodref_env_2024(cell->cell.backend);
     if (!method)
         snprintf(buf, cap, "method differs: the cell recorded no method (run before the published method "
                            "existed)");
     else if (strcmp(method, "published") != 0)
         snprintf(buf, cap, "method differs: ran the %s method, not published", method);
     else if (!want)
-        snprintf(buf, cap, "method differs: the original had no %s backend", cell->backend);
-    else if (!cell->env || strcmp(cell->env, want) != 0)
+        snprintf(buf, cap, "method differs: the original had no %s backend", cell->cell.backend);
+    else if (!cell->cell.env || strcmp(cell->cell.env, want) != 0)
         snprintf(buf, cap, "method differs: ran on the %s environment, not the 2024 stack (%s)",
-                 cell->env ? cell->env : "?", want);
+                 cell->cell.env ? cell->cell.env : "?", want);
     else
         return NULL;
     return buf;

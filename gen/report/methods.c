@@ -19,9 +19,9 @@
 /* Why a cell has no number: its status, "not run" or "no samples". */
 static const char *status_text(const struct rd_cell *c)
 {
-    if (c->status == STATUS_NONE)
+    if (c->result.status == STATUS_NONE)
         return "not run";
-    return c->status == STATUS_OK ? "no samples" : status_name(c->status);
+    return c->result.status == STATUS_OK ? "no samples" : status_name(c->result.status);
 }
 
 /* One model/task/batch/backend with its first cell under each method, in plan order. */
@@ -32,13 +32,13 @@ struct position {
 
 static int same_position(const struct rd_cell *a, const struct rd_cell *b)
 {
-    return a->batch == b->batch && !strcmp(a->model, b->model) && !strcmp(a->task, b->task) &&
-           !strcmp(a->backend, b->backend);
+    return a->cell.batch == b->cell.batch && !strcmp(a->cell.model, b->cell.model) &&
+           !strcmp(a->cell.task, b->cell.task) && !strcmp(a->cell.backend, b->cell.backend);
 }
 
 static int is_ok(const struct rd_cell *c)
 {
-    return c->status == STATUS_OK && c->ntimed > 0;
+    return c->result.status == STATUS_OK && c->result.ntimed > 0;
 }
 
 /* The positions of rd that ran under both methods, in plan order; *n of them. */
@@ -48,8 +48,8 @@ static void positions(const struct rundata *rd, struct position **out, size_t *n
     size_t np = 0, kept = 0;
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
-        int pub = c->method && strcmp(c->method, "published") == 0;
-        if (!pub && !(c->method && strcmp(c->method, "corrected") == 0))
+        int pub = c->cell.method && strcmp(c->cell.method, "published") == 0;
+        if (!pub && !(c->cell.method && strcmp(c->cell.method, "corrected") == 0))
             continue;
         size_t k = 0;
         while (k < np && !same_position(p[k].first, c))
@@ -75,12 +75,12 @@ static void groups_of(const struct rundata *rd, const struct rd_cell *pos, const
     *n = 0;
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
-        if (!is_ok(c) || !c->method || strcmp(c->method, m) || !same_position(c, pos))
+        if (!is_ok(c) || !c->cell.method || strcmp(c->cell.method, m) || !same_position(c, pos))
             continue;
-        double *ms = xmalloc(c->ntimed * sizeof(*ms));
-        for (size_t k = 0; k < c->ntimed; k++)
-            ms[k] = (double)c->timed_ns[k] / 1e6;
-        (*out)[(*n)++] = (struct significance_group){ms, c->ntimed};
+        double *ms = xmalloc(c->result.ntimed * sizeof(*ms));
+        for (size_t k = 0; k < c->result.ntimed; k++)
+            ms[k] = (double)c->result.timed_ns[k] / 1e6;
+        (*out)[(*n)++] = (struct significance_group){ms, c->result.ntimed};
     }
 }
 
@@ -104,7 +104,7 @@ static double pooled_mean(const struct significance_group *g, size_t n)
 
 static void set_cell_name(struct table *t, size_t r, const struct rd_cell *c)
 {
-    table_set(t, r, 0, TC_MONO, NAN, "%s/%s/b%d/%s", c->model, c->task, c->batch, c->backend);
+    table_set(t, r, 0, TC_MONO, NAN, "%s/%s/b%d/%s", c->cell.model, c->cell.task, c->cell.batch, c->cell.backend);
 }
 
 /* A mean ms/step, or "NA (<status>)" when the side has no ok step. */
@@ -221,7 +221,7 @@ static void unrecorded_row(struct table *t, const struct methods_pair *p)
     table_set(t, r, 1, TC_NA, NAN, "no facts to compare");
     for (int s = 0; s < 2; s++) {
         const struct rd_cell *c = side[s];
-        if (kvlist_get(&c->facts, "method"))
+        if (kvlist_get(&c->result.facts, "method"))
             table_set(t, r, 2 + (size_t)s, 0, NAN, "recorded");
         else
             table_set(t, r, 2 + (size_t)s, TC_NA, NAN, "NA (%s)", status_text(c));
@@ -232,7 +232,7 @@ static void unrecorded_row(struct table *t, const struct methods_pair *p)
 static void diff_rows(const struct rctx *x, struct table *t, const struct methods_pair *p)
 {
     (void)x;
-    const struct kvlist *fp = &p->pub->facts, *fc = &p->cor->facts;
+    const struct kvlist *fp = &p->pub->result.facts, *fc = &p->cor->result.facts;
     const struct kvlist *sides[2] = {fp, fc};
     if (!kvlist_get(fp, "method") || !kvlist_get(fc, "method")) {
         unrecorded_row(t, p);
@@ -289,8 +289,8 @@ void methods_section(struct doc *d, const struct rctx *x)
     /* the grid shows the method of each position's first cell: the first the spec lists */
     const char *shown = "published";
     for (size_t i = 0; i < x->rd->ncells; i++)
-        if (x->rd->cells[i].method) {
-            shown = x->rd->cells[i].method;
+        if (x->rd->cells[i].cell.method) {
+            shown = x->rd->cells[i].cell.method;
             break;
         }
     doc_heading(d, "Published vs corrected, side by side");

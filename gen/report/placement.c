@@ -11,13 +11,14 @@
 
 static const char *env(const struct rd_cell *c, const char *key)
 {
-    const char *v = kvlist_get(&c->environment, key);
+    const char *v = kvlist_get(&c->result.env, key);
     return v ? v : "";
 }
 
 static bool same_row(const struct rd_cell *a, const struct rd_cell *b)
 {
-    return !strcmp(a->model, b->model) && !strcmp(a->task, b->task) && a->batch == b->batch;
+    return !strcmp(a->cell.model, b->cell.model) && !strcmp(a->cell.task, b->cell.task) &&
+           a->cell.batch == b->cell.batch;
 }
 
 /* Warns when the cells of a's row (those before it are done) disagree on key. */
@@ -36,7 +37,7 @@ static void warn_row(struct doc *d, const struct rundata *rd, size_t first, cons
         strbuf_puts(&sb, ". Their backends are not comparable: rerun the row on one kind (--partition, "
                          "--sbatch-arg=--constraint=...).");
         char key_text[160];
-        snprintf(key_text, sizeof(key_text), "%s/%s/b%d", a->model, a->task, a->batch);
+        snprintf(key_text, sizeof(key_text), "%s/%s/b%d", a->cell.model, a->cell.task, a->cell.batch);
         doc_warning(d, key_text, sb.len ? sb.buf : "");
         strbuf_free(&sb);
     }
@@ -75,7 +76,7 @@ void placement_section(struct doc *d, const struct rctx *x)
         char job[96] = "";
         if (*env(c, "slurm.array_job_id"))
             snprintf(job, sizeof(job), "%s_%s", env(c, "slurm.array_job_id"), env(c, "slurm.array_task_id"));
-        table_set(&t, r, 0, TC_MONO, NAN, "%s", c->key);
+        table_set(&t, r, 0, TC_MONO, NAN, "%s", c->cell.key);
         table_set(&t, r, 1, 0, NAN, "%s", node);
         table_set(&t, r, 2, TC_MONO, NAN, "%s", job);
         table_set(&t, r, 3, 0, NAN, "%s", env(c, "where.devices"));

@@ -48,7 +48,7 @@ size_t rctx_nfailures(const struct rctx *x)
 {
     size_t n = 0;
     for (size_t i = 0; i < x->rd->ncells; i++)
-        if (x->rd->cells[i].status != STATUS_OK)
+        if (x->rd->cells[i].result.status != STATUS_OK)
             n++;
     return n;
 }
@@ -57,9 +57,9 @@ char *rctx_phases(const struct rd_cell *c)
 {
     struct strbuf sb = {0};
     strbuf_append(&sb, "", 0);
-    for (size_t i = 0; i < c->markers.n; i++) {
-        double s = strtod(c->markers.items[i].value, NULL) / 1e9;
-        if (strbuf_printf(&sb, "%s%s %.2f s", i ? ", " : "", c->markers.items[i].key, s) < 0) {
+    for (size_t i = 0; i < c->result.phases.n; i++) {
+        double s = strtod(c->result.phases.items[i].value, NULL) / 1e9;
+        if (strbuf_printf(&sb, "%s%s %.2f s", i ? ", " : "", c->result.phases.items[i].key, s) < 0) {
             strbuf_free(&sb);
             return NULL;
         }
@@ -161,9 +161,9 @@ static int build_facts(struct rctx *x)
     const struct rundata *rd = x->rd;
     int err = 0;
     for (size_t i = 0; i < rd->ncells; i++)
-        for (size_t k = 0; k < rd->cells[i].facts.n; k++) {
+        for (size_t k = 0; k < rd->cells[i].result.facts.n; k++) {
             /* measured, not settings: the hardware table shows them (report/hardware.h) */
-            const char *key = rd->cells[i].facts.items[k].key;
+            const char *key = rd->cells[i].result.facts.items[k].key;
             if (!strncmp(key, "host.", 5) || !strncmp(key, "gpu.", 4) || !strncmp(key, "contention", 10) ||
                 !strncmp(key, "telemetry.", 10) || !strncmp(key, "method_source.", 14))
                 continue; /* method_source.*: the Method section's table (report/methods.h) */
@@ -180,9 +180,9 @@ static int build_facts(struct rctx *x)
             size_t nseen = 0;
             strbuf_append(&sb, "", 0);
             for (size_t i = 0; i < rd->ncells && err == 0; i++) {
-                if (strcmp(rd->cells[i].backend, x->g->cols[c].backend) != 0)
+                if (strcmp(rd->cells[i].cell.backend, x->g->cols[c].backend) != 0)
                     continue;
-                const char *v = kvlist_get(&rd->cells[i].facts, x->fact_names[f]);
+                const char *v = kvlist_get(&rd->cells[i].result.facts, x->fact_names[f]);
                 if (!v || strv_index(seen, nseen, v) >= 0)
                     continue;
                 seen = xrealloc(seen, (nseen + 1) * sizeof(*seen));
@@ -211,7 +211,7 @@ static int build_envs(struct rctx *x)
         const char *b = x->g->cols[col].backend;
         int any = 0;
         for (size_t i = 0; i < rd->ncells && !any; i++)
-            any = rd->cells[i].environment.n && strcmp(rd->cells[i].backend, b) == 0;
+            any = rd->cells[i].result.env.n && strcmp(rd->cells[i].cell.backend, b) == 0;
         if (!any)
             continue;
         x->env_names = xrealloc(x->env_names, (x->nenvs + 1) * sizeof(char *));
@@ -219,8 +219,8 @@ static int build_envs(struct rctx *x)
         x->env_names[x->nenvs++] = xstrdup(x->g->cols[col].display);
     }
     for (size_t i = 0; i < rd->ncells; i++)
-        for (size_t k = 0; k < rd->cells[i].environment.n; k++)
-            if ((err = strv_add_sorted(&x->env_keys, &x->nenv_keys, rd->cells[i].environment.items[k].key)) <
+        for (size_t k = 0; k < rd->cells[i].result.env.n; k++)
+            if ((err = strv_add_sorted(&x->env_keys, &x->nenv_keys, rd->cells[i].result.env.items[k].key)) <
                 0) {
                 free(backend_of);
                 return err;
@@ -230,10 +230,10 @@ static int build_envs(struct rctx *x)
     for (size_t e = 0; e < x->nenvs; e++) {
         const struct rd_cell *c = NULL;
         for (size_t i = 0; i < rd->ncells && !c; i++)
-            if (rd->cells[i].environment.n && strcmp(rd->cells[i].backend, backend_of[e]) == 0)
+            if (rd->cells[i].result.env.n && strcmp(rd->cells[i].cell.backend, backend_of[e]) == 0)
                 c = &rd->cells[i];
         for (size_t k = 0; c && k < x->nenv_keys; k++)
-            x->env_values[k * x->nenvs + e] = (char *)kvlist_get(&c->environment, x->env_keys[k]);
+            x->env_values[k * x->nenvs + e] = (char *)kvlist_get(&c->result.env, x->env_keys[k]);
     }
     free(backend_of);
     return 0;

@@ -43,11 +43,11 @@ static void warnings(struct doc *d, const struct rctx *x)
         char w[1024];
         grid_warnings(&c->st, w, sizeof(w));
         hardware_cell_warnings(c, w, sizeof(w));
-        if (!w[0] || c->status != STATUS_OK)
+        if (!w[0] || c->result.status != STATUS_OK)
             continue;
         if (n++ == 0)
             doc_heading(d, "Warnings");
-        doc_warning(d, c->key, w);
+        doc_warning(d, c->cell.key, w);
     }
     char **audit = NULL;
     size_t naudit = 0;
@@ -118,25 +118,27 @@ static void cell_logs(struct doc *d, const struct rctx *x)
     struct strbuf sb = {0};
     for (size_t i = 0; i < x->rd->ncells && !d->err; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
-        int ok = c->status == STATUS_OK;
+        int ok = c->result.status == STATUS_OK;
         char *phases = rctx_phases(c);
         strbuf_free(&sb);
         strbuf_printf(&sb, "status    %s\nenv       %s (%s, %s)\nsteps     %zu timed, %zu warm-up\n",
-                      c->status ? status_name(c->status) : "not run", c->env, c->size, c->precision, c->ntimed, c->nwarmup);
-        if (c->status)
-            strbuf_printf(&sb, "wall      %.2f s, peak RSS %.1f MiB, exit %d%s%s\n", c->wall_s,
-                          (double)c->peak_rss / (1024.0 * 1024.0), c->exit_code, c->term_signal ? ", signal " : "",
-                          c->term_signal ? strsignal(c->term_signal) : "");
+                      c->result.status ? status_name(c->result.status) : "not run", c->cell.env, c->cell.size,
+                      c->cell.precision, c->result.ntimed, c->result.nwarmup);
+        if (c->result.status)
+            strbuf_printf(&sb, "wall      %.2f s, peak RSS %.1f MiB, exit %d%s%s\n", c->result.wall_s,
+                          (double)c->result.peak_rss / (1024.0 * 1024.0), c->result.exit_code,
+                          c->result.term_signal ? ", signal " : "",
+                          c->result.term_signal ? strsignal(c->result.term_signal) : "");
         strbuf_printf(&sb, "phases    %s\nlog       %s\n", phases && phases[0] ? phases : "-",
                       c->log_path ? c->log_path : "-");
-        if (c->detail && c->detail[0])
-            strbuf_printf(&sb, "\n%s\n", c->detail);
+        if (c->result.detail && c->result.detail[0])
+            strbuf_printf(&sb, "\n%s\n", c->result.detail);
         free(phases);
         if ((d->err = strbuf_error(&sb)) < 0)
             break;
-        doc_details(d, c->key, sb.buf);
+        doc_details(d, c->cell.key, sb.buf);
         struct doc_block *b = doc_last(d);
-        if (b && (ok || !c->detail))
+        if (b && (ok || !c->result.detail))
             b->flags |= DOC_SCREEN;
     }
     strbuf_free(&sb);

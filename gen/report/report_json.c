@@ -35,27 +35,27 @@ static json_t *jthroughput(const struct throughput *tp, const struct stats *st, 
 
 static json_t *jcell(const struct rd_cell *c, int *err)
 {
-    int ok = c->status == STATUS_OK && c->st.n > 0;
+    int ok = c->result.status == STATUS_OK && c->st.n > 0;
     struct throughput tp;
-    throughput_of(&tp, c->model, c->task, c->batch, c);
+    throughput_of(&tp, c->cell.model, c->cell.task, c->cell.batch, c);
     json_t *o = json_object();
-    json_put(o, "key", json_str(c->key), err);
-    json_put(o, "model", json_str(c->model), err);
-    json_put(o, "task", json_str(c->task), err);
-    json_put(o, "batch", json_integer(c->batch), err);
-    json_put(o, "backend", json_str(c->backend), err);
-    json_put(o, "repeat", json_integer(c->repeat), err);
-    json_put(o, "size", json_str(c->size), err);
-    json_put(o, "precision", json_str(c->precision), err);
-    json_put(o, "env", json_str(c->env), err);
-    json_put(o, "steps", json_integer(c->steps), err);
-    json_put(o, "warmup", json_integer(c->warmup), err);
-    json_put(o, "status", json_str(c->status ? status_name(c->status) : NULL), err);
-    json_put(o, "compile_ms", c->nwarmup ? json_num((double)c->warmup_ns[0] / 1e6) : json_null(), err);
-    json_put(o, "peak_rss_bytes", c->status ? json_integer(c->peak_rss) : json_null(), err);
+    json_put(o, "key", json_str(c->cell.key), err);
+    json_put(o, "model", json_str(c->cell.model), err);
+    json_put(o, "task", json_str(c->cell.task), err);
+    json_put(o, "batch", json_integer(c->cell.batch), err);
+    json_put(o, "backend", json_str(c->cell.backend), err);
+    json_put(o, "repeat", json_integer(c->cell.repeat), err);
+    json_put(o, "size", json_str(c->cell.size), err);
+    json_put(o, "precision", json_str(c->cell.precision), err);
+    json_put(o, "env", json_str(c->cell.env), err);
+    json_put(o, "steps", json_integer(c->cell.steps), err);
+    json_put(o, "warmup", json_integer(c->cell.warmup), err);
+    json_put(o, "status", json_str(c->result.status ? status_name(c->result.status) : NULL), err);
+    json_put(o, "compile_ms", c->result.nwarmup ? json_num((double)c->result.warmup_ns[0] / 1e6) : json_null(), err);
+    json_put(o, "peak_rss_bytes", c->result.status ? json_integer(c->result.peak_rss) : json_null(), err);
     json_put(o, "stats", stats_json(&c->st, err), err);
     json_put(o, "throughput", jthroughput(&tp, &c->st, ok, err), err);
-    json_put(o, "environment", json_kvmap(&c->environment, err), err);
+    json_put(o, "environment", json_kvmap(&c->result.env, err), err);
     return o;
 }
 
@@ -128,8 +128,8 @@ static json_t *janswer(const struct rctx *x, int *err)
 static json_t *jside(const struct rd_cell *c, size_t repeats_ok, double ms, int *err)
 {
     json_t *o = json_object();
-    json_put(o, "key", json_str(c->key), err);
-    json_put(o, "status", json_str(c->status ? status_name(c->status) : NULL), err);
+    json_put(o, "key", json_str(c->cell.key), err);
+    json_put(o, "status", json_str(c->result.status ? status_name(c->result.status) : NULL), err);
     json_put(o, "repeats_ok", json_integer((json_int_t)repeats_ok), err);
     json_put(o, "mean_ms", json_num(repeats_ok ? ms : NAN), err);
     return o;
@@ -149,13 +149,13 @@ static json_t *jmethods(const struct rctx *x, int *err)
         const struct methods_pair *p = &pairs[k];
         const struct rd_cell *c = p->first;
         json_t *o = json_object();
-        char *name = xprintf("%s/%s/b%d/%s", c->model, c->task, c->batch, c->backend);
+        char *name = xprintf("%s/%s/b%d/%s", c->cell.model, c->cell.task, c->cell.batch, c->cell.backend);
         json_put(o, "cell", json_str(name), err);
         free(name);
-        json_put(o, "model", json_str(c->model), err);
-        json_put(o, "task", json_str(c->task), err);
-        json_put(o, "batch", json_integer(c->batch), err);
-        json_put(o, "backend", json_str(c->backend), err);
+        json_put(o, "model", json_str(c->cell.model), err);
+        json_put(o, "task", json_str(c->cell.task), err);
+        json_put(o, "batch", json_integer(c->cell.batch), err);
+        json_put(o, "backend", json_str(c->cell.backend), err);
         json_put(o, "published", jside(p->pub, p->repeats_pub, p->pub_ms, err), err);
         json_put(o, "corrected", jside(p->cor, p->repeats_cor, p->cor_ms, err), err);
         json_put(o, "ratio", json_num(p->valid ? p->ratio : NAN), err);

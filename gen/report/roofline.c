@@ -50,7 +50,7 @@ int roofline_figure(struct rctx *x, double w, double png_scale)
         const struct rd_cell *cell = &x->rd->cells[i];
         double t, m;
         hardware_mfu(x->rd, cell, &t, &m, NULL, 0);
-        int col = grid_col_find(g, cell->backend);
+        int col = grid_col_find(g, cell->cell.backend);
         if (!isfinite(m) || col < 0)
             continue;
         px[k] = t / (m / 100.0); /* the peak */

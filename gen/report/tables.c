@@ -357,29 +357,29 @@ static void build_statistics(const struct rctx *x, struct table *t)
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *cell = &x->rd->cells[i];
         const struct stats *st = &cell->st;
-        int ok = cell->status == STATUS_OK && st->n > 0;
+        int ok = cell->result.status == STATUS_OK && st->n > 0;
         size_t r = table_row(t);
         int row = -1;
         for (size_t k = 0; k < x->g->nrows && row < 0; k++)
-            if (x->g->rows[k].batch == cell->batch && !strcmp(x->g->rows[k].model, cell->model) &&
-                !strcmp(x->g->rows[k].task, cell->task))
+            if (x->g->rows[k].batch == cell->cell.batch && !strcmp(x->g->rows[k].model, cell->cell.model) &&
+                !strcmp(x->g->rows[k].task, cell->cell.task))
                 row = (int)k;
         char v[8][64], warn[200];
         double nums[8] = {st->mean, st->median, st->p5, st->p95, st->stdev, NAN, NAN, NAN};
         for (int k = 0; k < 5; k++)
             rctx_fmt_ms(ok ? nums[k] : NAN, v[k], sizeof(v[k]));
         grid_warnings(st, warn, sizeof(warn));
-        double compile = cell->nwarmup ? (double)cell->warmup_ns[0] / 1e6 : NAN, wsum = 0;
-        for (size_t k = 0; k < cell->nwarmup; k++)
-            wsum += (double)cell->warmup_ns[k] / 1e6;
-        const char *status = cell->status ? status_name(cell->status) : "not run";
-        table_set(t, r, 0, 0, NAN, "%s", row >= 0 ? x->g->rows[row].label : cell->model);
-        table_set(t, r, 1, 0, cell->batch, "%d", cell->batch);
-        table_set(t, r, 2, 0, NAN, "%s", rctx_backend_display(cell->backend));
-        table_set(t, r, 3, 0, cell->repeat, "%d", cell->repeat);
+        double compile = cell->result.nwarmup ? (double)cell->result.warmup_ns[0] / 1e6 : NAN, wsum = 0;
+        for (size_t k = 0; k < cell->result.nwarmup; k++)
+            wsum += (double)cell->result.warmup_ns[k] / 1e6;
+        const char *status = cell->result.status ? status_name(cell->result.status) : "not run";
+        table_set(t, r, 0, 0, NAN, "%s", row >= 0 ? x->g->rows[row].label : cell->cell.model);
+        table_set(t, r, 1, 0, cell->cell.batch, "%d", cell->cell.batch);
+        table_set(t, r, 2, 0, NAN, "%s", rctx_backend_display(cell->cell.backend));
+        table_set(t, r, 3, 0, cell->cell.repeat, "%d", cell->cell.repeat);
         table_set(t, r, 4, ok ? 0 : TC_NA, NAN, "%s", status);
         char anchor[300];
-        table_log_anchor(cell->key, anchor, sizeof(anchor));
+        table_log_anchor(cell->cell.key, anchor, sizeof(anchor));
         table_href(t, r, 0, anchor);
         if (!ok) {
             for (size_t c = 5; c < n - 1; c++)
@@ -391,7 +391,7 @@ static void build_statistics(const struct rctx *x, struct table *t)
         rctx_fmt_ms(st->ci_hi, hi, sizeof(hi));
         chart_format_number(st->cv * 100, 1, cv, sizeof(cv));
         rctx_fmt_ms(compile, comp, sizeof(comp));
-        double wsum_ms = cell->nwarmup ? wsum : NAN;
+        double wsum_ms = cell->result.nwarmup ? wsum : NAN;
         rctx_fmt_ms(wsum_ms, wu, sizeof(wu));
         table_set(t, r, 5, 0, (double)st->n, "%zu", st->n);
         table_set(t, r, 6, 0, st->mean, "%s", v[0]);
@@ -402,8 +402,8 @@ static void build_statistics(const struct rctx *x, struct table *t)
         table_set(t, r, 11, 0, NAN, "%s - %s", lo, hi);
         table_set(t, r, 12, st->cv > STATS_NOISY_CV ? TC_WARN : 0, st->cv, "%s%%", cv);
         table_set(t, r, 13, 0, (double)st->outliers, "%zu", st->outliers);
-        table_set(t, r, 14, cell->nwarmup ? 0 : TC_NA, compile, "%s", comp);
-        table_set(t, r, 15, cell->nwarmup ? 0 : TC_NA, wsum_ms, "%s", wu);
+        table_set(t, r, 14, cell->result.nwarmup ? 0 : TC_NA, compile, "%s", comp);
+        table_set(t, r, 15, cell->result.nwarmup ? 0 : TC_NA, wsum_ms, "%s", wu);
         table_set(t, r, 16, warn[0] ? TC_WARN : 0, NAN, "%s", warn);
     }
 }
@@ -487,18 +487,18 @@ static void build_failures(const struct rctx *x, struct table *t)
     table_head(t, 2, "Detail (first line; the full text is in the cell's log)", 0);
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
-        if (c->status == STATUS_OK)
+        if (c->result.status == STATUS_OK)
             continue;
         const char *line;
-        size_t len = grid_detail_line(c->detail, &line);
+        size_t len = grid_detail_line(c->result.detail, &line);
         if (len > 300)
             len = 300;
         size_t r = table_row(t);
         char anchor[300];
-        table_log_anchor(c->key, anchor, sizeof(anchor));
-        table_set(t, r, 0, TC_MONO, NAN, "%s", c->key);
+        table_log_anchor(c->cell.key, anchor, sizeof(anchor));
+        table_set(t, r, 0, TC_MONO, NAN, "%s", c->cell.key);
         table_href(t, r, 0, anchor);
-        table_set(t, r, 1, TC_NA, NAN, "%s", c->status ? status_name(c->status) : "not run");
+        table_set(t, r, 1, TC_NA, NAN, "%s", c->result.status ? status_name(c->result.status) : "not run");
         table_set(t, r, 2, 0, NAN, "%.*s", (int)len, line);
     }
 }
@@ -508,7 +508,7 @@ static void build_meta(const struct rctx *x, struct table *t)
     const struct rundata *rd = x->rd;
     size_t ok = 0;
     for (size_t i = 0; i < rd->ncells; i++)
-        ok += rd->cells[i].status == STATUS_OK;
+        ok += rd->cells[i].result.status == STATUS_OK;
     char cells[128], baseline[160], ref[600];
     snprintf(cells, sizeof(cells), "%zu (%zu ok, %zu NA), %zu rows x %zu backends", rd->ncells, ok,
              rd->ncells - ok, x->g->nrows, x->g->ncols);
@@ -548,7 +548,7 @@ static void build_meta(const struct rctx *x, struct table *t)
             char prec[160] = "";
             size_t np = 0;
             for (size_t k = 0; k < rd->ncells; k++) {
-                const char *pr = rd->cells[k].precision;
+                const char *pr = rd->cells[k].cell.precision;
                 if (pr && pr[0] && !strstr(prec, pr) && strlen(prec) + strlen(pr) + 3 < sizeof(prec))
                     snprintf(prec + strlen(prec), sizeof(prec) - strlen(prec), "%s%s", np++ ? ", " : "", pr);
             }
@@ -620,9 +620,9 @@ static void row_fact(const struct rctx *x, size_t row, const char *name, struct 
     size_t mark = sb->len;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
-        if (c->batch != gr->batch || strcmp(c->model, gr->model) || strcmp(c->task, gr->task))
+        if (c->cell.batch != gr->batch || strcmp(c->cell.model, gr->model) || strcmp(c->cell.task, gr->task))
             continue;
-        const char *v = strcmp(name, "precision") == 0 ? c->precision : kvlist_get(&c->facts, name);
+        const char *v = strcmp(name, "precision") == 0 ? c->cell.precision : kvlist_get(&c->result.facts, name);
         if (!v || !v[0])
             continue;
         /* already listed? */
@@ -674,21 +674,21 @@ static void build_config(const struct rctx *x, struct table *t)
         static const char *const facts[] = {"size", "precision", "parameters", "parameters.trainable"};
         for (size_t f = 0; f < 4; f++) {
             if (f == 0 && c)
-                strbuf_puts(&sb, c->size);
+                strbuf_puts(&sb, c->cell.size);
             else
                 row_fact(x, row, facts[f], &sb);
             set_joined(t, r, 2 + f, 0, &sb);
         }
         /* shapes: every fact that names one */
-        for (size_t k = 0; c && k < c->facts.n; k++) {
-            const char *name = c->facts.items[k].key;
+        for (size_t k = 0; c && k < c->result.facts.n; k++) {
+            const char *name = c->result.facts.items[k].key;
             if (strstr(name, "shape") || strstr(name, "seq") || strstr(name, "tokens") || strstr(name, "image"))
-                strbuf_printf(&sb, "%s%s %s", sb.len ? "; " : "", name, c->facts.items[k].value);
+                strbuf_printf(&sb, "%s%s %s", sb.len ? "; " : "", name, c->result.facts.items[k].value);
         }
         set_joined(t, r, 6, TC_MONO, &sb);
         if (c) {
-            table_set(t, r, 7, 0, c->steps, "%d", c->steps);
-            table_set(t, r, 8, 0, c->warmup, "%d", c->warmup);
+            table_set(t, r, 7, 0, c->cell.steps, "%d", c->cell.steps);
+            table_set(t, r, 8, 0, c->cell.warmup, "%d", c->cell.warmup);
         } else {
             table_set(t, r, 7, TC_NA, NAN, "-");
             table_set(t, r, 8, TC_NA, NAN, "-");

@@ -18,9 +18,9 @@ void throughput_of(struct throughput *out, const char *model, const char *task, 
         long tokens = THROUGHPUT_NEW_TOKENS;
         /* the decoding steps the cell recorded running (fewer after an EOS
          * stop), else the number its method declares */
-        const char *v = c ? kvlist_get(&c->facts, "generate.new_tokens") : NULL;
+        const char *v = c ? kvlist_get(&c->result.facts, "generate.new_tokens") : NULL;
         if (!v && c)
-            v = kvlist_get(&c->facts, "method.new_tokens");
+            v = kvlist_get(&c->result.facts, "method.new_tokens");
         char *end;
         long n = v ? strtol(v, &end, 10) : 0;
         if (v && end != v && !*end && n > 0)

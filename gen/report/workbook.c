@@ -320,14 +320,14 @@ static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
         const struct rd_cell *c = &rd->cells[i];
         const struct stats *st = &c->st;
         lxw_row_t r = (lxw_row_t)(i + 1);
-        int ok = c->status == STATUS_OK && st->n > 0;
-        workbook_put_str(w, ws, r, 0, c->key, w->mono);
-        workbook_put_str(w, ws, r, 1, c->model, NULL);
-        workbook_put_str(w, ws, r, 2, c->task, NULL);
-        workbook_put_num(w, ws, r, 3, c->batch, w->int0);
-        workbook_put_str(w, ws, r, 4, c->backend, NULL);
-        workbook_put_num(w, ws, r, 5, c->repeat, w->int0);
-        workbook_put_str(w, ws, r, 6, c->status ? status_name(c->status) : "not run", ok ? NULL : w->na);
+        int ok = c->result.status == STATUS_OK && st->n > 0;
+        workbook_put_str(w, ws, r, 0, c->cell.key, w->mono);
+        workbook_put_str(w, ws, r, 1, c->cell.model, NULL);
+        workbook_put_str(w, ws, r, 2, c->cell.task, NULL);
+        workbook_put_num(w, ws, r, 3, c->cell.batch, w->int0);
+        workbook_put_str(w, ws, r, 4, c->cell.backend, NULL);
+        workbook_put_num(w, ws, r, 5, c->cell.repeat, w->int0);
+        workbook_put_str(w, ws, r, 6, c->result.status ? status_name(c->result.status) : "not run", ok ? NULL : w->na);
         workbook_put_num(w, ws, r, 7, (double)st->n, w->int0);
         double v[] = {st->mean, st->median, st->p5, st->p95, st->stdev, st->ci_lo, st->ci_hi};
         for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++)
@@ -337,21 +337,22 @@ static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
         workbook_put_num_or_blank(w, ws, r, 17, ok ? st->max : NAN, w->num);
         workbook_put_num_or_blank(w, ws, r, 18, ok ? (double)st->outliers : NAN, w->int0);
         workbook_put_str(w, ws, r, 19, ok ? (st->first_is_outlier ? "yes" : "no") : "", NULL);
-        workbook_put_num(w, ws, r, 20, (double)c->nwarmup, w->int0);
+        workbook_put_num(w, ws, r, 20, (double)c->result.nwarmup, w->int0);
         double wsum = 0;
-        for (size_t k = 0; k < c->nwarmup; k++)
-            wsum += (double)c->warmup_ns[k] / 1e6;
-        workbook_put_num_or_blank(w, ws, r, 21, c->nwarmup ? (double)c->warmup_ns[0] / 1e6 : NAN, w->num);
-        workbook_put_num_or_blank(w, ws, r, 22, c->nwarmup ? wsum : NAN, w->num);
-        workbook_put_num_or_blank(w, ws, r, 23, c->status ? (double)c->peak_rss / 1048576.0 : NAN, w->num);
-        workbook_put_num_or_blank(w, ws, r, 24, c->status ? c->wall_s : NAN, w->num);
+        for (size_t k = 0; k < c->result.nwarmup; k++)
+            wsum += (double)c->result.warmup_ns[k] / 1e6;
+        workbook_put_num_or_blank(w, ws, r, 21, c->result.nwarmup ? (double)c->result.warmup_ns[0] / 1e6 : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 22, c->result.nwarmup ? wsum : NAN, w->num);
+        workbook_put_num_or_blank(w, ws, r, 23, c->result.status ? (double)c->result.peak_rss / 1048576.0 : NAN,
+                                  w->num);
+        workbook_put_num_or_blank(w, ws, r, 24, c->result.status ? c->result.wall_s : NAN, w->num);
         char warn[200];
         grid_warnings(st, warn, sizeof(warn));
         workbook_put_str(w, ws, r, 25, ok ? warn : "", w->warn);
         char *phases = rctx_phases(c);
         workbook_put_str(w, ws, r, 26, phases ? phases : "", NULL);
         free(phases);
-        workbook_put_str(w, ws, r, 27, c->detail ? c->detail : "", NULL);
+        workbook_put_str(w, ws, r, 27, c->result.detail ? c->result.detail : "", NULL);
     }
     lxw_row_t last = (lxw_row_t)rd->ncells;
     worksheet_set_column(ws, 0, 0, 36, NULL);
@@ -390,13 +391,13 @@ static int sheet_samples(struct workbook *w, lxw_worksheet *ws)
     lxw_row_t r = 1;
     for (size_t i = 0; i < rd->ncells && !w->err; i++) {
         const struct rd_cell *c = &rd->cells[i];
-        if (c->nwarmup + c->ntimed == 0)
+        if (c->result.nwarmup + c->result.ntimed == 0)
             continue;
         /* escaped once per cell, not once per step */
-        char *key = escape_xlsx(c->key), *backend = escape_xlsx(c->backend);
+        char *key = escape_xlsx(c->cell.key), *backend = escape_xlsx(c->cell.backend);
         for (int phase = 0; phase < 2; phase++) {
-            const int64_t *ns = phase ? c->timed_ns : c->warmup_ns;
-            size_t n = phase ? c->ntimed : c->nwarmup;
+            const int64_t *ns = phase ? c->result.timed_ns : c->result.warmup_ns;
+            size_t n = phase ? c->result.ntimed : c->result.nwarmup;
             for (size_t k = 0; k < n; k++, r++) {
                 worksheet_write_string(ws, r, 0, key, NULL);
                 worksheet_write_string(ws, r, 1, backend, NULL);
@@ -446,10 +447,10 @@ static int sheet_environment(struct workbook *w, lxw_worksheet *ws)
     }
     for (size_t i = 0; i < rd->ncells && !w->err; i++) {
         const struct rd_cell *c = &rd->cells[i];
-        const struct kvlist *lists[2] = {&c->environment, &c->facts};
+        const struct kvlist *lists[2] = {&c->result.env, &c->result.facts};
         for (int l = 0; l < 2; l++)
             for (size_t k = 0; k < lists[l]->n; k++, r++) {
-                workbook_put_str(w, ws, r, 0, c->key, w->mono);
+                workbook_put_str(w, ws, r, 0, c->cell.key, w->mono);
                 workbook_put_str(w, ws, r, 1, l ? "fact" : "environment", NULL);
                 workbook_put_str(w, ws, r, 2, lists[l]->items[k].key, w->mono);
                 workbook_put_str(w, ws, r, 3, lists[l]->items[k].value, NULL);

@@ -8,7 +8,11 @@
  * Text columns the schema requires (names, keys, spec fields) come back as ""
  * when NULL so readers never test them; the ones rundata.h marks "may be
  * NULL" keep NULL, and so do the run's started_utc and finished_utc until
- * the run has started or finished.
+ * the run has started or finished. A cell's plan columns are read as the
+ * plan loader reads them (store_sql_read_cell); its result columns back into
+ * a struct result: started_utc/finished_utc must be the exact form the store
+ * writes (anything else is BG_EDB, never a silently different time), and an
+ * input_sha256 longer than 64 characters is BG_EDB too.
  */
 #include "store/rundata.h"
 #include "base/error.h"
@@ -16,19 +20,11 @@
 #include "store/store.h"
 #include "store/store_sql.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
-
-/* Column text, malloc'd: NULL stays NULL unless required, then "". */
-static char *col_str(sqlite3_stmt *st, int i, bool required)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    if (!t && !required)
-        return NULL;
-    return xstrdup(t ? (const char *)t : "");
-}
 
 /* ---- run row and environment -------------------------------------------- */
 
@@ -51,20 +47,20 @@ static int load_run_(sqlite3 *db, struct rundata *rd)
         err = store_sql_error(db, "load run");
         goto done;
     }
-    rd->name = col_str(st, 0, true);
-    rd->description = col_str(st, 1, true);
-    rd->spec_path = col_str(st, 2, true);
-    rd->spec_sha256 = col_str(st, 3, true);
-    rd->spec_text = col_str(st, 4, true);
-    rd->size = col_str(st, 5, true);
-    rd->precision = col_str(st, 6, true);
+    rd->name = store_sql_column_text(st, 0, true);
+    rd->description = store_sql_column_text(st, 1, true);
+    rd->spec_path = store_sql_column_text(st, 2, true);
+    rd->spec_sha256 = store_sql_column_text(st, 3, true);
+    rd->spec_text = store_sql_column_text(st, 4, true);
+    rd->size = store_sql_column_text(st, 5, true);
+    rd->precision = store_sql_column_text(st, 6, true);
     rd->seed = (uint64_t)sqlite3_column_int64(st, 7);
-    rd->created_utc = col_str(st, 8, true);
-    rd->started_utc = col_str(st, 9, false);
-    rd->finished_utc = col_str(st, 10, false);
-    rd->command_line = col_str(st, 11, true);
-    rd->benchgen_version = col_str(st, 12, true);
-    rd->git_commit = col_str(st, 13, true);
+    rd->created_utc = store_sql_column_text(st, 8, true);
+    rd->started_utc = store_sql_column_text(st, 9, false);
+    rd->finished_utc = store_sql_column_text(st, 10, false);
+    rd->command_line = store_sql_column_text(st, 11, true);
+    rd->benchgen_version = store_sql_column_text(st, 12, true);
+    rd->git_commit = store_sql_column_text(st, 13, true);
     rd->git_dirty = sqlite3_column_int(st, 14);
 done:
     sqlite3_finalize(st);
@@ -94,94 +90,72 @@ struct cell_queries {
     sqlite3_stmt *samples, *markers, *facts, *env;
 };
 
-static int load_samples_(sqlite3 *db, sqlite3_stmt *st, int cell_id, const char *phase, int64_t **out,
-                         size_t *n)
+static int load_samples_(sqlite3 *db, sqlite3_stmt *st, struct result *r, int cell_id, int warmup)
 {
-    size_t cap = 0;
-    int rc, err = 0;
+    int rc;
     sqlite3_bind_int(st, 1, cell_id);
-    sqlite3_bind_text(st, 2, phase, -1, SQLITE_STATIC);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t c = cap ? cap * 2 : 128;
-            *out = xrealloc(*out, c * sizeof(**out));
-            cap = c;
-        }
-        (*out)[(*n)++] = sqlite3_column_int64(st, 0);
-    }
-    if (!err && rc != SQLITE_DONE)
-        err = store_sql_error(db, "load samples");
+    sqlite3_bind_text(st, 2, warmup ? "warmup" : "timed", -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        result_add_sample(r, warmup, sqlite3_column_int64(st, 0));
     sqlite3_reset(st);
-    return err;
+    return rc == SQLITE_DONE ? 0 : store_sql_error(db, "load samples");
 }
 
 static int load_cell_details_(sqlite3 *db, struct cell_queries *q, struct rd_cell *c)
 {
-    int err;
-    if ((err = load_samples_(db, q->samples, c->id, "warmup", &c->warmup_ns, &c->nwarmup)) < 0 ||
-        (err = load_samples_(db, q->samples, c->id, "timed", &c->timed_ns, &c->ntimed)) < 0)
+    struct result *r = &c->result;
+    int id = c->cell.id, err;
+    if ((err = load_samples_(db, q->samples, r, id, 1)) < 0 || (err = load_samples_(db, q->samples, r, id, 0)) < 0)
         return err;
-    sqlite3_bind_int(q->markers, 1, c->id);
-    sqlite3_bind_int(q->facts, 1, c->id);
-    sqlite3_bind_int(q->env, 1, c->id);
-    if ((err = load_pairs_(db, q->markers, &c->markers, "load markers")) < 0 ||
-        (err = load_pairs_(db, q->facts, &c->facts, "load facts")) < 0 ||
-        (err = load_pairs_(db, q->env, &c->environment, "load environment")) < 0)
+    sqlite3_bind_int(q->markers, 1, id);
+    sqlite3_bind_int(q->facts, 1, id);
+    sqlite3_bind_int(q->env, 1, id);
+    if ((err = load_pairs_(db, q->markers, &r->phases, "load markers")) < 0 ||
+        (err = load_pairs_(db, q->facts, &r->facts, "load facts")) < 0 ||
+        (err = load_pairs_(db, q->env, &r->env, "load environment")) < 0)
         return err;
-    return stats_compute(c->timed_ns, c->ntimed, &c->st);
+    return stats_compute(r->timed_ns, r->ntimed, &c->st);
 }
+
+/* The result columns, after the plan's (STORE_SQL_CELL_COLUMNS). */
+#define RESULT_COLUMNS                                                                                        \
+    ", status, detail, input_sha256, input_bytes, started_utc, finished_utc, wall_s, peak_rss, exit_code,"   \
+    " term_signal, log_path, attempts"
 
 static int read_cell_row_(sqlite3_stmt *st, struct rd_cell *c)
 {
-    c->id = sqlite3_column_int(st, 0);
-    c->key = col_str(st, 1, true);
-    c->model = col_str(st, 2, true);
-    c->task = col_str(st, 3, true);
-    c->batch = sqlite3_column_int(st, 4);
-    c->backend = col_str(st, 5, true);
-    c->size = col_str(st, 6, true);
-    c->precision = col_str(st, 7, true);
-    c->env = col_str(st, 8, true);
-    c->workload = col_str(st, 9, false);
-    c->steps = sqlite3_column_int(st, 10);
-    c->warmup = sqlite3_column_int(st, 11);
-    c->repeat = sqlite3_column_int(st, 12);
-    c->seed = (uint64_t)sqlite3_column_int64(st, 13);
-    c->timeout_s = sqlite3_column_double(st, 14);
-    c->memory_limit = sqlite3_column_int64(st, 15);
-    const char *status = (const char *)sqlite3_column_text(st, 16);
+    struct result *r = &c->result;
+    const int k = STORE_SQL_CELL_NCOLUMNS;
+    store_sql_read_cell(st, &c->cell);
+    int id = c->cell.id, err;
+    const char *status = (const char *)sqlite3_column_text(st, k);
     int s = status_parse(status);
     if (s < 0)
-        return error_set(BG_EDB, "run.db: cell %d has an unknown status '%s'", c->id, status);
-    c->status = (enum status)s;
-    c->detail = col_str(st, 17, false);
-    c->input_sha256 = col_str(st, 18, false);
-    c->input_bytes = sqlite3_column_int64(st, 19);
-    c->started_utc = col_str(st, 20, false);
-    c->finished_utc = col_str(st, 21, false);
-    c->wall_s = sqlite3_column_double(st, 22);
-    c->peak_rss = sqlite3_column_int64(st, 23);
-    c->exit_code = sqlite3_column_int(st, 24);
-    c->term_signal = sqlite3_column_int(st, 25);
-    c->log_path = col_str(st, 26, false);
-    c->attempts = sqlite3_column_int(st, 27);
-    c->method = col_str(st, 28, false);
+        return error_set(BG_EDB, "run.db: cell %d has an unknown status '%s'", id, status);
+    r->status = (enum status)s;
+    r->detail = store_sql_column_text(st, k + 1, false);
+    const char *sha = (const char *)sqlite3_column_text(st, k + 2);
+    if (sha && strlen(sha) >= sizeof(r->input_sha256))
+        return error_set(BG_EDB, "run.db: cell %d: input_sha256 has %zu characters, not 64", id, strlen(sha));
+    snprintf(r->input_sha256, sizeof(r->input_sha256), "%s", sha ? sha : "");
+    r->input_bytes = sqlite3_column_int64(st, k + 3);
+    if ((err = store_sql_column_time(st, k + 4, id, "started_utc", &r->started)) < 0 ||
+        (err = store_sql_column_time(st, k + 5, id, "finished_utc", &r->finished)) < 0)
+        return err;
+    r->wall_s = sqlite3_column_double(st, k + 6);
+    r->peak_rss = sqlite3_column_int64(st, k + 7);
+    r->exit_code = sqlite3_column_int(st, k + 8);
+    r->term_signal = sqlite3_column_int(st, k + 9);
+    c->log_path = store_sql_column_text(st, k + 10, false);
+    c->attempts = sqlite3_column_int(st, k + 11);
     return 0;
 }
 
 static int load_cells_(sqlite3 *db, struct rundata *rd)
 {
-    static const char *const sql =
-        "SELECT id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup,"
-        " repeat, seed, timeout_s, memory_limit, status, detail, input_sha256, input_bytes,"
-        " started_utc, finished_utc, wall_s, peak_rss, exit_code, term_signal, log_path, attempts, method"
-        " FROM cells ORDER BY id";
-    /* Runs stored before the method key have no method column: NULL. */
+    static const char *const sql = "SELECT " STORE_SQL_CELL_COLUMNS RESULT_COLUMNS " FROM cells ORDER BY id";
     static const char *const sql_before_method =
-        "SELECT id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup,"
-        " repeat, seed, timeout_s, memory_limit, status, detail, input_sha256, input_bytes,"
-        " started_utc, finished_utc, wall_s, peak_rss, exit_code, term_signal, log_path, attempts, NULL"
-        " FROM cells ORDER BY id";
+        "SELECT " STORE_SQL_CELL_COLUMNS_BEFORE_METHOD RESULT_COLUMNS " FROM cells ORDER BY id";
     struct cell_queries q = {0};
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
@@ -270,40 +244,20 @@ done:
 const struct rd_cell *rundata_find(const struct rundata *rd, const char *key)
 {
     for (size_t i = 0; i < rd->ncells; i++)
-        if (strcmp(rd->cells[i].key, key) == 0)
+        if (strcmp(rd->cells[i].cell.key, key) == 0)
             return &rd->cells[i];
     return NULL;
-}
-
-static void rd_cell_free_(struct rd_cell *c)
-{
-    free(c->key);
-    free(c->model);
-    free(c->task);
-    free(c->backend);
-    free(c->size);
-    free(c->precision);
-    free(c->env);
-    free(c->workload);
-    free(c->method);
-    free(c->detail);
-    free(c->input_sha256);
-    free(c->started_utc);
-    free(c->finished_utc);
-    free(c->log_path);
-    free(c->warmup_ns);
-    free(c->timed_ns);
-    kvlist_free(&c->markers);
-    kvlist_free(&c->facts);
-    kvlist_free(&c->environment);
 }
 
 void rundata_free(struct rundata *rd)
 {
     if (!rd)
         return;
-    for (size_t i = 0; i < rd->ncells; i++)
-        rd_cell_free_(&rd->cells[i]);
+    for (size_t i = 0; i < rd->ncells; i++) {
+        cell_free(&rd->cells[i].cell);
+        result_free(&rd->cells[i].result);
+        free(rd->cells[i].log_path);
+    }
     free(rd->cells);
     free(rd->dir);
     free(rd->name);

@@ -1,18 +1,27 @@
 /*
  * rundata.h - a stored run loaded into memory for readers (show, report,
- * compare, bundle): the run row, every cell with its samples, markers,
- * facts, per-cell environment and summary statistics, and the run-wide
+ * compare, bundle): the run row, every cell record and the run-wide
  * environment. Read-only: nothing here writes run.db.
  *
- * Cells come in id (plan) order. status is STATUS_NONE for a cell that has no final
- * status yet (never run, or in flight when the run was killed).
+ * A cell record is one struct rd_cell, composed of the structs the writing
+ * side already has, so a field has one name and one type from plan to report:
+ *   cell    the plan's cell (plan/matrix.h) as stored in run.db;
+ *   result  what the cell produced (store/result.h), as the store wrote it;
+ *   st      the summary statistics (stats/stats.h) of result.timed_ns;
+ * plus the two things only the store knows: where the cell's log is and how
+ * many times it was recorded. Cells come in id (plan) order.
  *
- * Strings are never NULL unless marked "may be NULL" (absent text reads as
- * ""). Per cell, STATUS_NONE means every result field (detail .. attempts,
- * samples, markers, facts, environment) is empty or zero.
+ * result.status is STATUS_NONE for a cell that has no final status yet (never
+ * run, or in flight when the run was killed); then every other result field
+ * is empty or zero. Times are time_t (0: none); readers print them with
+ * util_utc_or_null() (base/util.h), the form run.db stores.
+ *
+ * Strings are never NULL unless marked "may be NULL" here or in plan/matrix.h
+ * and store/result.h (absent text reads as "").
  *
  * Ownership: rundata_load() gives the caller a struct rundata that
- * rundata_free() releases with every string and array it points to.
+ * rundata_free() releases with every cell record and every string, array and
+ * list they point to (cell_free() and result_free() of each cell, once).
  */
 #ifndef BENCHGEN_RUNDATA_H
 #define BENCHGEN_RUNDATA_H
@@ -20,34 +29,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/util.h"
+#include "plan/matrix.h"
 #include "plan/status.h"
 #include "stats/stats.h"
-#include "base/util.h"
+#include "store/result.h"
 
 struct rd_cell {
-    int id;
-    char *key, *model, *task, *backend, *size, *precision, *env, *workload; /* workload may be NULL */
-    char *method;          /* published | corrected as planned; NULL in runs stored before the key */
-    int batch, steps, warmup, repeat;
-    uint64_t seed;
-    double timeout_s;
-    int64_t memory_limit;
-    enum status status;    /* STATUS_NONE: no final status */
-    char *detail;          /* may be NULL */
-    char *input_sha256;    /* may be NULL */
-    int64_t input_bytes;
-    char *started_utc, *finished_utc, *log_path; /* may be NULL */
-    double wall_s;
-    int64_t peak_rss;
-    int exit_code, term_signal, attempts;
-    int64_t *warmup_ns;    /* in idx order; [0] is the first call (compile time) */
-    size_t nwarmup;
-    int64_t *timed_ns;     /* in idx order */
-    size_t ntimed;
-    struct kvlist markers; /* name -> ns (decimal), in time order */
-    struct kvlist facts;   /* name -> value, sorted by name */
-    struct kvlist environment; /* per-cell environment: key -> value, sorted by key */
-    struct stats st;       /* of timed_ns; st.n == 0 when there are none */
+    struct cell cell;     /* the plan's cell as stored; cell.res and cell.log_limit are not stored: zero */
+    struct result result; /* what it produced; result.telemetry is not loaded: empty */
+    struct stats st;      /* of result.timed_ns; st.n == 0 when there are none */
+    char *log_path;       /* the cell's log as the run recorded it; may be NULL */
+    int attempts;         /* times the cell was recorded (run again, or attempt files merged) */
 };
 
 struct rundata {

@@ -370,54 +370,18 @@ done:
 
 /* ---- plan and status ---------------------------------------------------- */
 
-static char *column_strdup_(sqlite3_stmt *st, int i)
-{
-    const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? xstrdup((const char *)t) : NULL;
-}
-
 int store_load_plan(struct store *s, struct matrix *out)
 {
-    /* Runs stored before the method key have no method column: NULL. */
-    static const char *const sql =
-        "SELECT id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup,"
-        " repeat, seed, timeout_s, memory_limit, method FROM cells ORDER BY id";
-    static const char *const sql_before_method =
-        "SELECT id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup,"
-        " repeat, seed, timeout_s, memory_limit, NULL FROM cells ORDER BY id";
     sqlite3_stmt *st = NULL;
     int err = 0, rc = SQLITE_DONE;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-        err = store_sql_prepare(s->db, sql_before_method, &st);
+    if (sqlite3_prepare_v2(s->db, "SELECT " STORE_SQL_CELL_COLUMNS " FROM cells ORDER BY id", -1, &st, NULL) !=
+        SQLITE_OK)
+        err = store_sql_prepare(s->db, "SELECT " STORE_SQL_CELL_COLUMNS_BEFORE_METHOD " FROM cells ORDER BY id", &st);
     while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct cell c = {0};
-        c.id = sqlite3_column_int(st, 0);
-        c.key = column_strdup_(st, 1);
-        c.model = column_strdup_(st, 2);
-        c.task = column_strdup_(st, 3);
-        c.batch = sqlite3_column_int(st, 4);
-        c.backend = column_strdup_(st, 5);
-        c.size = column_strdup_(st, 6);
-        c.precision = column_strdup_(st, 7);
-        c.env = column_strdup_(st, 8);
-        c.workload = column_strdup_(st, 9);
-        c.steps = sqlite3_column_int(st, 10);
-        c.warmup = sqlite3_column_int(st, 11);
-        c.repeat = sqlite3_column_int(st, 12);
-        c.seed = (uint64_t)sqlite3_column_int64(st, 13);
-        c.timeout = sqlite3_column_double(st, 14);
-        c.memory_limit = (uint64_t)sqlite3_column_int64(st, 15);
-        c.method = column_strdup_(st, 16);
+        store_sql_read_cell(st, &c);
         err = matrix_add(out, &c);
-        free(c.key);
-        free(c.model);
-        free(c.task);
-        free(c.backend);
-        free(c.size);
-        free(c.precision);
-        free(c.env);
-        free(c.workload);
-        free(c.method);
+        cell_free(&c);
     }
     if (!err && rc != SQLITE_DONE)
         err = store_sql_error(s->db, "load plan");

@@ -4,6 +4,7 @@
  */
 #include "store/store_sql.h"
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "store/rundir.h"
 
 int store_sql_error(sqlite3 *db, const char *what)
@@ -38,11 +39,50 @@ int store_sql_bind_text(sqlite3_stmt *st, int i, const char *s, bool empty_is_nu
 
 int store_sql_bind_time(sqlite3_stmt *st, int i, time_t t)
 {
-    if (t <= 0)
-        return sqlite3_bind_null(st, i);
     char buf[32];
-    util_iso8601_utc(t, buf);
-    return sqlite3_bind_text(st, i, buf, -1, SQLITE_TRANSIENT);
+    const char *text = util_utc_or_null(buf, t);
+    return text ? sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+}
+
+int store_sql_column_time(sqlite3_stmt *st, int i, int cell_id, const char *what, time_t *out)
+{
+    const char *text = (const char *)sqlite3_column_text(st, i);
+    *out = 0;
+    if (!text)
+        return 0;
+    if (util_utc_parse(out, text) < 0)
+        return error_set(BG_EDB, "run.db: cell %d: %s '%s' is not a UTC time like 2026-11-30T15:21:00Z", cell_id,
+                         what, text);
+    return 0;
+}
+
+char *store_sql_column_text(sqlite3_stmt *st, int i, bool required)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    if (!t && !required)
+        return NULL;
+    return xstrdup(t ? (const char *)t : "");
+}
+
+void store_sql_read_cell(sqlite3_stmt *st, struct cell *c)
+{
+    c->id = sqlite3_column_int(st, 0);
+    c->key = store_sql_column_text(st, 1, true);
+    c->model = store_sql_column_text(st, 2, true);
+    c->task = store_sql_column_text(st, 3, true);
+    c->batch = sqlite3_column_int(st, 4);
+    c->backend = store_sql_column_text(st, 5, true);
+    c->size = store_sql_column_text(st, 6, true);
+    c->precision = store_sql_column_text(st, 7, true);
+    c->env = store_sql_column_text(st, 8, true);
+    c->workload = store_sql_column_text(st, 9, false);
+    c->steps = sqlite3_column_int(st, 10);
+    c->warmup = sqlite3_column_int(st, 11);
+    c->repeat = sqlite3_column_int(st, 12);
+    c->seed = (uint64_t)sqlite3_column_int64(st, 13);
+    c->timeout = sqlite3_column_double(st, 14);
+    c->memory_limit = (uint64_t)sqlite3_column_int64(st, 15);
+    c->method = store_sql_column_text(st, 16, false);
 }
 
 int store_sql_step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)

@@ -14,6 +14,7 @@
 #include <sqlite3.h>
 
 #include "base/util.h"
+#include "plan/matrix.h"
 
 struct store {
     sqlite3 *db;
@@ -35,6 +36,30 @@ int store_sql_bind_text(sqlite3_stmt *st, int i, const char *s, bool empty_is_nu
 
 /* Binds t as ISO 8601 UTC text, or NULL when t <= 0. */
 int store_sql_bind_time(sqlite3_stmt *st, int i, time_t t);
+
+/* Column i's text, malloc'd; NULL stays NULL unless required, then "". */
+char *store_sql_column_text(sqlite3_stmt *st, int i, bool required);
+
+/* The cells columns that hold the plan, in the order store_sql_read_cell()
+ * reads them; runs stored before the method key have no method column and
+ * select NULL in its place (the _BEFORE_METHOD form). */
+#define STORE_SQL_CELL_COLUMNS                                                                               \
+    "id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup, repeat, seed,"   \
+    " timeout_s, memory_limit, method"
+#define STORE_SQL_CELL_COLUMNS_BEFORE_METHOD                                                                 \
+    "id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup, repeat, seed,"   \
+    " timeout_s, memory_limit, NULL"
+#define STORE_SQL_CELL_NCOLUMNS 17
+
+/* Fills c (zeroed by the caller) from columns 0 .. STORE_SQL_CELL_NCOLUMNS - 1
+ * of a row selected with STORE_SQL_CELL_COLUMNS. Text the plan requires comes
+ * back as "" when NULL; workload and method stay NULL. c->res and
+ * c->log_limit are not stored and stay zero. The caller frees c (cell_free). */
+void store_sql_read_cell(sqlite3_stmt *st, struct cell *c);
+
+/* Column i as written by store_sql_bind_time(): 0 when NULL; BG_EDB naming
+ * cell_id and what for any other text than util_iso8601_utc() writes. */
+int store_sql_column_time(sqlite3_stmt *st, int i, int cell_id, const char *what, time_t *out);
 
 /* Runs a statement that returns no rows, then resets it for reuse. */
 int store_sql_step_done(sqlite3 *db, sqlite3_stmt *st, const char *what);

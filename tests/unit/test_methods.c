@@ -32,24 +32,24 @@ static void cell(struct rd_cell *c, const char *key, const char *task, const cha
                  const double *ms, size_t n)
 {
     memset(c, 0, sizeof(*c));
-    c->key = (char *)key;
-    c->model = "m";
-    c->task = (char *)task;
-    c->backend = "numpy";
-    c->batch = 4;
-    c->method = (char *)method;
-    c->status = failed ? STATUS_ERROR : STATUS_OK;
-    c->timed_ns = calloc(n + 1, sizeof(*c->timed_ns));
-    assert_non_null(c->timed_ns);
+    c->cell.key = (char *)key;
+    c->cell.model = "m";
+    c->cell.task = (char *)task;
+    c->cell.backend = "numpy";
+    c->cell.batch = 4;
+    c->cell.method = (char *)method;
+    c->result.status = failed ? STATUS_ERROR : STATUS_OK;
+    c->result.timed_ns = calloc(n + 1, sizeof(*c->result.timed_ns));
+    assert_non_null(c->result.timed_ns);
     for (size_t i = 0; i < n; i++)
-        c->timed_ns[i] = ms_ns(ms[i]);
-    c->ntimed = n;
+        c->result.timed_ns[i] = ms_ns(ms[i]);
+    c->result.ntimed = n;
     if (!failed) {
-        kvlist_add(&c->facts, "method", method);
-        kvlist_add(&c->facts, "method.warmup", strcmp(method, "published") ? "1" : "2");
-        kvlist_add(&c->facts, "method.sync", "none");
+        kvlist_add(&c->result.facts, "method", method);
+        kvlist_add(&c->result.facts, "method.warmup", strcmp(method, "published") ? "1" : "2");
+        kvlist_add(&c->result.facts, "method.sync", "none");
         if (!strcmp(method, "published"))
-            kvlist_add(&c->facts, "method_source.warmup", "benchmark/torch_utils.py:63-65");
+            kvlist_add(&c->result.facts, "method_source.warmup", "benchmark/torch_utils.py:63-65");
     }
 }
 
@@ -89,8 +89,8 @@ static int teardown(void **state)
 {
     struct fixture *f = *state;
     for (size_t i = 0; i < NCELLS; i++) {
-        free(f->cells[i].timed_ns);
-        kvlist_free(&f->cells[i].facts);
+        free(f->cells[i].result.timed_ns);
+        kvlist_free(&f->cells[i].result.facts);
     }
     free(f);
     return 0;
@@ -104,7 +104,7 @@ static void test_pairs(void **state)
     assert_int_equal(methods_pairs(&f->rd, &p, &n), 0);
     assert_int_equal(n, 3);
 
-    assert_string_equal(p[0].first->key, "m/fit/b4/numpy@published");
+    assert_string_equal(p[0].first->cell.key, "m/fit/b4/numpy@published");
     assert_ptr_equal(p[0].pub, &f->cells[0]);
     assert_ptr_equal(p[0].cor, &f->cells[1]);
     assert_int_equal(p[0].repeats_pub, 1);
@@ -116,7 +116,7 @@ static void test_pairs(void **state)
 
     /* two repeats a side: the pooled mean of every step, the ratio of the
      * geometric means of the per-repeat means (sqrt(2 x 8) / 1 = 4) */
-    assert_string_equal(p[1].first->task, "predict");
+    assert_string_equal(p[1].first->cell.task, "predict");
     assert_int_equal(p[1].repeats_pub, 2);
     assert_int_equal(p[1].repeats_cor, 2);
     assert_true(fabs(p[1].pub_ms - 5.0) < 1e-9 && fabs(p[1].cor_ms - 1.0) < 1e-9);
@@ -124,7 +124,7 @@ static void test_pairs(void **state)
     assert_true(fabs(p[1].ratio - 4.0) < 1e-9);
 
     /* a failed side: no mean, no ratio */
-    assert_string_equal(p[2].first->task, "generate");
+    assert_string_equal(p[2].first->cell.task, "generate");
     assert_int_equal(p[2].repeats_pub, 1);
     assert_int_equal(p[2].repeats_cor, 0);
     assert_ptr_equal(p[2].cor, &f->cells[7]);

@@ -357,8 +357,8 @@ static void test_environment_per_backend(void **state)
             /* the value of the backend's first cell that recorded an environment */
             const char *want = NULL;
             for (size_t i = 0; i < rd->ncells && !want; i++)
-                if (rd->cells[i].environment.n && !strcmp(rd->cells[i].backend, x.g->cols[col].backend))
-                    want = kvlist_get(&rd->cells[i].environment, key);
+                if (rd->cells[i].result.env.n && !strcmp(rd->cells[i].cell.backend, x.g->cols[col].backend))
+                    want = kvlist_get(&rd->cells[i].result.env, key);
             assert_string_equal(shown, want ? want : "-");
             checked++;
         }

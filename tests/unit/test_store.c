@@ -263,50 +263,55 @@ static void test_record_and_reload(void **state)
 
     assert_int_equal(rd->ncells, 3);
     const struct rd_cell *c = &rd->cells[0];
-    assert_int_equal(c->id, 1);
-    assert_string_equal(c->key, "bert/fit/b2/keras3-jax");
-    assert_string_equal(c->model, "bert");
-    assert_string_equal(c->task, "fit");
-    assert_string_equal(c->backend, "keras3-jax");
-    assert_string_equal(c->env, "keras3-jax");
-    assert_null(c->workload);
-    assert_int_equal(c->batch, 2);
-    assert_int_equal(c->steps, 10);
-    assert_int_equal(c->warmup, 2);
-    assert_true(c->seed == 0xfedcba9876543210ULL);
-    assert_near(c->timeout_s, 600.5, 0);
-    assert_true(c->memory_limit == (int64_t)(8LL << 30));
-    assert_int_equal(c->status, STATUS_OK);
-    assert_null(c->detail);
-    assert_int_equal(strlen(c->input_sha256), 64);
-    assert_int_equal(c->input_bytes, 4096);
-    assert_string_equal(c->started_utc, "2025-11-30T15:03:20Z");
-    assert_string_equal(c->finished_utc, "2025-11-30T15:04:20Z");
+    assert_int_equal(c->cell.id, 1);
+    assert_string_equal(c->cell.key, "bert/fit/b2/keras3-jax");
+    assert_string_equal(c->cell.model, "bert");
+    assert_string_equal(c->cell.task, "fit");
+    assert_string_equal(c->cell.backend, "keras3-jax");
+    assert_string_equal(c->cell.env, "keras3-jax");
+    assert_null(c->cell.workload);
+    assert_int_equal(c->cell.batch, 2);
+    assert_int_equal(c->cell.steps, 10);
+    assert_int_equal(c->cell.warmup, 2);
+    assert_true(c->cell.seed == 0xfedcba9876543210ULL);
+    assert_near(c->cell.timeout, 600.5, 0);
+    assert_true(c->cell.memory_limit == (int64_t)(8LL << 30));
+    assert_int_equal(c->result.status, STATUS_OK);
+    assert_null(c->result.detail);
+    assert_int_equal(strlen(c->result.input_sha256), 64);
+    assert_int_equal(c->result.input_bytes, 4096);
+    /* Times come back as the time_t the worker recorded, and print as stored. */
+    char buf[32];
+    assert_int_equal(c->result.started, 1764515000);
+    assert_int_equal(c->result.finished, 1764515060);
+    assert_string_equal(util_utc_or_null(buf, c->result.started), "2025-11-30T15:03:20Z");
+    assert_string_equal(util_utc_or_null(buf, c->result.finished), "2025-11-30T15:04:20Z");
+    assert_null(util_utc_or_null(buf, 0));
     assert_string_equal(c->log_path, "logs/x.log");
-    assert_near(c->wall_s, 60.25, 0);
-    assert_int_equal(c->peak_rss, 123456789);
-    assert_int_equal(c->exit_code, 0);
-    assert_int_equal(c->term_signal, 0);
+    assert_near(c->result.wall_s, 60.25, 0);
+    assert_int_equal(c->result.peak_rss, 123456789);
+    assert_int_equal(c->result.exit_code, 0);
+    assert_int_equal(c->result.term_signal, 0);
     assert_int_equal(c->attempts, 1);
-    assert_int_equal(c->nwarmup, 2);
-    assert_int_equal(c->warmup_ns[0], 1000000000);
-    assert_int_equal(c->warmup_ns[1], 1001000000);
-    assert_int_equal(c->ntimed, 10);
+    assert_int_equal(c->result.nwarmup, 2);
+    assert_int_equal(c->result.warmup_ns[0], 1000000000);
+    assert_int_equal(c->result.warmup_ns[1], 1001000000);
+    assert_int_equal(c->result.ntimed, 10);
     for (size_t i = 0; i < 10; i++)
-        assert_int_equal(c->timed_ns[i], (10 + (int64_t)i) * 1000000);
+        assert_int_equal(c->result.timed_ns[i], (10 + (int64_t)i) * 1000000);
     /* Markers in time order, facts and environment sorted by name. */
-    assert_int_equal(c->markers.n, 3);
-    assert_string_equal(c->markers.items[0].key, "python_ready");
-    assert_string_equal(c->markers.items[1].key, "model_built");
-    assert_string_equal(c->markers.items[1].value, "900000");
-    assert_string_equal(c->markers.items[2].key, "first_step_done");
-    assert_int_equal(c->facts.n, 2);
-    assert_string_equal(c->facts.items[0].key, "jit_compile");
-    assert_string_equal(c->facts.items[1].key, "param_count");
-    assert_string_equal(c->facts.items[1].value, "110000000");
-    assert_int_equal(c->environment.n, 2);
-    assert_string_equal(c->environment.items[0].key, "pkg.jax");
-    assert_string_equal(c->environment.items[1].key, "python.version");
+    assert_int_equal(c->result.phases.n, 3);
+    assert_string_equal(c->result.phases.items[0].key, "python_ready");
+    assert_string_equal(c->result.phases.items[1].key, "model_built");
+    assert_string_equal(c->result.phases.items[1].value, "900000");
+    assert_string_equal(c->result.phases.items[2].key, "first_step_done");
+    assert_int_equal(c->result.facts.n, 2);
+    assert_string_equal(c->result.facts.items[0].key, "jit_compile");
+    assert_string_equal(c->result.facts.items[1].key, "param_count");
+    assert_string_equal(c->result.facts.items[1].value, "110000000");
+    assert_int_equal(c->result.env.n, 2);
+    assert_string_equal(c->result.env.items[0].key, "pkg.jax");
+    assert_string_equal(c->result.env.items[1].key, "python.version");
     /* Stats of 10..19 ms: mean 14.5, median 14.5. */
     assert_int_equal(c->st.n, 10);
     assert_near(c->st.mean, 14.5, 1e-12);
@@ -315,16 +320,16 @@ static void test_record_and_reload(void **state)
     assert_near(c->st.max, 19.0, 0);
 
     const struct rd_cell *p = &rd->cells[1];
-    assert_int_equal(p->status, STATUS_NONE);
+    assert_int_equal(p->result.status, STATUS_NONE);
     assert_int_equal(p->attempts, 0);
-    assert_int_equal(p->ntimed, 0);
-    assert_int_equal(p->nwarmup, 0);
+    assert_int_equal(p->result.ntimed, 0);
+    assert_int_equal(p->result.nwarmup, 0);
     assert_int_equal(p->st.n, 0);
     assert_true(isnan(p->st.mean));
-    assert_int_equal(p->markers.n + p->facts.n + p->environment.n, 0);
+    assert_int_equal(p->result.phases.n + p->result.facts.n + p->result.env.n, 0);
 
-    assert_string_equal(rd->cells[2].workload, "/abs/mine.py");
-    assert_int_equal(rd->cells[2].repeat, 2);
+    assert_string_equal(rd->cells[2].cell.workload, "/abs/mine.py");
+    assert_int_equal(rd->cells[2].cell.repeat, 2);
 
     assert_ptr_equal(rundata_find(rd, "bert/fit/b2/torch-eager"), &rd->cells[1]);
     assert_null(rundata_find(rd, "nope"));
@@ -356,7 +361,7 @@ static void test_readonly_refuses_writes(void **state)
     struct rundata *rd = load_(f->run);
     assert_string_equal(rd->name, "unit");
     assert_null(rd->finished_utc);
-    assert_int_equal(rd->cells[0].status, STATUS_NONE);
+    assert_int_equal(rd->cells[0].result.status, STATUS_NONE);
     rundata_free(rd);
 }
 
@@ -375,15 +380,15 @@ static void test_rerecord_replaces(void **state)
 
     struct rundata *rd = load_(f->run);
     const struct rd_cell *c = &rd->cells[0];
-    assert_int_equal(c->status, STATUS_OK);
+    assert_int_equal(c->result.status, STATUS_OK);
     assert_int_equal(c->attempts, 2);
-    assert_int_equal(c->ntimed, 2);
-    assert_int_equal(c->timed_ns[0], 20000000);
-    assert_int_equal(c->timed_ns[1], 21000000);
-    assert_int_equal(c->nwarmup, 1);
-    assert_int_equal(c->facts.n, 0);
-    assert_int_equal(c->markers.n, 3);
-    assert_int_equal(c->environment.n, 2);
+    assert_int_equal(c->result.ntimed, 2);
+    assert_int_equal(c->result.timed_ns[0], 20000000);
+    assert_int_equal(c->result.timed_ns[1], 21000000);
+    assert_int_equal(c->result.nwarmup, 1);
+    assert_int_equal(c->result.facts.n, 0);
+    assert_int_equal(c->result.phases.n, 3);
+    assert_int_equal(c->result.env.n, 2);
     assert_null(c->log_path);
     rundata_free(rd);
 }
@@ -444,9 +449,9 @@ static void test_pending_and_load_plan(void **state)
     store_close(s);
 
     struct rundata *rd = load_(f->run);
-    assert_int_equal(rd->cells[0].status, STATUS_OK);
-    assert_int_equal(rd->cells[1].status, STATUS_TIMEOUT);
-    assert_int_equal(rd->cells[2].status, STATUS_NONE);
+    assert_int_equal(rd->cells[0].result.status, STATUS_OK);
+    assert_int_equal(rd->cells[1].result.status, STATUS_TIMEOUT);
+    assert_int_equal(rd->cells[2].result.status, STATUS_NONE);
     assert_string_equal(rd->started_utc, "2001-09-09T01:46:40Z");
     assert_null(rd->finished_utc);
     rundata_free(rd);
@@ -508,10 +513,10 @@ static void test_crash_mid_record(void **state)
 
     /* The killed cell is still pending with nothing of it stored; the earlier one is intact. */
     struct rundata *rd = load_(f->run);
-    assert_int_equal(rd->cells[0].status, STATUS_OK);
-    assert_int_equal(rd->cells[0].ntimed, 10);
-    assert_int_equal(rd->cells[1].status, STATUS_NONE);
-    assert_int_equal(rd->cells[1].ntimed, 0);
+    assert_int_equal(rd->cells[0].result.status, STATUS_OK);
+    assert_int_equal(rd->cells[0].result.ntimed, 10);
+    assert_int_equal(rd->cells[1].result.status, STATUS_NONE);
+    assert_int_equal(rd->cells[1].result.ntimed, 0);
     assert_int_equal(rd->cells[1].attempts, 0);
     rundata_free(rd);
 
@@ -525,8 +530,8 @@ static void test_crash_mid_record(void **state)
     record_(s, &f->plan.cells[1], "ok", 1, 4, 30);
     store_close(s);
     rd = load_(f->run);
-    assert_int_equal(rd->cells[1].status, STATUS_OK);
-    assert_int_equal(rd->cells[1].ntimed, 4);
+    assert_int_equal(rd->cells[1].result.status, STATUS_OK);
+    assert_int_equal(rd->cells[1].result.ntimed, 4);
     rundata_free(rd);
 }
 
@@ -565,13 +570,13 @@ static void test_record_rolls_back_on_error(void **state)
 
     struct rundata *rd = load_(f->run);
     const struct rd_cell *c = &rd->cells[0];
-    assert_int_equal(c->status, STATUS_OK);
+    assert_int_equal(c->result.status, STATUS_OK);
     assert_int_equal(c->attempts, 1);
-    assert_int_equal(c->ntimed, 10);
-    assert_int_equal(c->timed_ns[0], 10000000);
-    assert_int_equal(c->markers.n, 3);
-    assert_int_equal(rd->cells[1].status, STATUS_NONE);
-    assert_int_equal(rd->cells[2].status, STATUS_UNSUPPORTED);
+    assert_int_equal(c->result.ntimed, 10);
+    assert_int_equal(c->result.timed_ns[0], 10000000);
+    assert_int_equal(c->result.phases.n, 3);
+    assert_int_equal(rd->cells[1].result.status, STATUS_NONE);
+    assert_int_equal(rd->cells[2].result.status, STATUS_UNSUPPORTED);
     rundata_free(rd);
 }
 
@@ -638,6 +643,50 @@ static void test_schema_checks(void **state)
     store_close(s);
 }
 
+/* Result columns a benchgen never writes (a hand-edited or hostile run.db):
+ * a clear BG_EDB naming the cell, never a silently different value. */
+static void test_foreign_result_columns(void **state)
+{
+    struct fixture *f = *state;
+    struct store *s = create_(f);
+    record_(s, &f->plan.cells[0], "ok", 2, 10, 10);
+    store_close(s);
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%s", f->run, STORE_DB_NAME);
+    struct rundata *rd = load_(f->run);
+    char keep[32];
+    assert_non_null(util_utc_or_null(keep, rd->cells[0].result.started));
+    rundata_free(rd);
+    rd = NULL;
+
+    static const char *const bad[] = {
+        "UPDATE cells SET started_utc = '2025-11-30 15:03:20' WHERE id = 1",  /* no T, no Z */
+        "UPDATE cells SET started_utc = '2025-11-30T15:03:20.5Z' WHERE id = 1", /* fraction */
+        "UPDATE cells SET started_utc = '2025-02-30T15:03:20Z' WHERE id = 1",  /* no such day */
+        "UPDATE cells SET finished_utc = 'yesterday' WHERE id = 1",
+        "UPDATE cells SET finished_utc = '1970-01-01T00:00:00Z' WHERE id = 1", /* 0 reads as "none" */
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        exec_sql_(path, bad[i]);
+        assert_int_equal(rundata_load(&rd, f->run), BG_EDB);
+        assert_null(rd);
+        assert_non_null(strstr(error_last(), "cell 1: "));
+        assert_non_null(strstr(error_last(), "is not a UTC time"));
+        char restore[160];
+        snprintf(restore, sizeof(restore), "UPDATE cells SET started_utc = '%s', finished_utc = '%s' WHERE id = 1",
+                 keep, keep);
+        exec_sql_(path, restore);
+    }
+    rd = load_(f->run); /* restored: loads again */
+    rundata_free(rd);
+    rd = NULL;
+
+    exec_sql_(path, "UPDATE cells SET input_sha256 = printf('%065d', 7) WHERE id = 1");
+    assert_int_equal(rundata_load(&rd, f->run), BG_EDB);
+    assert_non_null(strstr(error_last(), "cell 1: input_sha256 has 65 characters"));
+    assert_null(rd);
+}
+
 static void test_create_sets_pragmas(void **state)
 {
     struct fixture *f = *state;
@@ -666,12 +715,12 @@ static void test_read_while_writing(void **state)
     struct store *s = create_(f);
     record_(s, &f->plan.cells[0], "ok", 1, 3, 10);
     struct rundata *rd = load_(f->run);
-    assert_int_equal(rd->cells[0].status, STATUS_OK);
-    assert_int_equal(rd->cells[1].status, STATUS_NONE);
+    assert_int_equal(rd->cells[0].result.status, STATUS_OK);
+    assert_int_equal(rd->cells[1].result.status, STATUS_NONE);
     rundata_free(rd);
     record_(s, &f->plan.cells[1], "crash", 0, 0, 0);
     rd = load_(f->run);
-    assert_int_equal(rd->cells[1].status, STATUS_CRASH);
+    assert_int_equal(rd->cells[1].result.status, STATUS_CRASH);
     rundata_free(rd);
     store_close(s);
 }
@@ -872,7 +921,7 @@ int main(void)
         T(test_pending_and_load_plan),   T(test_crash_mid_record),   T(test_record_rolls_back_on_error),
         T(test_schema_checks),           T(test_create_sets_pragmas), T(test_read_while_writing),
         T(test_show_text),               T(test_show_json),          T(test_show_missing_run),
-        T(test_readonly_refuses_writes),
+        T(test_readonly_refuses_writes), T(test_foreign_result_columns),
     };
 #undef T
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
