@@ -3,8 +3,10 @@
  * ns, the hash of its inputs, its fairness facts and environment.
  *
  * The cell worker (runners/worker.c) fills one; the store writes it in one
- * transaction. Ownership: the struct is the caller's; result_free() releases
- * the arrays and lists it points to (not the struct itself).
+ * transaction, and the reader (store/rundata.h) loads it back as part of a
+ * stored cell's record (all but telemetry). Ownership: the struct is the
+ * caller's; result_free() releases the strings, arrays and lists it points
+ * to (not the struct itself).
  */
 #ifndef BENCHGEN_RESULT_H
 #define BENCHGEN_RESULT_H
