@@ -27,12 +27,14 @@
 #include "charts/chart.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "base/xalloc.h"
 #include "charts/bars.h"
 #include "charts/heatmap.h"
 #include "report/answer.h"
 #include "report/doc.h"
 #include "report/doc_html.h"
 #include "report/doc_md.h"
+#include "report/figure.h"
 #include "report/grid.h"
 #include "report/rctx.h"
 #include "report/reference.h"
@@ -541,6 +543,41 @@ static void test_table_first_error(void **state)
     doc_free(&d);
 }
 
+static int draw_nothing(struct chart *c, struct chart_rect r, const void *data)
+{
+    (void)c;
+    (void)r;
+    (void)data;
+    return 0;
+}
+
+/* figures_add_arena() takes the arena, name and title over: a figure whose
+ * label format could not expand is refused (BG_EGENERIC) and freed with
+ * them, one that could is added with copies (ASan: nothing leaks either way). */
+static void test_figures_add_arena(void **state)
+{
+    (void)state;
+    struct figure *figs = NULL;
+    size_t nfigs = 0;
+    struct figure_arena *a = figure_arena_new(sizeof(*a));
+    assert_non_null(figure_arena_printf(a, "%d ms", 3));
+    assert_int_equal(figures_add_arena(&figs, &nfigs, FIG_SUMMARY, 100, 50, 1, draw_nothing, a, xprintf("f-%d", 1),
+                                       xstrdup("Title"), "Caption."),
+                     0);
+    assert_int_equal(nfigs, 1);
+    assert_string_equal(figs[0].name, "f-1");
+    assert_string_equal(figs[0].title, "Title");
+    a = figure_arena_new(sizeof(*a));
+    assert_null(figure_arena_printf(a, "%ls", L"\u0100")); /* cannot expand in the C locale */
+    assert_true(a->failed);
+    assert_int_equal(figures_add_arena(&figs, &nfigs, FIG_SUMMARY, 100, 50, 1, draw_nothing, a, xstrdup("f-2"),
+                                       xstrdup("Title"), "Caption."),
+                     BG_EGENERIC);
+    assert_non_null(strstr(error_last(), "f-2"));
+    assert_int_equal(nfigs, 1);
+    figures_free(figs, nfigs);
+}
+
 /* ---- reference ---------------------------------------------------------------- */
 
 static void test_reference_parse(void **state)
@@ -958,6 +995,7 @@ int main(void)
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_doc_model),
         cmocka_unit_test(test_table_first_error),
+        cmocka_unit_test(test_figures_add_arena),
         cmocka_unit_test(test_palette_contrast),
         cmocka_unit_test(test_environment_per_backend),
         cmocka_unit_test(test_answer),
