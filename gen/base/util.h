@@ -36,7 +36,8 @@ int strbuf_error(const struct strbuf *sb);
 char *strbuf_detach(struct strbuf *sb);
 void strbuf_free(struct strbuf *sb);
 
-/* malloc'd printf; NULL on allocation failure. */
+/* malloc'd printf; NULL only for a format that cannot expand (xvformat:
+ * out of memory exits, base/xalloc.h). New code uses xprintf(). */
 char *util_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- key/value list (ordered, duplicates allowed) ----------------------- */

@@ -63,14 +63,26 @@ char *xstrndup(const char *s, size_t n)
     return p;
 }
 
+char *xvformat(const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (n < 0)
+        return NULL;
+    char *s = xmalloc((size_t)n + 1);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
 char *xprintf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char *s = NULL;
-    int n = vasprintf(&s, fmt, ap);
+    char *s = xvformat(fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (!s)
         xalloc_die(0);
     return s;
 }

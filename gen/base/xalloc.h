@@ -9,6 +9,7 @@
 #ifndef BENCHGEN_XALLOC_H
 #define BENCHGEN_XALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void *xmalloc(size_t n);
@@ -20,6 +21,10 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 /* malloc'd printf. */
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* malloc'd vprintf for builders that remember their first error (table,
+ * document): NULL only when the format cannot expand (vsnprintf < 0, e.g.
+ * a wide character the locale cannot encode), never for memory. */
+char *xvformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* Prints the message and exits 1; what every x* function does on failure. */
 _Noreturn void xalloc_die(size_t n);

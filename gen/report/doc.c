@@ -77,17 +77,14 @@ void doc_paraf(struct doc *d, enum doc_style style, unsigned flags, const char *
         return;
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *text = xvformat(fmt, ap);
     va_end(ap);
-    if (n < 0) {
+    if (!text) {
         d->err = error_set(BG_EGENERIC, "document: a paragraph could not be formatted (\"%s\")", fmt);
         return;
     }
     struct doc_block *b = add(d, DOC_PARA, NULL, NULL);
-    b->text = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(b->text, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    b->text = text;
     b->style = style;
     b->flags = flags;
 }

@@ -46,17 +46,14 @@ void table_set(struct table *t, size_t r, size_t c, unsigned flags, double num, 
     struct tcell *cell = &t->cells[r * t->ncols + c];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *text = xvformat(fmt, ap);
     va_end(ap);
-    if (n < 0) {
+    if (!text) {
         t->err = error_set(BG_EGENERIC, "table: a cell text could not be formatted (\"%s\")", fmt);
         return;
     }
     free(cell->text);
-    cell->text = xmalloc((size_t)n + 1);
-    va_start(ap, fmt);
-    vsnprintf(cell->text, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    cell->text = text;
     cell->flags = flags;
     cell->num = num;
 }
