@@ -129,7 +129,8 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     }
     /* median and confidence interval below the table, as text (one cell, two numbers) */
     if ((err = tables_build(x, TABLE_DETAIL, &d)) < 0) {
-        w->err = err;
+        if (!w->err) /* the workbook's first error stays */
+            w->err = err;
         goto done;
     }
     workbook_put_str(w, ws, end + 1, 0, d.caption, w->subtitle);
