@@ -3,6 +3,7 @@
  * (see chart.h).
  */
 #include "charts/chart.h"
+#include "charts/textcache.h"
 #include "base/error.h"
 #include "base/escape.h"
 #include "base/util.h"
@@ -77,12 +78,7 @@ int chart_init(struct chart *c, cairo_t *cr)
     memset(c, 0, sizeof(*c));
     c->cr = cr;
     chart_font_options(cr);
-    c->layout = pango_cairo_create_layout(cr); /* GLib aborts rather than return NULL */
-    PangoContext *ctx = pango_layout_get_context(c->layout);
-    /* 1 pt == 1 user unit on every surface */
-    pango_cairo_context_set_resolution(ctx, 72.0);
-    pango_context_set_round_glyph_positions(ctx, FALSE);
-    pango_layout_context_changed(c->layout);
+    c->text_ctx = textcache_context(cr);
     static const char *const desc[CHART_FONT_COUNT] = {CHART_FAMILY, CHART_FAMILY " Bold", CHART_FAMILY_MONO,
                                                        CHART_FAMILY " Italic"};
     for (int i = 0; i < CHART_FONT_COUNT; i++)
@@ -95,49 +91,32 @@ void chart_fini(struct chart *c)
     for (int i = 0; i < CHART_FONT_COUNT; i++)
         if (c->font[i])
             pango_font_description_free(c->font[i]);
-    if (c->layout)
-        g_object_unref(c->layout);
     memset(c, 0, sizeof(*c));
 }
 
-static void layout_text(struct chart *c, enum chart_font f, double size, double max_w, unsigned flags,
-                        const char *text)
+static int bounded(double max_w, unsigned flags) { return max_w > 0 && (flags & (CHART_WRAP | CHART_ELLIPSIZE)); }
+
+/* The layout of text as drawn, from the text cache (laid out once for all
+ * drawings that would lay it out the same way). */
+static PangoLayout *layout_text(struct chart *c, enum chart_font f, double size, double max_w, unsigned flags,
+                                PangoAlignment align, const char *text)
 {
-    pango_font_description_set_size(c->font[f], (gint)lround(size * PANGO_SCALE));
-    pango_layout_set_font_description(c->layout, c->font[f]);
-    if (max_w > 0 && (flags & (CHART_WRAP | CHART_ELLIPSIZE))) {
-        pango_layout_set_width(c->layout, (int)(max_w * PANGO_SCALE));
-        pango_layout_set_wrap(c->layout, PANGO_WRAP_WORD_CHAR);
-        pango_layout_set_ellipsize(c->layout,
-                                   (flags & CHART_ELLIPSIZE) ? PANGO_ELLIPSIZE_END : PANGO_ELLIPSIZE_NONE);
-    } else {
-        pango_layout_set_width(c->layout, -1);
-        pango_layout_set_ellipsize(c->layout, PANGO_ELLIPSIZE_NONE);
-    }
-    /* plain text, never markup: run metadata is shown exactly as stored */
-    pango_layout_set_text(c->layout, text ? text : "", -1);
-    PangoAttrList *attrs = NULL;
-    if ((flags & CHART_KEEP_HYPHENS) && (flags & CHART_WRAP) && text && strchr(text, '-')) {
-        /* no break opportunity across a hyphen and the character after it */
-        attrs = pango_attr_list_new();
-        for (const char *p = strchr(text, '-'); p; p = strchr(p + 1, '-')) {
-            PangoAttribute *a = pango_attr_allow_breaks_new(FALSE);
-            a->start_index = (guint)(p - text);
-            a->end_index = p[1] ? (guint)(g_utf8_next_char(p + 1) - text) : (guint)(p - text) + 1;
-            pango_attr_list_insert(attrs, a);
-        }
-    }
-    pango_layout_set_attributes(c->layout, attrs);
-    if (attrs)
-        pango_attr_list_unref(attrs);
+    struct textcache_key k = {
+        .font = (unsigned)f,
+        .size = (int)lround(size * PANGO_SCALE),
+        .width = bounded(max_w, flags) ? (int)(max_w * PANGO_SCALE) : -1,
+        .ellipsize = bounded(max_w, flags) && (flags & CHART_ELLIPSIZE),
+        .keep_hyphens = (flags & CHART_KEEP_HYPHENS) && (flags & CHART_WRAP),
+        .align = (int)align,
+    };
+    return textcache_layout(c->text_ctx, c->font[f], &k, text);
 }
 
 void chart_text_size(struct chart *c, enum chart_font f, double size, double max_w, unsigned flags,
                      const char *text, double *w, double *h)
 {
-    layout_text(c, f, size, max_w, flags, text);
     PangoRectangle logical;
-    pango_layout_get_extents(c->layout, NULL, &logical);
+    pango_layout_get_extents(layout_text(c, f, size, max_w, flags, PANGO_ALIGN_LEFT, text), NULL, &logical);
     if (w)
         *w = (double)logical.width / PANGO_SCALE;
     if (h)
@@ -147,22 +126,19 @@ void chart_text_size(struct chart *c, enum chart_font f, double size, double max
 double chart_text(struct chart *c, enum chart_font f, double size, double x, double y, double ax, double ay,
                   double max_w, unsigned flags, const char *text)
 {
-    double w, h;
-    chart_text_size(c, f, size, max_w, flags, text, &w, &h);
-    if (max_w > 0 && (flags & (CHART_WRAP | CHART_ELLIPSIZE)))
-        pango_layout_set_alignment(c->layout, ax >= 0.75   ? PANGO_ALIGN_RIGHT
-                                              : ax >= 0.25 ? PANGO_ALIGN_CENTER
-                                                           : PANGO_ALIGN_LEFT);
-    else
-        pango_layout_set_alignment(c->layout, PANGO_ALIGN_LEFT);
+    int box = bounded(max_w, flags);
+    PangoAlignment align = !box ? PANGO_ALIGN_LEFT
+                           : ax >= 0.75 ? PANGO_ALIGN_RIGHT
+                           : ax >= 0.25 ? PANGO_ALIGN_CENTER
+                                        : PANGO_ALIGN_LEFT;
+    PangoLayout *l = layout_text(c, f, size, max_w, flags, align, text);
     PangoRectangle logical;
-    pango_layout_get_extents(c->layout, NULL, &logical);
-    double box_w = (max_w > 0 && (flags & (CHART_WRAP | CHART_ELLIPSIZE))) ? max_w : w;
-    double ox = (double)logical.x / PANGO_SCALE;
-    if (max_w > 0 && (flags & (CHART_WRAP | CHART_ELLIPSIZE)))
-        ox = 0;
+    pango_layout_get_extents(l, NULL, &logical);
+    double w = (double)logical.width / PANGO_SCALE, h = (double)logical.height / PANGO_SCALE;
+    double box_w = box ? max_w : w;
+    double ox = box ? 0 : (double)logical.x / PANGO_SCALE;
     cairo_move_to(c->cr, x - ax * box_w - ox, y - ay * h);
-    pango_cairo_show_layout(c->cr, c->layout);
+    pango_cairo_show_layout(c->cr, l);
     cairo_new_path(c->cr);
     return w;
 }
@@ -173,10 +149,10 @@ void chart_text_rotated(struct chart *c, enum chart_font f, double size, double 
     cairo_save(c->cr);
     cairo_translate(c->cr, x, y);
     cairo_rotate(c->cr, angle);
-    pango_cairo_update_layout(c->cr, c->layout);
+    c->text_ctx = textcache_context(c->cr); /* lay out for the rotated matrix */
     chart_text(c, f, size, 0, 0, ax, ay, 0, 0, text);
     cairo_restore(c->cr);
-    pango_cairo_update_layout(c->cr, c->layout);
+    c->text_ctx = textcache_context(c->cr);
 }
 
 /* ---- colours ------------------------------------------------------------ */

@@ -39,10 +39,12 @@ enum {
     CHART_KEEP_HYPHENS = 1 << 2 /* with CHART_WRAP: never break a line at '-' ("torch-eager" stays whole) */
 };
 
-/* A drawing context: a borrowed cairo context plus one reusable pango layout. */
+/* A drawing context: a borrowed cairo context, the fonts, and the text
+ * cache's pango context for it (textcache.h: text is laid out once for
+ * every drawing that would lay it out the same way). */
 struct chart {
     cairo_t *cr;
-    PangoLayout *layout;
+    unsigned text_ctx;
     PangoFontDescription *font[CHART_FONT_COUNT];
     struct strbuf *hover; /* SVG hover rectangles (chart_hover); NULL: not kept */
 };
@@ -50,7 +52,7 @@ struct chart {
 #define CHART_FAMILY "DejaVu Sans"
 #define CHART_FAMILY_MONO "DejaVu Sans Mono"
 
-/* Sets the fixed font options on cr and creates the layout. Returns 0.
+/* Sets the fixed font options on cr and picks the text context. Returns 0.
  * chart_fini() releases what chart_init() made (not cr). */
 int chart_init(struct chart *c, cairo_t *cr);
 void chart_fini(struct chart *c);

@@ -22,6 +22,7 @@
 #include "charts/forest.h"
 #include "charts/heatmap.h"
 #include "charts/series.h"
+#include "charts/textcache.h"
 #include "charts/trend.h"
 #include "plan/catalog.h"
 #include "charts/scatter.h"
@@ -31,6 +32,7 @@
 #include "base/util.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 
 #ifndef BENCHGEN_SOURCE_DIR
 #define BENCHGEN_SOURCE_DIR "."
@@ -457,6 +459,89 @@ static void test_hover_every_bar_and_point(void **state)
     free(svg);
 }
 
+/* ---- the text cache ---------------------------------------------------------- */
+
+/* Text in every form the charts use: plain, wrapped and centred, cut with
+ * an ellipsis, unbroken at hyphens, rotated, in each font; *data picks
+ * the same strings with other sizes, widths, alignments and angles. */
+static int text_forms_draw(struct chart *c, struct chart_rect r, const void *data)
+{
+    int v = *(const int *)data;
+    chart_rgb(c, CHART_INK);
+    chart_text(c, v ? CHART_FONT_REGULAR : CHART_FONT_BOLD, 9, r.x + 10, r.y + 10, 0, 0, 0, 0, "BERT (fit), batch 32");
+    static const char *caption = "a caption long enough to wrap over two or three lines of the box";
+    if (v) { /* other alignment; other width */
+        chart_text(c, CHART_FONT_REGULAR, 7, r.x + r.w / 2, r.y + 30, 0, 0, 120, CHART_WRAP, caption);
+        chart_text(c, CHART_FONT_REGULAR, 7, r.x + r.w / 2, r.y + 30, 0.5, 0, 150, CHART_WRAP, caption);
+    } else {
+        chart_text(c, CHART_FONT_REGULAR, 7, r.x + r.w / 2, r.y + 30, 0.5, 0, 120, CHART_WRAP, caption);
+    }
+    chart_text(c, CHART_FONT_ITALIC, 7, r.x + r.w - 10, r.y + 70, 1, 0, 60, v ? CHART_WRAP : CHART_ELLIPSIZE,
+               "cut with an ellipsis at sixty points");
+    chart_text(c, CHART_FONT_MONO, 7, r.x + 10, r.y + 90, 0, 0, 50, CHART_WRAP | (v ? 0 : CHART_KEEP_HYPHENS),
+               "bert/fit/b32/torch-eager");
+    chart_text_rotated(c, CHART_FONT_REGULAR, 8, r.x + 6, r.y + r.h / 2, 0.5, 0, v ? -M_PI / 4 : -M_PI / 2,
+                       "ms/step");
+    chart_text(c, CHART_FONT_REGULAR, v ? 9 : 7, r.x + 10, r.y + 130, 0, 0, 0, 0, "1,000");
+    return 0;
+}
+
+/* The bytes of text_forms_draw's PNG (at scale), SVG and PDF, concatenated. */
+static char *text_forms_bytes(const char *dir, int variant, double scale, size_t *len)
+{
+    char stem[512], path[600];
+    snprintf(stem, sizeof(stem), "%s/forms", dir);
+    struct chart_render_opts o = {.png_scale = scale, .pdf_date = "2024-03-12T10:00:00Z"};
+    assert_int_equal(
+        chart_render(stem, 300, 200, CHART_PNG | CHART_SVG | CHART_PDF, &o, text_forms_draw, &variant, NULL), 0);
+    char *all = NULL;
+    *len = 0;
+    static const char *const ext[] = {"png", "svg", "pdf"};
+    for (size_t i = 0; i < 3; i++) {
+        char *b;
+        size_t n;
+        snprintf(path, sizeof(path), "%s.%s", stem, ext[i]);
+        assert_int_equal(util_read_file(path, &b, &n), 0);
+        all = realloc(all, *len + n);
+        assert_non_null(all);
+        memcpy(all + *len, b, n);
+        *len += n;
+        free(b);
+        unlink(path);
+    }
+    return all;
+}
+
+/* Text laid out once and reused draws the same bytes as text laid out
+ * afresh, whatever was drawn before: the same strings in other sizes,
+ * widths, alignments and angles, or at another scale. */
+static void test_text_cache_same_bytes(void **state)
+{
+    (void)state;
+    assert_int_equal(chart_fonts_init(BENCHGEN_SOURCE_DIR), 0);
+    char dir[] = "/tmp/test_charts.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    size_t n[4], m;
+    char *b[4];
+    textcache_clear();
+    b[0] = text_forms_bytes(dir, 0, 1.5, &n[0]);
+    b[1] = text_forms_bytes(dir, 0, 1.5, &n[1]); /* every label from the cache */
+    textcache_clear();
+    free(text_forms_bytes(dir, 1, 1.5, &m)); /* the same strings drawn otherwise first */
+    b[2] = text_forms_bytes(dir, 0, 1.5, &n[2]);
+    textcache_clear();
+    free(text_forms_bytes(dir, 0, 2.0, &m)); /* at another scale first */
+    b[3] = text_forms_bytes(dir, 0, 1.5, &n[3]);
+    for (size_t i = 1; i < 4; i++) {
+        assert_int_equal(n[i], n[0]);
+        assert_memory_equal(b[i], b[0], n[0]);
+    }
+    for (size_t i = 0; i < 4; i++)
+        free(b[i]);
+    rmdir(dir);
+    textcache_clear();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -466,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_text_contrast),        cmocka_unit_test(test_measured_vs_published),
         cmocka_unit_test(test_trend_one_scale),      cmocka_unit_test(test_names_never_break_mid_word),
         cmocka_unit_test(test_pdf_tall_figure),      cmocka_unit_test(test_hover_every_bar_and_point),
+        cmocka_unit_test(test_text_cache_same_bytes),
     };
     return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
 }
