@@ -22,6 +22,16 @@
 #include <string.h>
 
 #define CHART_MAX_ROWS 30
+/* A native chart prints on a page of its own (a row break above it): A4
+ * landscape is 8.27 in tall, less the 0.5 in top and bottom margins
+ * (workbook_print_setup) 7.27 in, 698 px at 96 dpi; less the repeated
+ * header row (up to 3 lines, 64 px) and room for rounding, 600 px fit at
+ * 100%, and fitting to the page's width only ever shrinks the sheet. Bars
+ * stay readable at that height with at most CHART_MAX_BARS of them (12 rows
+ * of 7 backends); a chart of more says "(first rows)". */
+#define CHART_PAGE_PX 600.0
+#define CHART_MAX_BARS 84
+#define CHART_DEFAULT_PX 288.0 /* libxlsxwriter's chart height at y_scale 1 */
 
 /* ---- cells ---------------------------------------------------------------- */
 
@@ -51,25 +61,28 @@ static lxw_row_t write_grid_block(struct workbook *w, lxw_worksheet *ws, lxw_row
     return r0 + 1 + (lxw_row_t)t->nrows;
 }
 
-/* A native horizontal bar chart of ChartData rows data_r0.. (first CHART_MAX_ROWS
- * of nrows), one series per column from data_c0. In a bar chart
+/* A native horizontal bar chart of ChartData rows data_r0.. (the first
+ * of nrows that fit a page), one series per column from data_c0, starting a
+ * page at at_row; returns the last row it covers. In a bar chart
  * libxlsxwriter's x_axis is the value axis (horizontal, at the bottom) and
  * its y_axis the category axis (vertical): categories run top-down as in the
  * table, values left to right with their unit and number format, and the
  * row names sit at the left edge, never over bars that point left. vmin: the
  * smallest value drawn (percent fractions never fall below -1, so the axis
  * never shows a speed-up the formula cannot give). */
-static void chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_row, lxw_col_t at_col,
-                            const char *title, const char *axis, lxw_row_t data_r0, size_t nrows,
-                            lxw_col_t data_c0, size_t nser, const unsigned *colors, int percent, double vmin)
+static lxw_row_t chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_row, lxw_col_t at_col,
+                                 const char *title, const char *axis, lxw_row_t data_r0, size_t nrows,
+                                 lxw_col_t data_c0, size_t nser, const unsigned *colors, int percent, double vmin)
 {
     if (w->err || nrows == 0 || nser == 0)
-        return;
+        return at_row;
+    size_t fit = CHART_MAX_BARS / nser > 0 ? CHART_MAX_BARS / nser : 1;
     size_t n = nrows < CHART_MAX_ROWS ? nrows : CHART_MAX_ROWS;
+    n = n < fit ? n : fit;
     lxw_chart *ch = workbook_add_chart(w->wb, LXW_CHART_BAR);
     if (!ch) { /* libxlsxwriter's own failure */
         w->err = error_set(BG_EGENERIC, "libxlsxwriter cannot add a chart (%s)", title);
-        return;
+        return at_row;
     }
     char buf[256];
     snprintf(buf, sizeof(buf), "%s%s", title, n < nrows ? " (first rows)" : "");
@@ -93,8 +106,13 @@ static void chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_
     if (percent && vmin < 0)
         chart_axis_set_min(ch->x_axis, vmin < -0.8 ? -1.0 : floor(vmin * 5) / 5);
     chart_legend_set_position(ch, LXW_CHART_LEGEND_BOTTOM);
-    lxw_chart_options opt = {.x_scale = 2.0, .y_scale = 1.0 + (double)(n * nser) / 14.0};
+    double h = CHART_DEFAULT_PX * (1.0 + (double)(n * nser) / 14.0);
+    h = h < CHART_PAGE_PX ? h : CHART_PAGE_PX;
+    lxw_chart_options opt = {.x_scale = 2.0, .y_scale = h / CHART_DEFAULT_PX};
     worksheet_insert_chart_opt(ws, at_row, at_col, ch, &opt);
+    lxw_row_t breaks[] = {at_row, 0}; /* the chart starts a page */
+    worksheet_set_h_pagebreaks(ws, breaks);
+    return at_row + (lxw_row_t)ceil(h / LXW_DEF_ROW_HEIGHT_PIXELS); /* the last row it covers */
 }
 
 static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *data)
@@ -154,9 +172,9 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     unsigned *colors = xcalloc(g->ncols + 1, sizeof(*colors));
     for (size_t c = 0; c < g->ncols; c++)
         colors[c] = g->cols[c].color;
-    chart_from_data(w, ws, end2 + 2, 0, "ms/step by backend (lower is better)", "ms/step", 1, g->nrows, 1,
-                    g->ncols, colors, 0, 0);
-    workbook_print_setup(w, ws, hr, end2 + 2 + 20 + (lxw_row_t)(g->nrows * g->ncols / 2),
+    lxw_row_t last = chart_from_data(w, ws, end2 + 2, 0, "ms/step by backend (lower is better)", "ms/step", 1,
+                                     g->nrows, 1, g->ncols, colors, 0, 0);
+    workbook_print_setup(w, ws, hr, last,
                          (lxw_col_t)(t.ncols - 1 > 9 ? t.ncols - 1 : 9));
     free(colors);
 done:
@@ -232,8 +250,9 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
         for (size_t c = 2; c < t.ncols; c++)
             if (isfinite(table_at(&t, r, c)->num) && table_at(&t, r, c)->num / 100.0 < vmin)
                 vmin = table_at(&t, r, c)->num / 100.0;
-    chart_from_data(w, ws, end + 2, 0, title, "throughput speedup", 1, t.nrows, dc, nser, colors, 1, vmin);
-    workbook_print_setup(w, ws, hr, end + 2 + 20 + (lxw_row_t)(t.nrows * nser / 2),
+    lxw_row_t last = chart_from_data(w, ws, end + 2, 0, title, "throughput speedup", 1, t.nrows, dc, nser, colors,
+                                     1, vmin);
+    workbook_print_setup(w, ws, hr, last,
                          (lxw_col_t)(t.ncols - 1 > 9 ? t.ncols - 1 : 9));
     free(colors);
 done:

@@ -984,6 +984,39 @@ static void test_workbook_numbers(void **state)
             assert_true(strtod(min + strlen("<c:min val=\""), NULL) >= -1.0);
         free(xml);
     }
+
+    /* each native chart prints whole on a page of its own: a row break right
+     * above its anchor, at most 640 px tall (an A4 landscape page holds 698 px
+     * at 100% less a 3-line repeated header; fitting to width only shrinks),
+     * and inside the sheet's print area */
+    static const char *const sheet_of[] = {"xl/worksheets/sheet2.xml", "xl/worksheets/sheet4.xml"};
+    static const char *const drawing_of[] = {"xl/drawings/drawing1.xml", "xl/drawings/drawing2.xml"};
+    static const char *const area_of[] = {"localSheetId=\"1\">Summary!$A$1:$", "localSheetId=\"3\">Speedup!$A$1:$"};
+    wb = zip_entry(path, "xl/workbook.xml");
+    for (size_t i = 0; i < 2; i++) {
+        char *sheet = zip_entry(path, sheet_of[i]), *drawing = zip_entry(path, drawing_of[i]);
+        assert_non_null(sheet);
+        assert_non_null(drawing);
+        char *brk = strstr(sheet, "<rowBreaks count=\"1\" manualBreakCount=\"1\"><brk id=\"");
+        char *from = strstr(drawing, "<xdr:from>"), *to = strstr(drawing, "<xdr:to>");
+        assert_non_null(brk);
+        assert_non_null(from);
+        assert_non_null(to);
+        long brk_row = strtol(strstr(brk, "<brk id=\"") + 9, NULL, 10);
+        long from_row = strtol(strstr(from, "<xdr:row>") + 9, NULL, 10);
+        long to_row = strtol(strstr(to, "<xdr:row>") + 9, NULL, 10);
+        long to_off = strtol(strstr(to, "<xdr:rowOff>") + 12, NULL, 10); /* EMU, 9525 a pixel */
+        assert_int_equal(brk_row, from_row);
+        assert_true((to_row - from_row) * 20 + to_off / 9525 <= 640);
+        char *area = strstr(wb, area_of[i]);
+        assert_non_null(area);
+        area = strchr(area + strlen(area_of[i]), '$');
+        assert_non_null(area);
+        assert_true(strtol(area + 1, NULL, 10) >= to_row + 1); /* 1-based last printed row */
+        free(sheet);
+        free(drawing);
+    }
+    free(wb);
 }
 
 int main(void)
