@@ -293,14 +293,22 @@ void methods_section(struct doc *d, const struct rctx *x)
             shown = x->rd->cells[i].cell.method;
             break;
         }
+    /* a pair ran under both when both sides have a mean (a side without one says why, NA) */
+    size_t both = 0;
+    for (size_t r = 0; r < side.nrows; r++)
+        both += !(side.cells[r * side.ncols + 1].flags & TC_NA) && !(side.cells[r * side.ncols + 2].flags & TC_NA);
+    char missing[160] = "";
+    if (both < side.nrows)
+        snprintf(missing, sizeof(missing), " (of %zu planned under both; %zu %s no result under one method or both, NA below)",
+                 side.nrows, side.nrows - both, side.nrows - both == 1 ? "has" : "have");
     doc_heading(d, "Published vs corrected, side by side");
     doc_paraf(d, DOC_NORMAL, 0,
-              "%zu cell%s ran under both methods: published, what haifeng-jin/keras-benchmarks v0.0.5 did, and "
+              "%zu cell%s ran under both methods%s: published, what haifeng-jin/keras-benchmarks v0.0.5 did, and "
               "corrected, benchgen's method (docs/METHOD.md). Mean ms/step of each; the ratio is published / "
               "corrected with its 95%% interval: above 1 the original's method made the cell slower than the "
               "corrected measurement, below 1 faster; that is the size of its flaws on the cell. The tables and "
               "charts above show the %s cells.",
-              side.nrows, side.nrows == 1 ? "" : "s", shown);
+              both, both == 1 ? "" : "s", missing, shown);
     doc_table(d, &side, 7);
     doc_heading(d, "What differs per cell");
     doc_para(d, DOC_NORMAL,

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/doc.h"
 #include "report/methods.h"
 #include "report/rctx.h"
 #include "report/tables.h"
@@ -164,12 +165,47 @@ static void test_diff_table(void **state)
     table_free(&t);
 }
 
+/* The sentence over the side-by-side table counts the pairs where both
+ * methods produced a number, and says how many planned pairs did not. */
+static const char *section_sentence(struct doc *d)
+{
+    for (size_t i = 0; i + 1 < d->n; i++)
+        if (d->b[i].text && strcmp(d->b[i].text, "Published vs corrected, side by side") == 0)
+            return d->b[i + 1].text;
+    return NULL;
+}
+
+static void test_section_counts_pairs_that_ran(void **state)
+{
+    struct fixture *f = *state;
+    struct doc d;
+    doc_init(&d, "t", NULL, NULL, 0);
+    methods_section(&d, &f->x);
+    assert_int_equal(doc_error(&d), 0);
+    const char *s = section_sentence(&d);
+    assert_non_null(s);
+    assert_true(strncmp(s, "2 cells ran under both methods (of 3 planned under both; 1 has no result under one "
+                           "method or both, NA below): published, ", 121) == 0);
+    doc_free(&d);
+
+    /* the generate cell's corrected side ran after all: every planned pair counts */
+    free(f->cells[7].result.timed_ns);
+    cell(&f->cells[7], "m/generate/b4/numpy@corrected", "generate", "corrected", 0, (double[]){4}, 1);
+    doc_init(&d, "t", NULL, NULL, 0);
+    methods_section(&d, &f->x);
+    s = section_sentence(&d);
+    assert_non_null(s);
+    assert_true(strncmp(s, "3 cells ran under both methods: published, ", 43) == 0);
+    doc_free(&d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pairs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_side_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_diff_table, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_section_counts_pairs_that_ran, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
