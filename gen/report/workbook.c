@@ -197,13 +197,17 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
         workbook_put_str(w, ws, 0, 0, "No baseline: the run has no backend to compare against.", w->subtitle);
         goto done;
     }
-    workbook_put_str(w, ws, 0, 0, t.caption, w->title);
-    workbook_put_str(
-        w, ws, 1, 0,
-        "Values are fractions formatted as percent (0.5 = +50%). Keras 3 (best) is the fastest Keras 3 "
-        "backend "
-        "of the row.",
-        w->subtitle);
+    char *head = xprintf("Throughput speedup over %s", g->cols[x->baseline].display);
+    workbook_put_str(w, ws, 0, 0, head, w->title);
+    free(head);
+    /* the long caption wraps over the table's width, inside the print area */
+    char *note = xprintf("%s Values are fractions formatted as percent (0.5 = +50%%). Keras 3 (best) is the "
+                         "fastest Keras 3 backend of the row.",
+                         t.caption);
+    worksheet_merge_range(ws, 1, 0, 1, (lxw_col_t)(t.ncols - 1), "", w->wrap);
+    workbook_put_str(w, ws, 1, 0, note, w->wrap);
+    worksheet_set_row(ws, 1, 32, NULL);
+    free(note);
     lxw_row_t hr = 3;
     for (size_t c = 0; c < t.ncols; c++)
         workbook_put_str(w, ws, hr, (lxw_col_t)c, t.head[c], w->head);

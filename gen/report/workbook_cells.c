@@ -131,9 +131,25 @@ static size_t text_width(const char *s)
     return n;
 }
 
+/* Display width of the longest space-separated word of s, in characters. */
+static size_t longest_word(const char *s)
+{
+    size_t best = 0, cur = 0;
+    for (; s && *s; s++) {
+        if (*s == ' ') {
+            cur = 0;
+            continue;
+        }
+        cur += ((unsigned char)*s & 0xC0) != 0x80;
+        best = cur > best ? cur : best;
+    }
+    return best;
+}
+
 /* Column widths that hold every cell of t (from column c0 on) without
  * clipping, between min and max characters, and a header row tall enough for
- * its wrapped names. */
+ * its wrapped names; a name wraps between words, never inside one
+ * ("(TensorFlow)" stays whole). */
 void workbook_fit_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t head_row, lxw_col_t c0,
                         const struct table *t, double min, double max)
 {
@@ -146,7 +162,8 @@ void workbook_fit_table(struct workbook *w, lxw_worksheet *ws, lxw_row_t head_ro
             size_t n = text_width(table_at(t, r, c)->text);
             cw = n > cw ? n : cw;
         }
-        double width = (double)cw * 1.1 + 2;
+        double width = (double)cw * 1.1 + 2, word = (double)longest_word(t->head[c]) * 1.15 + 2; /* bold */
+        width = width < word ? word : width;
         width = width < min ? min : width > max ? max : width;
         size_t hl = (size_t)((double)text_width(t->head[c]) * 1.15 / width) + 1;
         lines = hl > lines ? hl : lines;

@@ -992,6 +992,11 @@ static void test_workbook_numbers(void **state)
     static const char *const sheet_of[] = {"xl/worksheets/sheet2.xml", "xl/worksheets/sheet4.xml"};
     static const char *const drawing_of[] = {"xl/drawings/drawing1.xml", "xl/drawings/drawing2.xml"};
     static const char *const area_of[] = {"localSheetId=\"1\">Summary!$A$1:$", "localSheetId=\"3\">Speedup!$A$1:$"};
+    /* the Speedup sheet's long caption wraps over the table's width (merged
+     * row 2) instead of running past the print area from A1 */
+    char *sp = zip_entry(path, "xl/worksheets/sheet4.xml");
+    assert_non_null(strstr(sp, "<mergeCell ref=\"A2:H2\"/>"));
+    free(sp);
     wb = zip_entry(path, "xl/workbook.xml");
     for (size_t i = 0; i < 2; i++) {
         char *sheet = zip_entry(path, sheet_of[i]), *drawing = zip_entry(path, drawing_of[i]);
