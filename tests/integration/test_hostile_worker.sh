@@ -89,12 +89,53 @@ for k in mlp/fit/b8/numpy mlp/predict/b16/numpy; do
   check "bystander $k ok with 3 timed + 1 warm-up samples" test \
     "$(cell "$J" "$k" status) $(field "$k" "['samples']")" = "ok {'timed': 3, 'warmup': 1}"
 done
-"$BENCHGEN" run "$SPEC" --only model=mlp --out "$TMP/clean" >/dev/null 2>&1
+# Three more runs, side by side (each has its own PID directory and run
+# directory; only statuses are checked, no times): a clean run of the
+# bystanders, and the attacks that leave processes without cgroups (subreaper
+# + sweep) and under cgroup v2.
+"$BENCHGEN" run "$SPEC" --only model=mlp --out "$TMP/clean" >/dev/null 2>&1 &
+side=($!)
+TREE=$TMP/tree
+mkdir -p "$TMP/tree-pids"
+HOSTILE_PIDS=$TMP/tree-pids BENCHGEN_CONTAINMENT=tree "$BENCHGEN" run "$SPEC" \
+  --only model=setsid,model=newsession,model=closedhang --out "$TREE" >/dev/null 2>&1 &
+side+=($!)
+# cgroup v2: the unified hierarchy (here the hybrid /sys/fs/cgroup/unified,
+# which has no memory controller: the group holds and kills, memory is polled).
+have_v2=0
+if [ -e /sys/fs/cgroup/cgroup.controllers ] || [ -e /sys/fs/cgroup/unified/cgroup.controllers ]; then
+  have_v2=1
+  V2=$TMP/v2
+  mkdir -p "$TMP/v2-pids"
+  HOSTILE_PIDS=$TMP/v2-pids BENCHGEN_CONTAINMENT=cgroup2 "$BENCHGEN" run "$SPEC" \
+    --only model=setsid,model=newsession,model=closedhang --out "$V2" >/dev/null 2>&1 &
+  side+=($!)
+fi
+wait "${side[@]}"
+
+# Bystanders: inputs byte-identical to the clean run of just them.
 "$BENCHGEN" show "$TMP/clean" --json >"$TMP/clean.json"
 for k in mlp/fit/b8/numpy mlp/predict/b16/numpy; do
   check "bystander $k: inputs identical to a clean run" test \
     "$(cell "$J" "$k" input_sha256)" = "$(cell "$TMP/clean.json" "$k" input_sha256)"
 done
+
+"$BENCHGEN" show "$TREE" --json >"$TMP/tree.json"
+check "tree: cells record their containment" \
+  test "$(jget "$TMP/tree.json" 'sorted(set(c["environment"].get("worker.containment") for c in d["cells"]))')" = "['tree (subreaper + sweep)']"
+check "tree: statuses (ok, ok, timeout)" test "$(jget "$TMP/tree.json" '" ".join(c["status"] for c in d["cells"])')" = "timeout ok ok"
+check "tree: no process survived" test -z "$(survivors "$TMP/tree-pids")"
+check "tree: run.db intact" test "$(integrity "$TREE")" = ok
+if [ "$have_v2" -eq 1 ]; then
+  "$BENCHGEN" show "$V2" --json >"$TMP/v2.json"
+  check "cgroup2: cells record their containment" \
+    grep -q "cgroup2 (" <<<"$(jget "$TMP/v2.json" 'sorted(set(c["environment"].get("worker.containment") for c in d["cells"]))')"
+  check "cgroup2: statuses (ok, ok, timeout)" test "$(jget "$TMP/v2.json" '" ".join(c["status"] for c in d["cells"])')" = "timeout ok ok"
+  check "cgroup2: no process survived" test -z "$(survivors "$TMP/v2-pids")"
+  check "cgroup2: run.db intact" test "$(integrity "$V2")" = ok
+else
+  echo "# skip: no cgroup v2 hierarchy on this machine"
+fi
 
 # SIGKILL of benchgen while a cell's helpers run: the watchdog kills them.
 # kill_test NAME MODEL CONTAINMENT PIDFILES (how many PID files mean "all up")
@@ -121,37 +162,10 @@ kill_test() {
   if [ -z "$(survivors "$dir/pids")" ] && [ "$ms" -le 2000 ]; then ok "$name: every helper dead ${ms} ms after SIGKILL of benchgen"
   else not_ok "$name: helpers still alive ${ms} ms after SIGKILL of benchgen:$(survivors "$dir/pids")"; fi
 }
+
 kill_test "cgroup, new-session helper" newsession cgroup1 2
 kill_test "cgroup, setsid child" setsid cgroup1 1
 kill_test "tree, setsid child" setsid tree 1
-
-# Without cgroups: subreaper + sweep, same attacks that leave processes.
-TREE=$TMP/tree
-mkdir -p "$TMP/tree-pids"
-HOSTILE_PIDS=$TMP/tree-pids BENCHGEN_CONTAINMENT=tree "$BENCHGEN" run "$SPEC" \
-  --only model=setsid,model=newsession,model=closedhang --out "$TREE" >/dev/null 2>&1
-"$BENCHGEN" show "$TREE" --json >"$TMP/tree.json"
-check "tree: cells record their containment" \
-  test "$(jget "$TMP/tree.json" 'sorted(set(c["environment"].get("worker.containment") for c in d["cells"]))')" = "['tree (subreaper + sweep)']"
-check "tree: statuses (ok, ok, timeout)" test "$(jget "$TMP/tree.json" '" ".join(c["status"] for c in d["cells"])')" = "timeout ok ok"
-check "tree: no process survived" test -z "$(survivors "$TMP/tree-pids")"
-check "tree: run.db intact" test "$(integrity "$TREE")" = ok
-# cgroup v2: the unified hierarchy (here the hybrid /sys/fs/cgroup/unified,
-# which has no memory controller: the group holds and kills, memory is polled).
-if [ -e /sys/fs/cgroup/cgroup.controllers ] || [ -e /sys/fs/cgroup/unified/cgroup.controllers ]; then
-  V2=$TMP/v2
-  mkdir -p "$TMP/v2-pids"
-  HOSTILE_PIDS=$TMP/v2-pids BENCHGEN_CONTAINMENT=cgroup2 "$BENCHGEN" run "$SPEC" \
-    --only model=setsid,model=newsession,model=closedhang --out "$V2" >/dev/null 2>&1
-  "$BENCHGEN" show "$V2" --json >"$TMP/v2.json"
-  check "cgroup2: cells record their containment" \
-    grep -q "cgroup2 (" <<<"$(jget "$TMP/v2.json" 'sorted(set(c["environment"].get("worker.containment") for c in d["cells"]))')"
-  check "cgroup2: statuses (ok, ok, timeout)" test "$(jget "$TMP/v2.json" '" ".join(c["status"] for c in d["cells"])')" = "timeout ok ok"
-  check "cgroup2: no process survived" test -z "$(survivors "$TMP/v2-pids")"
-  check "cgroup2: run.db intact" test "$(integrity "$V2")" = ok
-  kill_test "cgroup2, new-session helper" newsession cgroup2 2
-else
-  echo "# skip: no cgroup v2 hierarchy on this machine"
-fi
+[ "$have_v2" -eq 1 ] && kill_test "cgroup2, new-session helper" newsession cgroup2 2
 echo "# hostile runs took ${took} s"
 finish
