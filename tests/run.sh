@@ -70,20 +70,25 @@ echo "== integration tests"
 # README's walkthrough (first_hour); a new script runs alone until it is
 # added here. Environments the side-by-side ones build are their own
 # (BENCHGEN_CACHE under TMP, py3.X, base+numpy-2.2.6).
-SHARED="test_kit test_slurm test_report test_params test_flops test_compare test_report_html test_envs_uv
-  test_verify_hostile test_pythons test_workload_errors test_with test_report_out test_report_json test_cli
-  test_envs_size test_readme_workload test_methods_report test_golden test_layers test_progress"
+# Each side-by-side script with its declared cost: seconds on the idle 2-CPU
+# CI machine (make test's own per-script times). They start in order of
+# cost, longest first (LPT), so that the lanes end close together and no
+# long script starts last; a script not listed runs alone.
+SHARED="test_kit:113 test_slurm:96 test_report:65 test_params:54 test_flops:43 test_report_html:31
+  test_compare:30 test_envs_uv:16 test_verify_hostile:13 test_pythons:12 test_report_out:9
+  test_workload_errors:8 test_report_json:6 test_with:5 test_methods_report:4 test_progress:4 test_cli:3
+  test_envs_size:3 test_readme_workload:3 test_golden:2 test_layers:1"
 TEST_JOBS=${TEST_JOBS:-2}
 INT_OUT=$(mktemp -d "${TMPDIR:-/tmp}/benchgen-integration.XXXXXX")
 times=()
 shared=()
 alone=()
-for n in $SHARED; do
+for n in $(printf '%s\n' $SHARED | sort -t: -k2,2nr -k1,1 | cut -d: -f1); do
   [ -x "tests/integration/$n.sh" ] && shared+=("tests/integration/$n.sh")
 done
 for s in tests/integration/test_*.sh; do
   [ -x "$s" ] || continue
-  case " $(echo $SHARED) " in *" $(basename "$s" .sh) "*) ;; *) alone+=("$s") ;; esac
+  case " ${shared[*]} " in *" $s "*) ;; *) alone+=("$s") ;; esac
 done
 run_one() { # SCRIPT: its output, exit status and seconds into INT_OUT
   local n t0=$SECONDS
