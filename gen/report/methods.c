@@ -107,12 +107,15 @@ static void set_cell_name(struct table *t, size_t r, const struct rd_cell *c)
     table_set(t, r, 0, TC_MONO, NAN, "%s/%s/b%d/%s", c->cell.model, c->cell.task, c->cell.batch, c->cell.backend);
 }
 
-/* A mean ms/step, or "NA (<status>)" when the side has no ok step. */
-static void set_ms(struct table *t, size_t r, size_t col, int valid, double ms, const struct rd_cell *c)
+/* A side has a mean: an ok repeat with timed steps. */
+static int has_mean(size_t repeats, double ms) { return repeats > 0 && isfinite(ms); }
+
+/* A mean ms/step, or "NA (<status>)" when the side has none. */
+static void set_ms(struct table *t, size_t r, size_t col, size_t repeats, double ms, const struct rd_cell *c)
 {
     char buf[32];
     rctx_fmt_ms(ms, buf, sizeof(buf));
-    if (!valid || !isfinite(ms))
+    if (!has_mean(repeats, ms))
         table_set(t, r, col, TC_NA, NAN, "NA (%s)", status_text(c));
     else
         table_set(t, r, col, 0, ms, "%s", buf);
@@ -170,8 +173,8 @@ static void side_row(const struct rctx *x, struct table *t, const struct methods
     (void)x;
     size_t r = table_row(t);
     set_cell_name(t, r, p->first);
-    set_ms(t, r, 1, p->repeats_pub > 0, p->pub_ms, p->pub);
-    set_ms(t, r, 2, p->repeats_cor > 0, p->cor_ms, p->cor);
+    set_ms(t, r, 1, p->repeats_pub, p->pub_ms, p->pub);
+    set_ms(t, r, 2, p->repeats_cor, p->cor_ms, p->cor);
     if (p->valid) {
         table_set(t, r, 3, 0, p->ratio, "%.2fx", p->ratio);
         if (isfinite(p->ci_lo) && isfinite(p->ci_hi))
@@ -185,31 +188,42 @@ static void side_row(const struct rctx *x, struct table *t, const struct methods
 }
 
 /* A 5-column table with HEAD, one call of ROW per position of both methods. */
-static int position_table(const struct rctx *x, struct table *t, const char *const head[5], int numeric,
+static int position_table(const struct rctx *x, const struct methods_pair *pairs, size_t n, struct table *t,
+                          const char *const head[5], int numeric,
                           void (*row)(const struct rctx *, struct table *, const struct methods_pair *))
 {
-    struct methods_pair *pairs = NULL;
-    size_t n = 0;
     table_init(t, 5);
     for (size_t c = 0; c < 5; c++)
         table_head(t, c, head[c], numeric && c > 0);
-    int err = methods_pairs(x->rd, &pairs, &n);
-    for (size_t k = 0; k < n && !err; k++)
+    for (size_t k = 0; k < n; k++)
         row(x, t, &pairs[k]);
-    if (!err)
-        err = table_finish(t);
-    free(pairs);
+    int err = table_finish(t);
     if (err < 0)
         table_free(t);
     return err;
 }
 
-int methods_side_table(const struct rctx *x, struct table *t)
+/* One of the two tables of x's positions, computed here (methods_pairs). */
+static int pairs_table(const struct rctx *x, struct table *t,
+                       int (*build)(const struct rctx *, const struct methods_pair *, size_t, struct table *))
+{
+    struct methods_pair *pairs = NULL;
+    size_t n = 0;
+    int err = methods_pairs(x->rd, &pairs, &n);
+    if (!err)
+        err = build(x, pairs, n, t);
+    free(pairs);
+    return err;
+}
+
+static int side_table(const struct rctx *x, const struct methods_pair *pairs, size_t n, struct table *t)
 {
     static const char *const head[5] = {"Cell", "Published ms/step", "Corrected ms/step",
                                         "Published / corrected", "95% interval"};
-    return position_table(x, t, head, 1, side_row);
+    return position_table(x, pairs, n, t, head, 1, side_row);
 }
+
+int methods_side_table(const struct rctx *x, struct table *t) { return pairs_table(x, t, side_table); }
 
 /* One row for a position one of whose cells recorded no facts (it failed
  * before, or never ran): "recorded" or "NA (<status>)" per side. */
@@ -260,32 +274,44 @@ static void diff_rows(const struct rctx *x, struct table *t, const struct method
         }
 }
 
-int methods_diff_table(const struct rctx *x, struct table *t)
+static int diff_table(const struct rctx *x, const struct methods_pair *pairs, size_t n, struct table *t)
 {
     static const char *const head[5] = {"Cell", "Fact (method.*)", "Published", "Corrected",
                                         "v0.0.5 source"};
-    return position_table(x, t, head, 0, diff_rows);
+    return position_table(x, pairs, n, t, head, 0, diff_rows);
 }
+
+int methods_diff_table(const struct rctx *x, struct table *t) { return pairs_table(x, t, diff_table); }
 
 void methods_section(struct doc *d, const struct rctx *x)
 {
     struct table side = {0}, diff = {0};
+    struct methods_pair *pairs = NULL;
+    size_t n = 0, both = 0;
     int err;
     if (d->err)
         return;
-    if ((err = methods_side_table(x, &side)) < 0) {
+    /* the pairs once, for both tables and the sentence */
+    if ((err = methods_pairs(x->rd, &pairs, &n)) < 0 || (err = side_table(x, pairs, n, &side)) < 0) {
+        free(pairs);
         d->err = err;
         return;
     }
     if (!side.nrows) {
+        free(pairs);
         table_free(&side);
         return;
     }
-    if ((err = methods_diff_table(x, &diff)) < 0) {
+    if ((err = diff_table(x, pairs, n, &diff)) < 0) {
+        free(pairs);
         table_free(&side);
         d->err = err;
         return;
     }
+    /* a pair ran under both when both sides have a mean (a side without one says why, NA) */
+    for (size_t k = 0; k < n; k++)
+        both += has_mean(pairs[k].repeats_pub, pairs[k].pub_ms) && has_mean(pairs[k].repeats_cor, pairs[k].cor_ms);
+    free(pairs);
     /* the grid shows the method of each position's first cell: the first the spec lists */
     const char *shown = "published";
     for (size_t i = 0; i < x->rd->ncells; i++)
@@ -293,10 +319,6 @@ void methods_section(struct doc *d, const struct rctx *x)
             shown = x->rd->cells[i].cell.method;
             break;
         }
-    /* a pair ran under both when both sides have a mean (a side without one says why, NA) */
-    size_t both = 0;
-    for (size_t r = 0; r < side.nrows; r++)
-        both += !(side.cells[r * side.ncols + 1].flags & TC_NA) && !(side.cells[r * side.ncols + 2].flags & TC_NA);
     char missing[160] = "";
     if (both < side.nrows)
         snprintf(missing, sizeof(missing), " (of %zu planned under both; %zu %s no result under one method or both, NA below)",
