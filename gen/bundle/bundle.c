@@ -19,6 +19,7 @@
 #include "base/util.h"
 #include "base/version.h"
 #include "base/xalloc.h"
+#include "report/outdir.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -70,6 +71,12 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     char top[128], name[80];
     int err = 0;
 
+    struct stat ost;
+    if ((err = outdir_check_path(out_path, 1)) < 0)
+        return err;
+    if (lstat(out_path, &ost) == 0 && (S_ISDIR(ost.st_mode) || !o.force))
+        return error_set(BG_EUSAGE, "%s %s; %s", out_path, S_ISDIR(ost.st_mode) ? "is a directory" : "exists",
+                         S_ISDIR(ost.st_mode) ? "give --out FILE.tar.gz" : "give --force to replace it, or another --out");
     if ((err = rundata_load(&rd, run_dir)) < 0)
         return err;
     if (!o.quiet && !rd->finished_utc)
@@ -217,7 +224,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     if (err || (err = strbuf_error(&sums)) < 0 || (err = bundle_fs_write(path, sums.buf, sums.len)) < 0)
         goto done;
 
-    err = bundle_tar_write(stage, top, created, out_path);
+    err = bundle_tar_write(stage, top, created, out_path, o.force);
     char digest[65];
     if (!err && !o.quiet && sha256_file(out_path, digest) == 0)
         fprintf(stderr, "benchgen bundle: wrote %s (%zu files%s), sha256 %s\n", out_path, files.n + 1,

@@ -59,10 +59,14 @@ struct bundle_options {
     const char *baseline;   /* passed to the report as its baseline; may be NULL */
     int quiet;              /* no progress lines on stderr */
     bundle_render_fn render; /* NULL: report_render(); a test seam */
+    int force;              /* replace an existing out_path (never a directory) */
 };
 
-/* Writes the bundle of run_dir to out_path (through a temporary file and a
- * rename). opt may be NULL. */
+/* Writes the bundle of run_dir to out_path (through a temporary file beside
+ * it and a rename). opt may be NULL. BG_EUSAGE, before anything is written,
+ * when out_path is inside a run directory (report/outdir.h), is a directory,
+ * or exists and opt->force is 0; a file that appears at out_path meanwhile
+ * is never replaced without force. */
 int bundle_create(const char *run_dir, const char *out_path, const struct bundle_options *opt);
 
 /* Checks a bundle, printing one line per check or problem to out (may be

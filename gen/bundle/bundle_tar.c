@@ -16,12 +16,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+
 #include <archive.h>
 #include <archive_entry.h>
 
 #define BUNDLE_CHUNK 65536
 
-int bundle_tar_write(const char *stage, const char *top, time_t mtime, const char *out_path)
+int bundle_tar_write(const char *stage, const char *top, time_t mtime, const char *out_path, int replace)
 {
     struct strlist files = {0}, dirs = {0}, all = {0};
     struct archive *a = NULL;
@@ -103,8 +107,11 @@ int bundle_tar_write(const char *stage, const char *top, time_t mtime, const cha
         err = error_set(BG_EIO, "libarchive: %s", archive_error_string(a));
     if (!err && fsync(fd) != 0)
         err = error_set(BG_EIO, "cannot write %s: %s", tmp, strerror(errno));
-    if (!err && rename(tmp, out_path) != 0)
-        err = error_set(BG_EIO, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
+    if (!err && (replace ? rename(tmp, out_path) : renameat2(AT_FDCWD, tmp, AT_FDCWD, out_path, RENAME_NOREPLACE)) != 0)
+        err = errno == EEXIST ? error_set(BG_EUSAGE, "%s appeared while the bundle was written; not replaced (give "
+                                                     "--force to replace it)",
+                                          out_path)
+                              : error_set(BG_EIO, "cannot rename %s to %s: %s", tmp, out_path, strerror(errno));
 done:
     if (a)
         archive_write_free(a);

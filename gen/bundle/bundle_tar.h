@@ -11,7 +11,8 @@
 #include <time.h>
 
 /* Writes stage/top (top/ and everything below it) to out_path through a
- * temporary file beside it, fsync and rename. */
-int bundle_tar_write(const char *stage, const char *top, time_t mtime, const char *out_path);
+ * temporary file beside it, fsync and rename; without replace, a file at
+ * out_path is never replaced (BG_EUSAGE). */
+int bundle_tar_write(const char *stage, const char *top, time_t mtime, const char *out_path, int replace);
 
 #endif /* BENCHGEN_BUNDLE_TAR_H */

@@ -14,13 +14,14 @@
 
 struct bundle_cli_opts {
     const char *out, *baseline;
-    bool quiet;
+    bool quiet, force;
 };
 
 static const struct opt bundle_cli_options[] = {
     OPT_STR(struct bundle_cli_opts, out, "out", 'o', "FILE", "the bundle to write (default RUN_DIR.tar.gz)"),
     OPT_STR(struct bundle_cli_opts, baseline, "baseline", 0, "BACKEND",
             "passed to the report (see `benchgen report --help`)"),
+    OPT_FLAG(struct bundle_cli_opts, force, "force", 0, "replace FILE when it exists (without it, an existing\nFILE is refused)"),
     OPT_FLAG(struct bundle_cli_opts, quiet, "quiet", 'q', "no progress lines"),
 };
 
@@ -39,7 +40,7 @@ static int bundle_cmd(const struct cli_call *call)
 {
     const struct bundle_cli_opts *o = call->opts;
     const char *run_dir = call->args[0], *out = o->out;
-    struct bundle_options bo = {o->baseline, o->quiet, NULL};
+    struct bundle_options bo = {o->baseline, o->quiet, NULL, o->force};
     if (o->baseline && !util_is_safe_name(o->baseline))
         return cli_usage_error(&cli_bundle, "--baseline expects a backend name, not %s", o->baseline);
     char *def = NULL;
@@ -65,15 +66,18 @@ static int verify_cmd(const struct cli_call *call)
 
 const struct cli_command cli_bundle = {
     .name = "bundle",
-    .synopsis = "RUN_DIR [--out FILE.tar.gz] [--baseline BACKEND] [--quiet]",
+    .synopsis = "RUN_DIR [--out FILE.tar.gz] [--baseline BACKEND] [--force] [--quiet]",
     .summary = "pack a run for a release: deterministic, self-verifying .tar.gz",
     .about = "Packs a run for a release: the report (rendered from the bundled data), run.db,\n"
              "the cell logs, the spec, the environments' lock files and resolved versions,\n"
              "MANIFEST.json (versions, hashes, command lines) and SHA256SUMS. The archive is\n"
-             "deterministic: bundling the same run twice gives the same bytes.\n",
+             "deterministic: bundling the same run twice gives the same bytes. FILE is\n"
+             "written beside itself under a temporary name and renamed into place; an\n"
+             "existing FILE is replaced only with --force, and never inside a run directory.\n",
     .exits = "0    written\n"
              "1    bundling failed\n"
-             "2    usage error, or RUN_DIR holds no run",
+             "2    usage error, RUN_DIR holds no run, FILE exists (without --force) or is\n"
+             "     inside a run directory",
     .spec = {bundle_cli_options, sizeof(bundle_cli_options) / sizeof(bundle_cli_options[0]), 1, 1, "RUN_DIR"},
     .opts_size = sizeof(struct bundle_cli_opts),
     .run = bundle_cmd,

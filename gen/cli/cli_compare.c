@@ -10,6 +10,7 @@
 #include "compare/compare.h"
 #include "compare/compare_plan.h"
 #include "compare/compare_report.h"
+#include "report/outdir.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +20,7 @@
 struct compare_cli_opts {
     const char *out, *noise, *alpha, *intended, *plan, *effect;
     int resamples;
-    bool json;
+    bool json, force;
 };
 
 static const struct opt compare_options[] = {
@@ -34,6 +35,8 @@ static const struct opt compare_options[] = {
     OPT_STR(struct compare_cli_opts, out, "out", 'o', "DIR",
             "also write into DIR: compare.txt, compare.json, and the report\nformats (compare.html, .md, .pdf, "
             ".xlsx, charts/: forest plots\nof the ratios, and the trend with three or more runs)"),
+    OPT_FLAG(struct compare_cli_opts, force, "force", 0,
+             "with --out: replace files in DIR that benchgen's mark\n(DIR/.benchgen-compare) does not list"),
     OPT_STR(struct compare_cli_opts, plan, "plan", 0, "RUN_DIR",
             "from that run's repeats, estimate per cell how many processes\nper side a comparison needs to find a "
             "change of --effect"),
@@ -76,6 +79,21 @@ static int write_out(const char *dir, const char *name, const struct compare_res
     free(buf);
     free(path);
     return err;
+}
+
+static const char *const compare_docs[] = {"compare.txt",  "compare.json", "compare.html", "compare.md",
+                                           "compare.pdf", "compare.xlsx", NULL};
+
+/* The mark's lines: the runs compared, baseline first, each with its id. */
+static char *compare_mark_head(const struct compare_result *r)
+{
+    struct strbuf sb = {0};
+    for (size_t i = 0; i < r->nruns; i++) {
+        char id[65];
+        outdir_run_id(r->runs[i], id);
+        strbuf_printf(&sb, "run: %s (created %s, id %s)\n", r->runs[i]->name, r->runs[i]->created_utc, id);
+    }
+    return strbuf_detach(&sb); /* NULL only for a format that did not expand: the mark then has no runs */
 }
 
 static int compare_cmd(const struct cli_call *call)
@@ -145,10 +163,18 @@ static int compare_cmd(const struct cli_call *call)
     err = o->json ? compare_write_json(&r, stdout) : compare_write_text(&r, stdout);
     fflush(stdout);
     if (!err && o->out) {
-        if ((err = util_mkdir_p(o->out, 0755)) == 0 &&
-            (err = write_out(o->out, "compare.txt", &r, compare_write_text)) == 0 &&
-            (err = write_out(o->out, "compare.json", &r, compare_write_json)) == 0)
-            err = compare_report_render(&r, o->out);
+        /* into a fresh stage, then moved into place (report/outdir.h) */
+        struct outdir od;
+        char *head = compare_mark_head(&r);
+        const struct outdir_owner who = {"compare", head, NULL, NULL, NULL, compare_docs};
+        if ((err = outdir_open(&od, o->out, &who, o->force)) == 0) {
+            if ((err = write_out(od.stage, "compare.txt", &r, compare_write_text)) == 0 &&
+                (err = write_out(od.stage, "compare.json", &r, compare_write_json)) == 0 &&
+                (err = compare_report_render(&r, od.stage)) == 0)
+                err = outdir_commit(&od, 0);
+            outdir_close(&od);
+        }
+        free(head);
         if (!err)
             fprintf(stderr,
                     "benchgen compare: wrote %s/: compare.txt compare.json compare.html compare.md "
@@ -163,7 +189,7 @@ static int compare_cmd(const struct cli_call *call)
 const struct cli_command cli_compare = {
     .name = "compare",
     .synopsis = "RUN_A RUN_B [RUN_C ...] [--out DIR] [--noise PCT] [--alpha A]\n"
-                " [--intended PKG,...] [--json]\n"
+                " [--intended PKG,...] [--json] [--force]\n"
                 "AB_DIR [options]    (the DIR/a and DIR/b of `run --ab`)\n"
                 "--plan RUN_DIR [--effect PCT] [--noise PCT] [--alpha A]",
     .summary = "A/B verdicts per cell with the environment diff (exit 3 if slower)",
@@ -188,7 +214,8 @@ const struct cli_command cli_compare = {
         "intended component changed are flagged as confounded. See docs/COMPARE.md.\n",
     .exits = "0    no cell got slower\n"
              "1    a run could not be read, or DIR could not be written\n"
-             "2    usage error, or a run directory is missing\n"
+             "2    usage error, a run directory is missing, or DIR is refused (inside a run,\n"
+             "     being written by another benchgen, or holding a file benchgen did not write)\n"
              "3    some cell got slower (a CI gate)",
     .spec = {compare_options, sizeof(compare_options) / sizeof(compare_options[0]), 0, -1, "RUN_A RUN_B"},
     .opts_size = sizeof(struct compare_cli_opts),

@@ -530,7 +530,6 @@ static int out_path(char *buf, size_t n, const char *dir, const char *file)
 
 int compare_report_render(const struct compare_result *r, const char *out_dir)
 {
-    static const char *const ours[] = {"forest-", "trend-", NULL};
     struct crep x;
     char charts[PATH_MAX], path[PATH_MAX];
     int err;
@@ -539,7 +538,7 @@ int compare_report_render(const struct compare_result *r, const char *out_dir)
     if ((err = chart_fonts_init(util_home_dir())) < 0)
         return err;
     if ((err = out_path(charts, sizeof(charts), out_dir, "charts")) < 0 ||
-        (err = util_mkdir_p(charts, 0755)) < 0 || (err = figures_clean_dir(charts, ours)) < 0)
+        (err = util_mkdir_p(charts, 0755)) < 0)
         return err;
     err = crep_init(&x, r);
     /* the SVG text is kept for the HTML, which inlines it */

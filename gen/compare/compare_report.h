@@ -29,9 +29,11 @@
 
 #include "compare/compare.h"
 
-/* Writes the files above into out_dir (created if missing; the forest-* and
- * trend-* charts an earlier comparison left in out_dir/charts are removed,
- * other files are left alone). Reads templates/ and fonts/ from the benchgen home.
+/* Writes the files above into out_dir (created if missing), replacing
+ * files of the same names and removing nothing: `compare --out` renders into
+ * a fresh stage and moves it into place (report/outdir.h), which is where
+ * an earlier comparison's files are replaced or removed. Reads templates/
+ * and fonts/ from the benchgen home.
  * Returns 0 or a BG_E* code with the reason in error_last(). */
 int compare_report_render(const struct compare_result *r, const char *out_dir);
 

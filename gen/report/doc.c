@@ -21,6 +21,18 @@ void doc_init(struct doc *d, const char *title, const char *subtitle, const stru
     d->subtitle = xstrdup(subtitle ? subtitle : "");
 }
 
+char *doc_cap(const char *text, size_t max, const char *whole_in)
+{
+    size_t n = text ? strlen(text) : 0;
+    if (n <= max)
+        return NULL;
+    size_t cut = max;
+    while (cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+        cut--;
+    return xprintf("%.*s \xE2\x80\xA6 [truncated: %zu of %zu bytes shown; %s has the whole text]", (int)cut, text,
+                   cut, n, whole_in);
+}
+
 void doc_free(struct doc *d)
 {
     for (size_t i = 0; i < d->n; i++) {

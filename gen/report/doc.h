@@ -85,6 +85,16 @@ struct doc {
     int err;
 };
 
+/* The most of one text from a run (a spec's description) the documents
+ * show: a page of text. Longer, doc_cap() cuts it with a note; report.json
+ * keeps it whole. */
+#define DOC_TEXT_MAX 4096
+
+/* text cut to at most max bytes (at a character boundary) followed by a
+ * note saying how long it was and that `whole_in` has it all (malloc'd), or
+ * NULL when text is not longer than max. */
+char *doc_cap(const char *text, size_t max, const char *whole_in);
+
 /* Starts d with its title, subtitle (NULL: none) and figure list. */
 void doc_init(struct doc *d, const char *title, const char *subtitle, const struct figure *figs, size_t nfigs);
 void doc_free(struct doc *d);

@@ -151,17 +151,54 @@ void doc_pdf_heading(struct doc_pdf *p, const char *text, int level)
     p->held_level = level;
 }
 
-void doc_pdf_paragraph(struct doc_pdf *p, const char *text, enum chart_font f, double size, unsigned color,
-                       int bullet)
+/* One piece of a paragraph: laid out as a whole, so never longer than
+ * PDF_PIECE bytes. */
+static void paragraph_piece(struct doc_pdf *p, const char *text, enum chart_font f, double size, unsigned color,
+                            int bullet, int indent_only, int last)
 {
-    double indent = bullet ? 12 : 0, h;
+    double indent = bullet || indent_only ? 12 : 0, h;
     chart_text_size(&p->c, f, size, BODY_W - indent, CHART_WRAP, text, NULL, &h);
     need(p, h);
     chart_rgb(&p->c, color);
     if (bullet)
         chart_text(&p->c, f, size, MARGIN + 2, p->y, 0, 0, 0, 0, "\xE2\x80\xA2");
     chart_text(&p->c, f, size, MARGIN + indent, p->y, 0, 0, BODY_W - indent, CHART_WRAP, text);
-    p->y += h + size * 0.45;
+    p->y += h + (last ? size * 0.45 : 0);
+}
+
+/* Laying out a text costs more than its length (pango's line breaking of a
+ * long run without spaces is quadratic), and a paragraph taller than a page
+ * must flow onto the next: a long paragraph is laid out in pieces of at
+ * most PDF_PIECE bytes, cut after a space or a line break near the end of
+ * each piece, else at a character boundary. Linear in the text's length. */
+#define PDF_PIECE 2048
+
+void doc_pdf_paragraph(struct doc_pdf *p, const char *text, enum chart_font f, double size, unsigned color,
+                       int bullet)
+{
+    size_t n = strlen(text);
+    if (n <= PDF_PIECE) {
+        paragraph_piece(p, text, f, size, color, bullet, 0, 1);
+        return;
+    }
+    for (size_t at = 0, first = 1; at < n; first = 0) {
+        size_t len = n - at;
+        if (len > PDF_PIECE) {
+            len = PDF_PIECE;
+            size_t k = len;
+            while (k > PDF_PIECE - 256 && text[at + k - 1] != ' ' && text[at + k - 1] != '\n')
+                k--;
+            if (k > PDF_PIECE - 256)
+                len = k;
+            else
+                while (len > 1 && ((unsigned char)text[at + len] & 0xC0) == 0x80)
+                    len--;
+        }
+        char *piece = xstrndup(text + at, len);
+        paragraph_piece(p, piece, f, size, color, bullet && first, bullet && !first, at + len >= n);
+        free(piece);
+        at += len;
+    }
 }
 
 void doc_pdf_paragraphs(struct doc_pdf *p, char **paras, size_t n)

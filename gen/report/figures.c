@@ -17,7 +17,6 @@
 #include "charts/series.h"
 #include "plan/catalog.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -665,35 +664,4 @@ int figures_load_svg_list(struct figure *figs, size_t nfigs, const char *charts_
 int figures_load_svg(struct rctx *x, const char *charts_dir)
 {
     return figures_load_svg_list(x->figs, x->nfigs, charts_dir);
-}
-
-static int has_prefix(const char *name, const char *const *prefixes)
-{
-    for (size_t i = 0; prefixes && prefixes[i]; i++)
-        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-            return 1;
-    return !prefixes;
-}
-
-int figures_clean_dir(const char *dir, const char *const *prefixes)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return errno == ENOENT ? 0 : error_set(BG_EIO, "cannot read %s: %s", dir, strerror(errno));
-    struct dirent *e;
-    int err = 0;
-    while ((e = readdir(d)) != NULL) {
-        const char *dot = strrchr(e->d_name, '.');
-        if (!dot || (strcmp(dot, ".png") && strcmp(dot, ".svg") && strcmp(dot, ".pdf")) ||
-            !has_prefix(e->d_name, prefixes))
-            continue;
-        char path[PATH_MAX + 256];
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        if (unlink(path) != 0 && errno != ENOENT) {
-            err = error_set(BG_EIO, "cannot remove %s: %s", path, strerror(errno));
-            break;
-        }
-    }
-    closedir(d);
-    return err;
 }

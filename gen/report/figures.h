@@ -40,10 +40,4 @@ int figures_render_list(struct figure *figs, size_t nfigs, const char *pdf_date,
                         const char *charts_dir, unsigned formats, int keep_svg, size_t shard, size_t nshards);
 int figures_load_svg_list(struct figure *figs, size_t nfigs, const char *charts_dir);
 
-/* Removes the chart files (*.png, *.svg, *.pdf) a previous render left in
- * dir, so it holds exactly this render's charts; a missing dir is fine.
- * prefixes: a NULL-terminated list of file-name prefixes to limit it to
- * ("forest-"), or NULL for every chart file. */
-int figures_clean_dir(const char *dir, const char *const *prefixes);
-
 #endif /* BENCHGEN_FIGURES_H */

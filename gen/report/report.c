@@ -9,6 +9,7 @@
  */
 #include "report/report.h"
 #include "charts/chart.h"
+#include "report/doc.h"
 #include "report/doc_html.h"
 #include "report/doc_md.h"
 #include "report/doc_pdf.h"
@@ -22,6 +23,7 @@
 #include "report/report_json.h"
 #include "store/rundata.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "report/workbook.h"
 
 #include <errno.h>
@@ -30,6 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -146,6 +150,7 @@ static int run_jobs(const struct job *jobs, size_t n, int par, struct job_ctx *c
         while (next < n && running < (size_t)par) {
             fflush(stdout);
             fflush(stderr);
+            pid_t parent = getpid();
             pid_t pid = fork();
             if (pid < 0) {
                 /* no more processes: finish this job here */
@@ -155,6 +160,10 @@ static int run_jobs(const struct job *jobs, size_t n, int par, struct job_ctx *c
                 continue;
             }
             if (pid == 0) {
+                /* in the report's process group (inherited), and dying with it even
+                 * when it is killed with SIGKILL: no renderer outlives the report */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+                    _exit(1);
                 int err = run_job(&jobs[next], c);
                 if (err < 0)
                     fprintf(stderr, "benchgen report: %s\n", error_last());
@@ -180,6 +189,10 @@ static int run_jobs(const struct job *jobs, size_t n, int par, struct job_ctx *c
                   : 0;
 }
 
+/* A report's documents: present without a mark, they are of unknown origin. */
+static const char *const report_docs[] = {"report.html", "report.md",   "report.pdf", "report.xlsx",
+                                          "report.json", "summary.csv", NULL};
+
 static int default_jobs(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -197,7 +210,9 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
     struct rctx x;
     struct doc doc = {0};
     struct answer ans = {0};
-    int have_ctx = 0, err;
+    struct outdir od;
+    char *full_description = NULL, *short_description = NULL;
+    int have_ctx = 0, have_od = 0, err;
     char charts[PATH_MAX], path[PATH_MAX];
     int64_t t0 = util_now_ns();
 
@@ -212,6 +227,11 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
             err = error_set(BG_EUSAGE, "%s is not a run directory (no run.db)", run_dir);
         goto done;
     }
+    /* the documents show a page of the description at most; report.json
+     * gets it whole (below), so layout cost never grows with its length */
+    full_description = rd->description;
+    if ((short_description = doc_cap(full_description, DOC_TEXT_MAX, "report.json")))
+        rd->description = short_description;
     if ((err = rctx_init(&x, rd, o->baseline, o->reference, o->reference_revision)) < 0)
         goto done;
     have_ctx = 1;
@@ -222,8 +242,18 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
     x.quiet = o->quiet;
     progress(o, "run %s: %zu cells, %zu rows x %zu backends", rd->name, rd->ncells, x.g->nrows, x.g->ncols);
 
-    if ((err = doc_path(charts, sizeof(charts), out_dir, "charts")) < 0 ||
-        (err = outdir_claim(out_dir, rd->name, rd->created_utc, o->force)) < 0)
+    /* everything is written into the stage, then moved into out_dir (outdir.h) */
+    char id[65];
+    outdir_run_id(rd, id);
+    char *head = xprintf("run: %s\ncreated: %s\n", rd->name, rd->created_utc);
+    const struct outdir_owner who = {"report", head, id, rd->name, rd->created_utc, report_docs};
+    err = outdir_open(&od, out_dir, &who, o->force);
+    free(head);
+    if (err < 0)
+        goto done;
+    have_od = 1;
+    const char *stage = od.stage;
+    if ((err = doc_path(charts, sizeof(charts), stage, "charts")) < 0)
         goto done;
 
     unsigned chart_files = 0;
@@ -231,13 +261,15 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
         chart_files = CHART_PNG | CHART_SVG | CHART_PDF;
     if (o->formats & RCTX_MD)
         chart_files |= CHART_PNG; /* the Markdown links PNGs */
-    if (chart_files &&
-        ((err = util_mkdir_p(charts, 0755)) < 0 || (err = figures_clean_dir(charts, NULL)) < 0))
+    if (chart_files && (err = util_mkdir_p(charts, 0755)) < 0)
         goto done;
     if ((err = figures_build(&x)) < 0 || (err = report_doc_build(&doc, &x)) < 0)
         goto done;
     doc.chart_files = chart_files; /* the HTML links only the chart files written */
-    if ((err = report_json_write(&x, out_dir)) < 0) /* beside every format: small and quick */
+    rd->description = full_description;
+    err = report_json_write(&x, stage); /* beside every format: small and quick */
+    rd->description = short_description ? short_description : full_description;
+    if (err < 0)
         goto done;
 
     int par = o->jobs > 0 ? o->jobs : default_jobs();
@@ -258,26 +290,34 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
              o->formats & RCTX_PDF ? ", report.pdf" : "", o->formats & RCTX_XLSX ? ", report.xlsx" : "",
              o->formats & RCTX_MD ? ", report.md" : "", o->formats & RCTX_HTML ? ", report.html" : "", par,
              par == 1 ? "" : "es");
-    struct job_ctx jc = {&x, &doc, out_dir, charts, chart_files};
+    struct job_ctx jc = {&x, &doc, stage, charts, chart_files};
     if ((err = run_jobs(jobs, njobs, par, &jc)) < 0)
         goto done;
     if (o->formats & RCTX_HTML) {
         /* the HTML inlines every chart's SVG: read back what the jobs drew,
          * or draw it here when no chart files were asked for */
         err = (chart_files & CHART_SVG) ? figures_load_svg(&x, charts) : figures_render(&x, NULL, 0, 1, 0, 1);
-        if (err < 0 || (err = doc_path(path, sizeof(path), out_dir, "report.html")) < 0)
+        if (err < 0 || (err = doc_path(path, sizeof(path), stage, "report.html")) < 0)
             goto done;
         if ((err = doc_html_write(&doc, "report.html", path)) < 0) {
             error_prefix(err, "%s", path);
             goto done;
         }
     }
+    /* this run's documents not rendered this time stay; its old charts go */
+    if ((err = outdir_commit(&od, 1)) < 0)
+        goto done;
     progress(o, "done in %.2f s", (double)(util_now_ns() - t0) / 1e9);
 done:
+    if (have_od)
+        outdir_close(&od);
     doc_free(&doc);
     answer_free(&ans);
     if (have_ctx)
         rctx_free(&x);
+    if (rd)
+        rd->description = full_description;
+    free(short_description);
     rundata_free(rd);
     return err;
 }
