@@ -29,7 +29,8 @@ check "compare says where it wrote" grep -q "wrote $A/: compare.txt compare.json
 (cd "$A" && find . -type f | LC_ALL=C sort | xargs sha256sum) >"$TMP/a.sha"
 (cd "$B" && find . -type f | LC_ALL=C sort | xargs sha256sum) >"$TMP/b.sha"
 nfiles=$(wc -l <"$TMP/a.sha")
-check "every format was written ($nfiles files)" test "$nfiles" -eq 15
+# 15 outputs and the mark, .benchgen-compare (report/outdir.h)
+check "every format was written ($nfiles files)" test "$nfiles" -eq 16
 check "two renders: same SHA-256 for every file" cmp -s "$TMP/a.sha" "$TMP/b.sha"
 for f in compare.txt compare.json compare.html compare.md compare.pdf compare.xlsx; do
   check "$f exists" test -s "$A/$f"
