@@ -280,6 +280,11 @@ static int check_body(const json_t *doc, const struct cell *c, bool verdict, str
 {
     if (load_common(doc, r, why, n))
         return 1;
+    bool failing = r->status == STATUS_TIMEOUT || r->status == STATUS_OOM || r->status == STATUS_CRASH ||
+                   r->status == STATUS_ERROR || r->status == STATUS_INTERRUPTED;
+    if (verdict && !failing)
+        return refuse(why, n, "a verdict of the submitting side says %s; it can only say a task failed",
+                      status_name(r->status));
     int64_t limit = c->timeout > 0 && c->timeout < 1e6 ? (int64_t)(c->timeout * 1e9) : NO_TIMEOUT_NS, sum = 0;
     if (load_samples(json_object_get(doc, "warmup_ns"), "warm-up", r, 1, limit, &sum, (size_t)c->warmup, why, n) ||
         load_samples(json_object_get(doc, "timed_ns"), "timed", r, 0, limit, &sum, (size_t)c->steps, why, n) ||
@@ -290,11 +295,6 @@ static int check_body(const json_t *doc, const struct cell *c, bool verdict, str
         load_telemetry(json_object_get(doc, "telemetry"), &r->telemetry, why, n))
         return 1;
     if (verdict) {
-        bool failing = r->status == STATUS_TIMEOUT || r->status == STATUS_OOM || r->status == STATUS_CRASH ||
-                       r->status == STATUS_ERROR || r->status == STATUS_INTERRUPTED;
-        if (!failing)
-            return refuse(why, n, "a verdict of the submitting side says %s; it can only say a task failed",
-                          status_name(r->status));
         if (r->nwarmup || r->ntimed || r->phases.n || r->facts.n || r->telemetry.n)
             return refuse(why, n, "a verdict of the submitting side carries samples, markers, facts or telemetry");
     }
