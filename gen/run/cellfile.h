@@ -4,13 +4,15 @@
  * executor with --devices/--cpus-per-cell, the Slurm executor):
  *
  *   RUN_DIR/cells/plan.json        every cell of the plan, with all its
- *                                  settings and cluster resources, so a
- *                                  task never opens run.db (SQLite over
- *                                  NFS is not safe); written when the run
- *                                  is created
+ *                                  settings and cluster resources (which
+ *                                  run.db does not keep); a task only
+ *                                  reads run.db, to check its cell's
+ *                                  settings against it; written when the
+ *                                  run is created
  *   RUN_DIR/cells/<id>/<tag>.json  one file per attempt of cell <id>: the
  *                                  full result (status, detail, samples,
- *                                  markers, facts, environment)
+ *                                  markers, facts, environment), the
+ *                                  settings it ran with and its signature
  *   RUN_DIR/cells/<id>/<tag>.slurm.json
  *                                  the submitting side's verdict on an
  *                                  attempt that Slurm ended (TIMEOUT, ...)
