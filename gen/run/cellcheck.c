@@ -119,15 +119,25 @@ static int check_plan(const json_t *p, const struct cell *c, char *why, size_t n
     return bad;
 }
 
+/* 1 with the reason unless a is a list of at most max entries. */
+static int check_list(const json_t *a, const char *what, size_t max, char *why, size_t n)
+{
+    if (!json_is_array(a))
+        return refuse(why, n, "%s is not a list", what);
+    if (json_array_size(a) > max)
+        return refuse(why, n, "%zu %s, at most %zu", json_array_size(a), what, max);
+    return 0;
+}
+
 /* Samples: whole positive numbers of ns, no longer than the timeout alone
  * or together. */
 static int load_samples(const json_t *a, const char *what, struct result *r, int warmup, int64_t limit,
                         int64_t *sum, size_t max, char *why, size_t n)
 {
-    if (!json_is_array(a))
-        return refuse(why, n, "%s is not a list", what);
-    if (json_array_size(a) > max)
-        return refuse(why, n, "%zu %s samples, the plan in run.db has %zu", json_array_size(a), what, max);
+    char list[32];
+    snprintf(list, sizeof(list), "%s samples", what);
+    if (check_list(a, list, max, why, n))
+        return 1;
     size_t i;
     json_t *v;
     json_array_foreach(a, i, v)
@@ -175,10 +185,8 @@ static int check_counts(const struct result *r, const struct cell *c, char *why,
 /* [[name, value], ...], each name and value text within the channel's line. */
 static int load_pairs(const json_t *a, const char *what, struct kvlist *kl, bool numeric, char *why, size_t n)
 {
-    if (!json_is_array(a))
-        return refuse(why, n, "%s is not a list", what);
-    if (json_array_size(a) > CELLCHECK_MAX_PAIRS)
-        return refuse(why, n, "%zu %s (at most %d)", json_array_size(a), what, CELLCHECK_MAX_PAIRS);
+    if (check_list(a, what, CELLCHECK_MAX_PAIRS, why, n))
+        return 1;
     size_t i;
     json_t *p;
     json_array_foreach(a, i, p)
@@ -204,10 +212,8 @@ static int load_pairs(const json_t *a, const char *what, struct kvlist *kl, bool
 
 static int load_telemetry(const json_t *a, struct tseries *s, char *why, size_t n)
 {
-    if (!json_is_array(a))
-        return refuse(why, n, "telemetry is not a list");
-    if (json_array_size(a) > CELLCHECK_MAX_POINTS)
-        return refuse(why, n, "%zu telemetry points (at most %d)", json_array_size(a), CELLCHECK_MAX_POINTS);
+    if (check_list(a, "telemetry points", CELLCHECK_MAX_POINTS, why, n))
+        return 1;
     size_t i;
     json_t *p;
     json_array_foreach(a, i, p)

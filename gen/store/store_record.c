@@ -252,17 +252,23 @@ int store_record(struct store *s, const struct cell *c, const struct result *r, 
     return 0;
 }
 
-int store_issue(struct store *s, int cell_id, const char *tag, const char *pub)
+/* A writer's statement on the issued or quarantine table (created first). */
+static int prepare_issued(struct store *s, const char *sql, sqlite3_stmt **st)
 {
+    *st = NULL;
     if (store_sql_writable(s) < 0)
         return error_code();
-    sqlite3_stmt *st = NULL;
     int err = store_sql_exec(s->db, issued_sql);
-    if (!err)
-        err = store_sql_prepare(s->db,
-                                "INSERT INTO issued(cell_id, seq, tag, pubkey, issued_utc) SELECT ?1,"
-                                " COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM issued WHERE cell_id = ?1",
-                                &st);
+    return err ? err : store_sql_prepare(s->db, sql, st);
+}
+
+int store_issue(struct store *s, int cell_id, const char *tag, const char *pub)
+{
+    sqlite3_stmt *st;
+    int err = prepare_issued(s,
+                             "INSERT INTO issued(cell_id, seq, tag, pubkey, issued_utc) SELECT ?1,"
+                             " COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM issued WHERE cell_id = ?1",
+                             &st);
     if (!err) {
         sqlite3_bind_int(st, 1, cell_id);
         store_sql_bind_text(st, 2, tag, false);
@@ -335,15 +341,11 @@ void store_issued_free(struct store_issued_list *l)
 
 int store_quarantine(struct store *s, int cell_id, const char *file, const char *kept_as, const char *reason)
 {
-    if (store_sql_writable(s) < 0)
-        return error_code();
-    sqlite3_stmt *st = NULL;
-    int err = store_sql_exec(s->db, issued_sql);
-    if (!err)
-        err = store_sql_prepare(s->db,
-                                "INSERT INTO quarantine(cell_id, file, kept_as, reason, quarantined_utc)"
-                                " VALUES (?1, ?2, ?3, ?4, ?5)",
-                                &st);
+    sqlite3_stmt *st;
+    int err = prepare_issued(s,
+                             "INSERT INTO quarantine(cell_id, file, kept_as, reason, quarantined_utc)"
+                             " VALUES (?1, ?2, ?3, ?4, ?5)",
+                             &st);
     if (!err) {
         sqlite3_bind_int(st, 1, cell_id);
         store_sql_bind_text(st, 2, file, false);
