@@ -44,14 +44,18 @@ const struct cli_command cli_cell = {
     .summary = "run one cell of a run here (what Slurm tasks and --devices slots run)",
     .about = "Runs cell ID of the run in RUN_DIR in a fresh worker, here, and writes its\n"
              "result (status, samples, facts, environment, where it ran) atomically to\n"
-             "RUN_DIR/cells/ID/TAG.json. Reads the plan from RUN_DIR/cells/plan.json and\n"
-             "never opens run.db; `benchgen collect RUN_DIR` (or the waiting `run`)\n"
-             "merges the file. Slurm array tasks and local --devices slots run this.\n"
+             "RUN_DIR/cells/ID/TAG.json, signed with the attempt's key, which `benchgen\n"
+             "run` hands over in BENCHGEN_ATTEMPT_KEY (no key: refused). Runs the cell as\n"
+             "the plan in run.db has it (read only); cells/plan.json adds the cluster\n"
+             "resources and must agree on everything else, or the cell is refused.\n"
+             "`benchgen collect RUN_DIR` (or the waiting `run`) checks and merges the\n"
+             "file. Slurm array tasks and local --devices slots run this.\n"
              "SIGTERM/SIGINT/SIGHUP stop the cell (`interrupted`); SIGUSR1 (sbatch\n"
              "--signal before the time limit) stops it as `timeout`.\n",
     .exits = "0    a result was written, whatever the cell's status\n"
              "1    no result could be written\n"
-             "2    usage error, or no such run or cell",
+             "2    usage error, no such run or cell, no attempt key, or a cells/plan.json\n"
+             "     that differs from run.db",
     .spec = {cell_options, sizeof(cell_options) / sizeof(cell_options[0]), 2, 2, "RUN_DIR ID"},
     .opts_size = sizeof(struct cell_cli_opts),
     .run = cell_cmd,

@@ -218,15 +218,15 @@ static int derive_envs(struct matrix *plan, const char *const *with, size_t nwit
  * Slurm resumes there unless --executor says otherwise. */
 static int resume_collect(struct store *st, struct matrix *plan, struct exec_options *eo)
 {
-    int verdicts = 0, files = 0, cells = 0, still = 0, err = 0;
+    int verdicts = 0, files = 0, cells = 0, still = 0, quarantined = 0, err = 0;
     bool slurm = slurmrun_submitted(st) && slurm_have("squeue");
     if (slurm && !eo->kind) {
         eo->kind = "slurm";
         fprintf(stderr, "the run was submitted to Slurm: resuming with --executor slurm "
                         "(--executor local runs the rest here)\n");
     }
-    err = slurm ? slurmrun_collect(st, plan, &verdicts, &files, &cells, &still)
-                : collect_run(st, plan, &files, &cells);
+    err = slurm ? slurmrun_collect(st, plan, &verdicts, &files, &cells, &still, &quarantined)
+                : collect_run(st, plan, &files, &cells, &quarantined);
     if (err < 0)
         return err;
     if (files)

@@ -35,14 +35,14 @@ static int collect_cmd(const struct cli_call *call)
 {
     struct store *st = NULL;
     struct matrix plan = {0};
-    int verdicts = 0, files = 0, cells = 0, still = 0, open_cells = 0;
+    int verdicts = 0, files = 0, cells = 0, still = 0, open_cells = 0, quarantined = 0;
     int err = store_open(&st, call->args[0], false);
     if (!err)
         err = store_load_plan(st, &plan);
     if (!err)
         err = slurmrun_submitted(st) && slurm_have("squeue")
-                  ? slurmrun_collect(st, &plan, &verdicts, &files, &cells, &still)
-                  : collect_run(st, &plan, &files, &cells);
+                  ? slurmrun_collect(st, &plan, &verdicts, &files, &cells, &still, &quarantined)
+                  : collect_run(st, &plan, &files, &cells, &quarantined);
     for (size_t i = 0; !err && i < plan.ncells; i++) {
         enum status status;
         if ((err = store_cell_status(st, plan.cells[i].id, &status)) == 0)
@@ -56,11 +56,16 @@ static int collect_cmd(const struct cli_call *call)
                 "%d without a final status\n",
                 files, cells, verdicts ? ", some judged from Slurm's state" : "", plan.ncells,
                 plan.ncells - (size_t)open_cells, still, open_cells - still);
+    if (!err && quarantined)
+        fprintf(stderr,
+                "quarantined %d result file(s) that could not have come from the plan: not merged, kept under "
+                "%s/cells/ID/quarantine/ (reasons above and in run.db)\n",
+                quarantined, store_dir(st));
     matrix_free(&plan);
     store_close(st);
     if (err < 0)
         return cli_fail(&cli_collect, err);
-    return open_cells ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+    return open_cells || quarantined ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
 const struct cli_command cli_status = {
@@ -86,9 +91,13 @@ const struct cli_command cli_collect = {
              "local --devices slots), and judges tasks Slurm ended without writing a result\n"
              "(TIMEOUT, OUT_OF_MEMORY, NODE_FAIL, CANCELLED) from squeue and scontrol.\n"
              "Idempotent: each result file is merged once, however often it runs. Cells\n"
-             "still queued or running are left for a later collect.\n",
+             "still queued or running are left for a later collect. Each file is checked\n"
+             "against the plan in run.db and the attempt it names (signed with the key\n"
+             "that attempt was issued); one that fails is quarantined, with its reason,\n"
+             "in cells/ID/quarantine/ and never merged, and the others still merge.\n",
     .exits = "0    every cell has a final status\n"
-             "1    some cell is still queued, running or without a final status\n"
+             "1    some cell is still queued, running or without a final status, or a\n"
+             "     result file was quarantined\n"
              "2    no run in RUN_DIR, or another benchgen is writing it",
     .spec = {NULL, 0, 1, 1, "RUN_DIR"},
     .opts_size = sizeof(struct no_opts),

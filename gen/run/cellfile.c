@@ -4,6 +4,8 @@
  * (seeds, memory limits) travel as decimal strings.
  */
 #include "run/cellfile.h"
+#include "run/cellcheck.h"
+#include "run/cellkey.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "base/xalloc.h"
@@ -54,13 +56,53 @@ static int write_json(const char *dir, const char *path, json_t *doc)
     return err;
 }
 
-static json_t *load_json(const char *path)
+/* The largest plan.json read (every cell of a plan, with its settings). */
+#define PLAN_MAX_BYTES (256u << 20)
+
+int cellfile_load(int dirfd, const char *name, const char *shown, size_t max, json_t **out)
 {
-    json_error_t je;
-    json_t *doc = json_load_file(path, 0, &je);
-    if (!doc)
-        error_set(access(path, F_OK) == 0 ? BG_EIO : BG_ENOTFOUND, "%s:%d: %s", path, je.line, je.text);
-    return doc;
+    *out = NULL;
+    /* Regular files only: a FIFO, device, directory or link is refused by
+     * what it is, without blocking on it (O_NONBLOCK) or following it. */
+    int fd = openat(dirfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return error_set(errno == ENOENT ? BG_ENOTFOUND : BG_EIO, "%s: %s", shown,
+                         errno == ELOOP ? "a symbolic link, not a file" : strerror(errno));
+    struct stat sb;
+    int err = 0;
+    char *buf = NULL;
+    if (fstat(fd, &sb) < 0) {
+        err = error_set(BG_EIO, "%s: %s", shown, strerror(errno));
+    } else if (!S_ISREG(sb.st_mode)) {
+        err = error_set(BG_EIO, "%s: not a regular file (%s)", shown,
+                        S_ISFIFO(sb.st_mode)  ? "a FIFO"
+                        : S_ISDIR(sb.st_mode) ? "a directory"
+                        : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "a device"
+                        : S_ISSOCK(sb.st_mode) ? "a socket"
+                                               : "not a file");
+    } else if ((uint64_t)sb.st_size > max) {
+        err = error_set(BG_EIO, "%s: %lld bytes, more than a result file can be (%zu)", shown,
+                        (long long)sb.st_size, max);
+    } else {
+        size_t n = (size_t)sb.st_size, got = 0;
+        buf = xmalloc(n + 1);
+        while (got < n) {
+            ssize_t k = read(fd, buf + got, n - got);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            got += (size_t)k;
+        }
+        json_error_t je;
+        if (got != n)
+            err = error_set(BG_EIO, "%s: changed while it was read", shown);
+        else if (!(*out = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &je)))
+            err = error_set(BG_EIO, "%s:%d:%d: %s", shown, je.line, je.column, je.text);
+    }
+    free(buf);
+    close(fd);
+    return err;
 }
 
 static const char *jtext(const json_t *o, const char *k)
@@ -159,18 +201,13 @@ int cellfile_ensure_plan(const char *run_dir, struct store *st)
     return err;
 }
 
-static char *dup_or_null(const char *s)
-{
-    return s ? xstrdup(s) : NULL;
-}
-
 int cellfile_read_plan(const char *run_dir, struct matrix *out)
 {
     char *path = xprintf("%s/cells/plan.json", run_dir);
-    json_t *doc = load_json(path);
-    int err = 0;
-    if (!doc) {
-        err = error_prefix(error_code(), "%s: the plan of cells run elsewhere", run_dir);
+    json_t *doc = NULL;
+    int err = cellfile_load(AT_FDCWD, path, path, PLAN_MAX_BYTES, &doc);
+    if (err < 0) {
+        err = error_prefix(err, "%s: the plan of cells run elsewhere", run_dir);
         goto done;
     }
     const char *fmt = jtext(doc, "format");
@@ -256,192 +293,58 @@ static json_t *series_json(const struct tseries *s)
     return a;
 }
 
-static int series_load(const json_t *a, struct tseries *s)
-{
-    size_t i;
-    json_t *p;
-    json_array_foreach(a, i, p)
-    {
-        const char *name = json_string_value(json_array_get(p, 0));
-        if (name && tseries_add(s, name, (int64_t)json_integer_value(json_array_get(p, 1)),
-                               json_number_value(json_array_get(p, 2))) < 0)
-            return error_code();
-    }
-    return 0;
-}
-
 static char *attempt_path(const char *run_dir, int id, const char *name)
 {
     return xprintf("%s/cells/%d/%s", run_dir, id, name);
 }
 
 int cellfile_write_attempt(const char *run_dir, const struct cell *c, const char *tag, int verdict,
-                           const struct result *r)
+                           const struct result *r, const char *key)
 {
     if (!util_is_safe_name(tag))
         return error_set(BG_EUSAGE, "attempt tag '%s' is not a plain file name", tag);
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
     char *name = xprintf("%s%s.json", tag, verdict ? ".slurm" : "");
     char *dir = xprintf("%s/cells/%d", run_dir, c->id);
     char *path = attempt_path(run_dir, c->id, name);
+    char *msg = NULL;
+    int err = 0;
     json_t *doc = json_pack(
-        "{s:s, s:i, s:s, s:s, s:b, s:s, s:o, s:s, s:I, s:I, s:I, s:I, s:f, s:I, s:i, s:i, s:o, s:o, s:o, s:o, s:o, "
-        "s:o}",
+        "{s:s, s:i, s:s, s:s, s:b, s:s, s:o, s:s, s:I, s:I, s:I, s:f, s:I, s:i, s:i, s:o, s:o, s:o, s:o, s:o, "
+        "s:o, s:o}",
         "format", CELLFILE_ATTEMPT_FORMAT, "id", c->id, "key", c->key, "tag", tag, "verdict", verdict, "status",
         status_name(r->status), "detail", jstr_or_null(r->detail), "input_sha256", r->input_sha256, "input_bytes",
         (json_int_t)r->input_bytes, "started", (json_int_t)r->started, "finished", (json_int_t)r->finished,
-        "finished_ns", (json_int_t)now.tv_sec * 1000000000 + now.tv_nsec, "wall_s", r->wall_s, "peak_rss",
-        (json_int_t)r->peak_rss, "exit_code", r->exit_code, "term_signal", r->term_signal, "warmup_ns",
-        samples_json(r->warmup_ns, r->nwarmup), "timed_ns", samples_json(r->timed_ns, r->ntimed), "phases",
-        pairs_json(&r->phases), "facts", pairs_json(&r->facts), "env", pairs_json(&r->env), "telemetry",
-        series_json(&r->telemetry));
-    int err = write_json(dir, path, doc);
+        "wall_s", r->wall_s, "peak_rss", (json_int_t)r->peak_rss, "exit_code", r->exit_code, "term_signal",
+        r->term_signal, "warmup_ns", samples_json(r->warmup_ns, r->nwarmup), "timed_ns",
+        samples_json(r->timed_ns, r->ntimed), "phases", pairs_json(&r->phases), "facts", pairs_json(&r->facts),
+        "env", pairs_json(&r->env), "telemetry", series_json(&r->telemetry), "plan", cellcheck_plan_json(c));
+    /* A cell's own result is signed with its attempt's key (cellkey.h). */
+    if (doc && key) {
+        char sig[CELLKEY_SIG_HEX];
+        if (!(msg = cellcheck_signed_text(doc)))
+            err = json_failed(path);
+        else if ((err = cellkey_sign(sig, key, msg, strlen(msg))) == 0)
+            json_object_set_new(doc, "signature", json_string(sig));
+    }
+    if (!err)
+        err = write_json(dir, path, doc);
     json_decref(doc);
+    free(msg);
     free(path);
     free(dir);
     free(name);
     return err;
 }
 
-static int pairs_load(const json_t *a, struct kvlist *kl)
+int cellfile_open_cell(const char *run_dir, int id, int *fd)
 {
-    size_t i;
-    json_t *p;
-    json_array_foreach(a, i, p)
-    {
-        const char *k = json_string_value(json_array_get(p, 0)), *v = json_string_value(json_array_get(p, 1));
-        if (k && v && kvlist_add(kl, k, v) < 0)
-            return error_code();
-    }
-    return 0;
-}
-
-static int samples_load(const json_t *a, struct result *r, int warmup)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(a, i, v)
-    {
-        if (result_add_sample(r, warmup, (int64_t)json_integer_value(v)) < 0)
-            return error_code();
-    }
-    return 0;
-}
-
-int cellfile_read_attempt(const char *run_dir, const struct cell *c, const char *name, struct result *r)
-{
-    char *path = attempt_path(run_dir, c->id, name);
-    json_t *doc = load_json(path);
-    int err = 0;
-    if (!doc) {
-        err = error_code();
-        goto done;
-    }
-    const char *fmt = jtext(doc, "format"), *key = jtext(doc, "key"), *status = jtext(doc, "status");
-    if (!fmt || strcmp(fmt, CELLFILE_ATTEMPT_FORMAT) || !key || !status) {
-        err = error_set(BG_EIO, "%s: not a %s document", path, CELLFILE_ATTEMPT_FORMAT);
-        goto done;
-    }
-    if (strcmp(key, c->key) != 0) {
-        err = error_set(BG_EIO, "%s: holds cell '%s', not '%s'", path, key, c->key);
-        goto done;
-    }
-    int s = status_parse(status);
-    if (s <= STATUS_NONE) {
-        err = error_set(BG_EIO, "%s: unknown status '%s'", path, status);
-        goto done;
-    }
-    r->status = (enum status)s;
-    r->detail = dup_or_null(jtext(doc, "detail"));
-    snprintf(r->input_sha256, sizeof(r->input_sha256), "%s", jtext(doc, "input_sha256") ? jtext(doc, "input_sha256") : "");
-    r->input_bytes = jint(doc, "input_bytes");
-    r->started = (time_t)jint(doc, "started");
-    r->finished = (time_t)jint(doc, "finished");
-    r->wall_s = json_number_value(json_object_get(doc, "wall_s"));
-    r->peak_rss = jint(doc, "peak_rss");
-    r->exit_code = (int)jint(doc, "exit_code");
-    r->term_signal = (int)jint(doc, "term_signal");
-    if ((err = samples_load(json_object_get(doc, "warmup_ns"), r, 1)) < 0 ||
-        (err = samples_load(json_object_get(doc, "timed_ns"), r, 0)) < 0 ||
-        (err = pairs_load(json_object_get(doc, "phases"), &r->phases)) < 0 ||
-        (err = pairs_load(json_object_get(doc, "facts"), &r->facts)) < 0 ||
-        (err = pairs_load(json_object_get(doc, "env"), &r->env)) < 0 ||
-        (err = series_load(json_object_get(doc, "telemetry"), &r->telemetry)) < 0)
-        goto done;
-done:
-    json_decref(doc);
-    free(path);
-    return err;
-}
-
-static int attempt_cmp(const void *a, const void *b)
-{
-    const struct cellfile_attempt *x = a, *y = b;
-    if (x->finished_ns != y->finished_ns)
-        return x->finished_ns < y->finished_ns ? -1 : 1;
-    return strcmp(x->name, y->name);
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-int cellfile_list_attempts(const char *run_dir, int id, struct cellfile_attempts *out)
-{
-    memset(out, 0, sizeof(*out));
     char *dir = xprintf("%s/cells/%d", run_dir, id);
-    DIR *d = opendir(dir);
     int err = 0;
-    size_t cap = 0;
-    struct dirent *e;
-    while (d && !err && (e = readdir(d))) {
-        /* Temporary files of a write in progress end in .tmp.<pid>. */
-        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".json"))
-            continue;
-        char *path = attempt_path(run_dir, id, e->d_name);
-        json_t *doc = load_json(path);
-        const char *tag = doc ? jtext(doc, "tag") : NULL, *status = doc ? jtext(doc, "status") : NULL;
-        int s = status ? status_parse(status) : -1;
-        if (!tag || s <= STATUS_NONE || jint(doc, "id") != id) {
-            fprintf(stderr, "benchgen: warning: skipping %s: %s\n", path,
-                    !doc ? error_last() : status && s <= STATUS_NONE ? "unknown status" : "not an attempt of this cell");
-        } else {
-            if (out->n == cap) {
-                cap = cap ? cap * 2 : 4;
-                out->v = xrealloc(out->v, cap * sizeof(*out->v));
-            }
-            struct cellfile_attempt *a = &out->v[out->n++];
-            memset(a, 0, sizeof(*a));
-            a->name = xstrdup(e->d_name);
-            a->tag = xstrdup(tag);
-            a->status = (enum status)s;
-            a->verdict = json_is_true(json_object_get(doc, "verdict"));
-            a->finished_ns = jint(doc, "finished_ns");
-        }
-        json_decref(doc);
-        free(path);
-    }
-    if (d)
-        closedir(d);
-    else if (errno != ENOENT)
-        err = error_set(BG_EIO, "%s: %s", dir, strerror(errno));
+    *fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0 && errno != ENOENT)
+        err = error_set(BG_EIO, "%s: %s", dir,
+                        errno == ENOTDIR || errno == ELOOP ? "not a directory (a link or another kind of file)"
+                                                           : strerror(errno));
     free(dir);
-    if (err)
-        cellfile_attempts_free(out);
-    else if (out->n > 1)
-        qsort(out->v, out->n, sizeof(*out->v), attempt_cmp);
     return err;
-}
-
-void cellfile_attempts_free(struct cellfile_attempts *a)
-{
-    for (size_t i = 0; i < a->n; i++) {
-        free(a->v[i].name);
-        free(a->v[i].tag);
-    }
-    free(a->v);
-    memset(a, 0, sizeof(*a));
 }

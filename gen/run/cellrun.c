@@ -4,12 +4,14 @@
  */
 #include "run/cellrun.h"
 #include "run/cellfile.h"
+#include "run/cellkey.h"
 #include "run/executor.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "base/util.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,22 +63,99 @@ static void judge_signal(struct result *r, int sig)
     r->detail = why;
 }
 
+/* Takes the attempt's key out of the environment (nothing started from
+ * here inherits it) and makes this process undumpable, so no other process
+ * of the user's, a workload of another cell included, can read it from
+ * /proc; NULL when there is none. */
+static char *take_key(void)
+{
+    const char *k = getenv(CELLKEY_ENV);
+    char *key = k ? xstrdup(k) : NULL;
+    if (k) {
+        cellkey_wipe((char *)k, strlen(k));
+        unsetenv(CELLKEY_ENV);
+    }
+    prctl(PR_SET_DUMPABLE, 0);
+    return key;
+}
+
+static const struct cell *find_cell(const struct matrix *plan, int id)
+{
+    for (size_t i = 0; i < plan->ncells; i++)
+        if (plan->cells[i].id == id)
+            return &plan->cells[i];
+    return NULL;
+}
+
+/* The cell as run.db's plan has it, which is what runs; cells/plan.json
+ * (anyone who can write the run directory can edit it) only adds the
+ * cluster resources and log limit, and must agree on everything else. */
+static int load_cell(const char *run_dir, int id, struct matrix *db, struct matrix *file, struct cell **out)
+{
+    struct store *st = NULL;
+    int err = cellfile_read_plan(run_dir, file);
+    if (!err && (err = store_open(&st, run_dir, true)) == 0)
+        err = store_load_plan(st, db);
+    store_close(st);
+    if (err < 0)
+        return err;
+    struct cell *c = (struct cell *)find_cell(db, id);
+    const struct cell *f = find_cell(file, id);
+    if (!c)
+        return error_set(BG_ENOTFOUND, "%s: the plan has no cell %d", run_dir, id);
+    if (!f)
+        return error_set(BG_EUSAGE, "%s/cells/plan.json has no cell %d, run.db's plan has %s", run_dir, id, c->key);
+    struct {
+        const char *name;
+        bool same;
+    } fields[] = {
+        {"key", !strcmp(c->key, f->key)},
+        {"model", !strcmp(c->model, f->model)},
+        {"task", !strcmp(c->task, f->task)},
+        {"backend", !strcmp(c->backend, f->backend)},
+        {"env", !strcmp(c->env, f->env)},
+        {"size", !strcmp(c->size ? c->size : "", f->size ? f->size : "")},
+        {"precision", !strcmp(c->precision ? c->precision : "", f->precision ? f->precision : "")},
+        {"workload", !strcmp(c->workload ? c->workload : "", f->workload ? f->workload : "")},
+        {"method", !strcmp(c->method ? c->method : "", f->method ? f->method : "")},
+        {"batch", c->batch == f->batch},
+        {"steps", c->steps == f->steps},
+        {"warmup", c->warmup == f->warmup},
+        {"repeat", c->repeat == f->repeat},
+        {"seed", c->seed == f->seed},
+        {"timeout_s", c->timeout == f->timeout},
+        {"memory_limit", c->memory_limit == f->memory_limit},
+    };
+    for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+        if (!fields[i].same)
+            return error_set(BG_EUSAGE,
+                             "%s/cells/plan.json: cell %d's %s differs from the plan in run.db (%s); refusing to "
+                             "run it (the run's plan is run.db's, not a file a cell can write)",
+                             run_dir, id, fields[i].name, c->key);
+    resources_free(&c->res);
+    if ((err = resources_overlay(&c->res, &f->res)) < 0)
+        return err;
+    c->log_limit = f->log_limit;
+    *out = c;
+    return 0;
+}
+
 int cellrun(const char *run_dir, int id, const struct cellrun_options *o, enum status *status)
 {
-    struct matrix plan = {0};
+    struct matrix plan = {0}, file = {0};
     struct result r = {0};
-    char *tag = NULL, *log = NULL;
-    const struct cell *c = NULL;
+    char *tag = NULL, *log = NULL, *key = take_key();
+    struct cell *c = NULL;
     int restart = 0, max = o && o->max_attempts > 0 ? o->max_attempts : CELLRUN_MAX_ATTEMPTS;
-    int err = cellfile_read_plan(run_dir, &plan);
+    int err = load_cell(run_dir, id, &plan, &file, &c);
     *status = STATUS_NONE;
     if (err < 0)
         goto done;
-    for (size_t i = 0; i < plan.ncells && !c; i++)
-        if (plan.cells[i].id == id)
-            c = &plan.cells[i];
-    if (!c) {
-        err = error_set(BG_ENOTFOUND, "%s: the plan has no cell %d", run_dir, id);
+    if (!key) {
+        err = error_set(BG_EUSAGE,
+                        "no attempt key (%s): `benchgen cell` runs the attempts `benchgen run` starts (--devices, "
+                        "--cpus-per-cell, --executor slurm); a result without one would not be merged",
+                        CELLKEY_ENV);
         goto done;
     }
     tag = o && o->tag ? xstrdup(o->tag) : attempt_tag(&restart);
@@ -104,12 +183,16 @@ int cellrun(const char *run_dir, int id, const struct cellrun_options *o, enum s
             judge_signal(&r, stop_signal);
     }
     if (!err)
-        err = cellfile_write_attempt(run_dir, c, tag, 0, &r);
+        err = cellfile_write_attempt(run_dir, c, tag, 0, &r, key);
     if (!err)
         *status = r.status;
 done:
     result_free(&r);
     matrix_free(&plan);
+    matrix_free(&file);
+    if (key)
+        cellkey_wipe(key, strlen(key));
+    free(key);
     free(tag);
     free(log);
     return err;

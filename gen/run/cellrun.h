@@ -2,8 +2,11 @@
  * cellrun.h - `benchgen cell RUN_DIR ID`: runs one cell of a run in this
  * process's worker, as a task of the Slurm executor or a slot of the local
  * executor with --devices/--cpus-per-cell, and writes its result as one
- * attempt file (run/cellfile.h). It reads the plan from RUN_DIR/cells/
- * plan.json and never opens run.db: the submitting side is its only writer.
+ * attempt file (run/cellfile.h), signed with the attempt's key (run/
+ * cellkey.h; refused without one). It runs the cell as run.db's plan has
+ * it, opening run.db read-only (the submitting side is its only writer);
+ * RUN_DIR/cells/plan.json adds the cluster resources and log limit and must
+ * agree with run.db on every other setting, or the cell is refused.
  *
  * Signals: SIGTERM, SIGINT and SIGHUP (Slurm preemption, requeue, scancel,
  * the local executor stopping) kill the cell, which is recorded as

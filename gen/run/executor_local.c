@@ -15,10 +15,13 @@
  */
 #include "run/executor.h"
 #include "run/cellfile.h"
+#include "run/cellkey.h"
+#include "run/collect.h"
 #include "run/gpu.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "base/util.h"
+#include "store/store_record.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -217,8 +220,11 @@ static int next_inline(struct executor *ex, struct local *l, struct exec_event *
 
 /* ---- slots: `benchgen cell` processes -------------------------------------- */
 
-static _Noreturn void slot_child(const struct local *l, const struct slot *s, const char *run_dir)
+static _Noreturn void slot_child(const struct local *l, const struct slot *s, const char *run_dir, const char *key)
 {
+    /* The attempt's private key (cellkey.h): `benchgen cell` takes it out of
+     * its environment before the workload starts. */
+    setenv(CELLKEY_ENV, key, 1);
     /* A cell must not outlive a killed executor: it records `interrupted`. */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (s->ncpus && sched_setaffinity(0, sizeof(s->cpus), &s->cpus) < 0) {
@@ -244,15 +250,23 @@ static int slot_start(struct executor *ex, struct local *l, struct slot *s, cons
     clock_gettime(CLOCK_REALTIME, &ts);
     s->cell = c;
     snprintf(s->tag, sizeof(s->tag), "l%lld%09ld.%d", (long long)ts.tv_sec, ts.tv_nsec, (int)(s - l->slots));
+    /* One key per attempt; run.db keeps the public half (store_issue). */
+    char priv[CELLKEY_HEX], pub[CELLKEY_HEX];
+    int err = cellkey_new(priv, pub);
+    if (!err)
+        err = store_issue(ex->st, c->id, s->tag, pub);
+    if (err < 0)
+        return err;
     if (ex->hooks.started)
         ex->hooks.started(ex->hooks.arg, c, s->where);
     fflush(NULL);
     s->t0 = util_now_ns();
     pid_t pid = fork();
+    if (pid == 0)
+        slot_child(l, s, store_dir(ex->st), priv);
+    cellkey_wipe(priv, sizeof(priv));
     if (pid < 0)
         return error_set(BG_EIO, "fork: %s", strerror(errno));
-    if (pid == 0)
-        slot_child(l, s, store_dir(ex->st));
     s->pid = pid;
     return 0;
 }
@@ -261,28 +275,33 @@ static int slot_start(struct executor *ex, struct local *l, struct slot *s, cons
 static int slot_finish(struct executor *ex, struct slot *s, int wstatus, struct exec_event *ev)
 {
     const char *dir = store_dir(ex->st);
-    char *name = xprintf("%s.json", s->tag);
-    int err = 0;
+    char *name = xprintf("%s.json", s->tag), tag[128];
     ev->cell = s->cell;
     ev->log_path = executor_log_path(dir, s->cell);
-    if (!err && cellfile_read_attempt(dir, s->cell, name, &ev->result) < 0) {
-        /* No result: the cell process itself failed (its message is on stderr). */
+    int err = collect_read(ex->st, s->cell, true, &ev->result, tag, &ev->files, &ev->tags, &ev->statuses, NULL);
+    if (!err && strcmp(tag, s->tag) != 0) {
+        /* No result of this attempt that passes the checks: the cell process
+         * itself failed (its message is on stderr), or its file was refused. */
         result_free(&ev->result);
         memset(&ev->result, 0, sizeof(ev->result));
+        strlist_free(&ev->files);
+        strlist_free(&ev->tags);
+        strlist_free(&ev->statuses);
         bool sig = WIFSIGNALED(wstatus);
         ev->result.status = sig ? STATUS_CRASH : STATUS_ERROR;
-        ev->result.detail = xprintf("`benchgen cell` %s %d without writing a result (%s)",
-                                        sig ? "died of signal" : "exited with status",
-                                        sig ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus), error_last());
+        ev->result.detail = xprintf("`benchgen cell` %s %d without writing a result that passes the checks "
+                                    "(see its messages and benchgen's warnings)",
+                                    sig ? "died of signal" : "exited with status",
+                                    sig ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus));
         ev->result.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
         ev->result.term_signal = sig ? WTERMSIG(wstatus) : 0;
         ev->result.started = ev->result.finished = time(NULL);
         ev->result.wall_s = (double)(util_now_ns() - s->t0) / 1e9;
         err = executor_note_place(&ev->result);
+        if (!err && ((err = strlist_add(&ev->files, name)) < 0 || (err = strlist_add(&ev->tags, s->tag)) < 0 ||
+                     (err = strlist_add(&ev->statuses, status_name(ev->result.status))) < 0))
+            err = error_code();
     }
-    if (!err && ((err = strlist_add(&ev->files, name)) < 0 || (err = strlist_add(&ev->tags, s->tag)) < 0 ||
-                 (err = strlist_add(&ev->statuses, status_name(ev->result.status))) < 0))
-        err = error_code();
     free(name);
     s->pid = 0;
     s->cell = NULL;

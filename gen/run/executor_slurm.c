@@ -19,12 +19,14 @@
  */
 #include "run/executor.h"
 #include "run/cellfile.h"
+#include "run/cellkey.h"
 #include "run/collect.h"
 #include "run/slurm.h"
 #include "run/slurmrun.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "base/xalloc.h"
+#include "store/store_record.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,8 +214,22 @@ static int submit_group(struct executor *ex, struct slurm *s, const struct group
     const char *base = strrchr(s->run_dir, '/');
     int err = write_script(s->run_dir, ex->opt->max_attempts > 0 ? ex->opt->max_attempts : 3, &script);
     build_args(ex->opt, &g->res, s->run_dir, ranges, base ? base + 1 : s->run_dir, &args);
+    /* The array's tasks get the submission's private key through sbatch's
+     * environment only; run.db keeps the public half per cell (cellkey.h). */
+    char priv[CELLKEY_HEX], pub[CELLKEY_HEX];
     if (!err)
+        err = cellkey_new(priv, pub);
+    if (!err) {
+        setenv(CELLKEY_ENV, priv, 1);
         err = slurm_submit(&args, script, job);
+        unsetenv(CELLKEY_ENV);
+        cellkey_wipe(priv, sizeof(priv));
+    }
+    for (size_t i = 0; !err && i < g->n; i++) {
+        char prefix[64];
+        snprintf(prefix, sizeof(prefix), "s%s_%d.", job, g->ids[i]);
+        err = store_issue(ex->st, g->ids[i], prefix, pub);
+    }
     char when[32];
     util_iso8601_utc(time(NULL), when);
     if (!err) {
@@ -293,9 +309,9 @@ done:
  * task without a final result. q is the queue (NULL: not asked this round). */
 static int judge(struct executor *ex, struct slurm *s, struct scell *sc, const struct slurm_tasks *q)
 {
-    char tag[96];
+    char tag[128];
     enum status st;
-    int err = slurmrun_newest(s->run_dir, sc->cell->id, tag, &st);
+    int err = slurmrun_newest(ex->st, sc->cell, true, tag, &st);
     if (err < 0 || slurmrun_status_final(st)) {
         sc->done = err == 0;
         return err;
@@ -330,10 +346,11 @@ static int judge(struct executor *ex, struct slurm *s, struct scell *sc, const s
     return err;
 }
 
-static int fill_event(struct slurm *s, struct scell *sc, struct exec_event *ev)
+static int fill_event(struct executor *ex, struct slurm *s, struct scell *sc, struct exec_event *ev)
 {
+    char tag[128];
     ev->cell = sc->cell;
-    int err = collect_read(s->run_dir, sc->cell, &ev->result, &ev->files, &ev->tags, &ev->statuses);
+    int err = collect_read(ex->st, sc->cell, true, &ev->result, tag, &ev->files, &ev->tags, &ev->statuses, NULL);
     if (!err)
         ev->log_path = executor_log_path(s->run_dir, sc->cell);
     if (err < 0)
@@ -373,7 +390,7 @@ static int slurm_next(struct executor *ex, struct exec_event *ev)
         for (size_t i = 0; i < s->n; i++) {
             struct scell *sc = &s->cells[i];
             if (sc->done && sc->cell) {
-                int err = fill_event(s, sc, ev);
+                int err = fill_event(ex, s, sc, ev);
                 sc->cell = NULL; /* handed back */
                 s->ndone++;
                 return err < 0 ? err : 1;

@@ -23,7 +23,7 @@ int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job,
                      const char *newest_tag, enum status newest_status)
 {
     struct result r = {0};
-    char prefix[64], tag[96];
+    char prefix[64], tag[128];
     snprintf(prefix, sizeof(prefix), "s%s_%d.", job, c->id);
     if (*newest_tag && strncmp(newest_tag, prefix, strlen(prefix)) == 0)
         snprintf(tag, sizeof(tag), "%s", newest_tag);
@@ -49,7 +49,8 @@ int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job,
         kvlist_add(&r.env, "slurm.node", t->node);
     if (t)
         kvlist_add(&r.env, "slurm.state", t->state);
-    int err = cellfile_write_attempt(run_dir, c, tag, 1, &r);
+    /* A verdict is not signed: it may only say the task failed (cellcheck.h). */
+    int err = cellfile_write_attempt(run_dir, c, tag, 1, &r, NULL);
     free(line);
     free(reason);
     free(code);
@@ -57,20 +58,18 @@ int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job,
     return err;
 }
 
-int slurmrun_newest(const char *run_dir, int id, char tag[96], enum status *status)
+int slurmrun_newest(struct store *st, const struct cell *c, bool writer, char tag[128], enum status *status)
 {
-    struct cellfile_attempts a = {0};
-    tag[0] = '\0';
-    *status = STATUS_NONE;
-    int err = cellfile_list_attempts(run_dir, id, &a);
-    if (!err && a.n) {
-        snprintf(tag, 96, "%s", a.v[a.n - 1].tag);
-        *status = a.v[a.n - 1].status;
-    }
-    cellfile_attempts_free(&a);
+    struct result r = {0};
+    struct strlist files = {0}, tags = {0}, statuses = {0};
+    int err = collect_read(st, c, writer, &r, tag, &files, &tags, &statuses, NULL);
+    *status = err ? STATUS_NONE : r.status;
+    result_free(&r);
+    strlist_free(&files);
+    strlist_free(&tags);
+    strlist_free(&statuses);
     return err;
 }
-
 
 /* The job each cell was last submitted in (from the slurm.job.<id> notes,
  * "cells=1-5,7 submitted=..."); jobs[i] for plan cell i, "" if none. */
@@ -139,17 +138,17 @@ bool slurmrun_submitted(struct store *st)
 }
 
 int slurmrun_collect(struct store *st, const struct matrix *plan, int *verdicts, int *files, int *cells,
-                     int *still)
+                     int *still, int *quarantined)
 {
     struct view v;
-    *verdicts = *files = *cells = *still = 0;
+    *verdicts = *files = *cells = *still = *quarantined = 0;
     int err = view_load(st, plan, &v);
     for (size_t i = 0; !err && i < plan->ncells; i++) {
         if (!v.jobs[i][0])
             continue;
-        char tag[96];
+        char tag[128];
         enum status status;
-        if ((err = slurmrun_newest(store_dir(st), plan->cells[i].id, tag, &status)) < 0 ||
+        if ((err = slurmrun_newest(st, &plan->cells[i], true, tag, &status)) < 0 ||
             slurmrun_status_final(status))
             continue;
         const struct slurm_task *t = view_task(&v, plan, i);
@@ -168,7 +167,7 @@ int slurmrun_collect(struct store *st, const struct matrix *plan, int *verdicts,
     }
     view_free(&v);
     if (!err)
-        err = collect_run(st, plan, files, cells);
+        err = collect_run(st, plan, files, cells, quarantined);
     return err;
 }
 
@@ -193,9 +192,9 @@ int slurmrun_print_status(struct store *st, const struct matrix *plan, FILE *out
     size_t nfinal = 0, nuncollected = 0, nrunning = 0, nqueued = 0, ninterrupted = 0, npending = 0;
     for (size_t i = 0; !err && i < plan->ncells; i++) {
         const struct cell *c = &plan->cells[i];
-        char tag[96], state[160];
+        char tag[128], state[160];
         enum status db, file;
-        if ((err = store_cell_status(st, c->id, &db)) < 0 || (err = slurmrun_newest(store_dir(st), c->id, tag, &file)) < 0)
+        if ((err = store_cell_status(st, c->id, &db)) < 0 || (err = slurmrun_newest(st, c, false, tag, &file)) < 0)
             break;
         const struct slurm_task *t = view_task(&v, plan, i);
         if (slurmrun_status_final(db)) {

@@ -21,8 +21,10 @@
 #include "run/slurm.h"
 #include "store/store.h"
 
-/* The newest attempt file of cell id: its tag and status ("" and STATUS_NONE when none). */
-int slurmrun_newest(const char *run_dir, int id, char tag[96], enum status *status);
+/* The standing attempt of cell c among its files that pass the checks
+ * (run/collect.h): its tag and status ("" and STATUS_NONE when none). A
+ * writer quarantines the files that fail; a reader only warns. */
+int slurmrun_newest(struct store *st, const struct cell *c, bool writer, char tag[128], enum status *status);
 
 /* true for a status that ends a cell (anything but STATUS_NONE and interrupted). */
 bool slurmrun_status_final(enum status status);
@@ -38,9 +40,9 @@ int slurmrun_verdict(const char *run_dir, const struct cell *c, const char *job,
 
 /* `benchgen collect`: verdicts for tasks Slurm ended without a final result,
  * then every attempt file merged (collect_run). *still counts cells whose
- * task is queued or running. */
+ * task is queued or running, *quarantined the result files refused. */
 int slurmrun_collect(struct store *st, const struct matrix *plan, int *verdicts, int *files, int *cells,
-                     int *still);
+                     int *still, int *quarantined);
 
 /* Marks in active[i] the cells of plan whose task is queued or running, and
  * returns how many there are in *n (for --resume, which must not submit a

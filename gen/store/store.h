@@ -31,6 +31,13 @@
  *   attempts(file TEXT, cell_id INTEGER, tag TEXT, status TEXT, merged_utc TEXT,
  *       PRIMARY KEY (cell_id, file))  -- result files merged (store_merge); only
  *                                     -- in runs whose cells ran elsewhere
+ *   issued(cell_id INTEGER, seq INTEGER, tag TEXT, pubkey TEXT, issued_utc TEXT,
+ *       PRIMARY KEY (cell_id, seq))    -- attempts the submitting side issued
+ *                                      -- (store_issue; run/cellkey.h)
+ *   quarantine(cell_id INTEGER, file TEXT, kept_as TEXT, reason TEXT,
+ *       quarantined_utc TEXT)          -- result files merging refused
+ *   (attempts, issued and quarantine are created when first written, without
+ *   changing schema_version: older runs stay readable and gain them.)
  *
  * Writing a finished cell: store/store_record.h. Reading a whole run:
  * store/rundata.h. The SQLite connection is private to gen/store

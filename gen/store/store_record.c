@@ -6,17 +6,28 @@
 #include "store/store_record.h"
 #include "base/error.h"
 #include "store/store_sql.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* The attempt files merged so far (store_merge); created on first use, so
  * runs written before it existed stay readable and writable. */
 static const char *const attempts_sql =
     "CREATE TABLE IF NOT EXISTS attempts(file TEXT NOT NULL, cell_id INTEGER NOT NULL REFERENCES cells(id),\n"
     "  tag TEXT NOT NULL, status TEXT, merged_utc TEXT, PRIMARY KEY (cell_id, file));\n";
+
+/* The attempts the submitting side issued and the result files merging
+ * refused (store_issue, store_quarantine); created on first use like
+ * attempts, so older runs stay readable and gain them when written. */
+static const char *const issued_sql =
+    "CREATE TABLE IF NOT EXISTS issued(cell_id INTEGER NOT NULL REFERENCES cells(id), seq INTEGER NOT NULL,\n"
+    "  tag TEXT NOT NULL, pubkey TEXT NOT NULL, issued_utc TEXT, PRIMARY KEY (cell_id, seq));\n"
+    "CREATE TABLE IF NOT EXISTS quarantine(cell_id INTEGER NOT NULL, file TEXT NOT NULL, kept_as TEXT,\n"
+    "  reason TEXT NOT NULL, quarantined_utc TEXT);\n";
 
 static bool status_is_final(enum status status)
 {
@@ -239,4 +250,110 @@ int store_record(struct store *s, const struct cell *c, const struct result *r, 
         return error_prefix(err, "record %s", c->key);
     }
     return 0;
+}
+
+/* A writer's statement on the issued or quarantine table (created first). */
+static int prepare_issued(struct store *s, const char *sql, sqlite3_stmt **st)
+{
+    *st = NULL;
+    if (store_sql_writable(s) < 0)
+        return error_code();
+    int err = store_sql_exec(s->db, issued_sql);
+    return err ? err : store_sql_prepare(s->db, sql, st);
+}
+
+int store_issue(struct store *s, int cell_id, const char *tag, const char *pub)
+{
+    sqlite3_stmt *st;
+    int err = prepare_issued(s,
+                             "INSERT INTO issued(cell_id, seq, tag, pubkey, issued_utc) SELECT ?1,"
+                             " COALESCE(MAX(seq), 0) + 1, ?2, ?3, ?4 FROM issued WHERE cell_id = ?1",
+                             &st);
+    if (!err) {
+        sqlite3_bind_int(st, 1, cell_id);
+        store_sql_bind_text(st, 2, tag, false);
+        store_sql_bind_text(st, 3, pub, false);
+        store_sql_bind_time(st, 4, time(NULL));
+        err = store_sql_step_done(s->db, st, "issue an attempt");
+    }
+    sqlite3_finalize(st);
+    return err < 0 ? error_prefix(err, "cell %d, attempt %s", cell_id, tag) : 0;
+}
+
+int store_issued(struct store *s, int cell_id, struct store_issued_list *out)
+{
+    memset(out, 0, sizeof(*out));
+    sqlite3_stmt *st = NULL;
+    /* No table: a run from before attempts were issued. */
+    if (sqlite3_prepare_v2(s->db, "SELECT seq, tag, pubkey FROM issued WHERE cell_id = ?1 ORDER BY seq", -1, &st,
+                           NULL) != SQLITE_OK) {
+        bool missing = strstr(sqlite3_errmsg(s->db), "no such table") != NULL;
+        sqlite3_finalize(st);
+        return missing ? 0 : store_sql_error(s->db, "issued attempts");
+    }
+    sqlite3_bind_int(st, 1, cell_id);
+    int rc, err = 0;
+    size_t cap = 0;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (out->n == cap) {
+            cap = cap ? 2 * cap : 4;
+            out->v = xrealloc(out->v, cap * sizeof(*out->v));
+        }
+        struct store_issued *i = &out->v[out->n++];
+        i->seq = sqlite3_column_int(st, 0);
+        i->tag = store_sql_column_text(st, 1, true);
+        i->pub = store_sql_column_text(st, 2, true);
+    }
+    if (rc != SQLITE_DONE)
+        err = store_sql_error(s->db, "issued attempts");
+    sqlite3_finalize(st);
+    if (err)
+        store_issued_free(out);
+    return err;
+}
+
+int store_merged_files(struct store *s, int cell_id, struct strlist *out)
+{
+    sqlite3_stmt *st = NULL;
+    if (sqlite3_prepare_v2(s->db, "SELECT file FROM attempts WHERE cell_id = ?1", -1, &st, NULL) != SQLITE_OK) {
+        bool missing = strstr(sqlite3_errmsg(s->db), "no such table") != NULL;
+        sqlite3_finalize(st);
+        return missing ? 0 : store_sql_error(s->db, "merged result files");
+    }
+    sqlite3_bind_int(st, 1, cell_id);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        strlist_add(out, (const char *)sqlite3_column_text(st, 0));
+    int err = rc == SQLITE_DONE ? 0 : store_sql_error(s->db, "merged result files");
+    sqlite3_finalize(st);
+    return err;
+}
+
+void store_issued_free(struct store_issued_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].tag);
+        free(l->v[i].pub);
+    }
+    free(l->v);
+    memset(l, 0, sizeof(*l));
+}
+
+int store_quarantine(struct store *s, int cell_id, const char *file, const char *kept_as, const char *reason)
+{
+    sqlite3_stmt *st;
+    int err = prepare_issued(s,
+                             "INSERT INTO quarantine(cell_id, file, kept_as, reason, quarantined_utc)"
+                             " VALUES (?1, ?2, ?3, ?4, ?5)",
+                             &st);
+    if (!err) {
+        sqlite3_bind_int(st, 1, cell_id);
+        store_sql_bind_text(st, 2, file, false);
+        store_sql_bind_text(st, 3, kept_as, false);
+        store_sql_bind_text(st, 4, reason, false);
+        store_sql_bind_time(st, 5, time(NULL));
+        err = store_sql_step_done(s->db, st, "note a quarantined result file");
+    }
+    sqlite3_finalize(st);
+    return err;
 }

@@ -30,4 +30,37 @@ int store_merge(struct store *s, const struct cell *c, const struct result *r, c
                 const char *const *files, const char *const *tags, const char *const *statuses, size_t n,
                 int *merged);
 
+/* The attempts the submitting side issued (run/cellkey.h), in run.db's
+ * `issued` table: seq counts a cell's issues from 1 in the order they were
+ * made, which is the order its results merge in (never a time a result file
+ * states). tag is an attempt's exact tag ("l<ns>.<slot>") or, for a Slurm
+ * submission, the prefix its tasks' tags start with ("s<job>_<id>."); pub
+ * the public key (hex) its results are signed with. */
+struct store_issued {
+    int seq;
+    char *tag;
+    char *pub;
+};
+struct store_issued_list {
+    struct store_issued *v;
+    size_t n;
+};
+
+/* Records an issued attempt of cell_id (a writer's store). */
+int store_issue(struct store *s, int cell_id, const char *tag, const char *pub);
+
+/* The attempts issued for cell_id, by seq; none (not an error) in runs
+ * stored before attempts were issued. Works on a read-only store. */
+int store_issued(struct store *s, int cell_id, struct store_issued_list *out);
+void store_issued_free(struct store_issued_list *l);
+
+/* The result files of cell_id merged so far (their names under
+ * cells/<id>/), appended to out; none in runs whose cells never ran
+ * elsewhere. Works on a read-only store. */
+int store_merged_files(struct store *s, int cell_id, struct strlist *out);
+
+/* Notes a result file that merging refused (run.db's `quarantine` table):
+ * its name as it was under cells/<id>/, where it is kept now, and why. */
+int store_quarantine(struct store *s, int cell_id, const char *file, const char *kept_as, const char *reason);
+
 #endif /* BENCHGEN_STORE_RECORD_H */
