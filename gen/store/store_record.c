@@ -211,7 +211,7 @@ int store_merge(struct store *s, const struct cell *c, const struct result *r, c
         return error_code();
     if (!status_is_final(r->status))
         return error_set(BG_EDB, "run.db: cell %s: no final status (%d)", c->key, (int)r->status);
-    int err = store_sql_exec(s->db, "BEGIN IMMEDIATE"), new_files = 0, new_tags = 0;
+    int err = store_sql_begin(s), new_files = 0, new_tags = 0;
     if (err < 0)
         return error_prefix(err, "merge %s", c->key);
     if ((err = store_sql_exec(s->db, attempts_sql)) < 0 ||
@@ -231,7 +231,7 @@ int store_record(struct store *s, const struct cell *c, const struct result *r, 
         return error_code();
     if (!status_is_final(r->status))
         return error_set(BG_EDB, "run.db: cell %s: no final status (%d)", c->key, (int)r->status);
-    int err = store_sql_exec(s->db, "BEGIN IMMEDIATE");
+    int err = store_sql_begin(s);
     if (err < 0)
         return error_prefix(err, "record %s", c->key);
     if ((err = write_cell(s, c, r, log_path, 1)) < 0 || (err = store_sql_exec(s->db, "COMMIT")) < 0) {
