@@ -155,8 +155,13 @@ static bool check_run_(const char *root, const struct verify_extracted *x, struc
     char *dir = xprintf("%s/run", root);
     struct rundata *rd = NULL;
     int err = rundata_load(&rd, dir);
-    if (err < 0)
-        verify_problem(v, "NOT A RUN", "run/run.db", "%s", error_last());
+    if (err < 0) { /* the message names the file: said once */
+        const char *msg = error_last();
+        size_t n = strlen(dir);
+        if (!strncmp(msg, dir, n) && !strncmp(msg + n, "/run.db: ", 9))
+            msg += n + 9;
+        verify_problem(v, "NOT A RUN", "run/run.db", "%s", msg);
+    }
     else
         verify_note(v, "run/run.db is a benchgen run: %zu cell%s", rd->ncells, rd->ncells == 1 ? "" : "s");
     rundata_free(rd);
