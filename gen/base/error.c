@@ -56,5 +56,5 @@ int error_exit_status(int code)
 {
     if (code == BG_EINTR)
         return 130;
-    return (code == BG_ESPEC || code == BG_EUSAGE || code == BG_ENOTFOUND) ? 2 : 1;
+    return (code == BG_ESPEC || code == BG_EUSAGE || code == BG_ENOTFOUND || code == BG_EDAMAGED) ? 2 : 1;
 }

@@ -21,7 +21,9 @@ enum bg_err {
     BG_ENOTFOUND = -6, /* file, run, environment or cell does not exist */
     BG_EDB = -7,       /* SQLite error */
     BG_EPYTHON = -8,   /* Python environment or interpreter problem */
-    BG_EINTR = -9      /* interrupted by the user (SIGINT/SIGTERM) */
+    BG_EINTR = -9,     /* interrupted by the user (SIGINT/SIGTERM) */
+    BG_EDAMAGED = -10  /* stored data is damaged or not what it claims (run.db not a run, a foreign
+                          run.db-wal): bad input, exit 2 */
 };
 
 /* Sets the message (printf-style) and returns code, so callers can write

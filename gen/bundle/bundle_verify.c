@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "base/version.h"
 #include "base/xalloc.h"
+#include "store/rundata.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,47 +144,73 @@ static int check_manifest_(const char *root, const struct verify_extracted *x, c
     return 0;
 }
 
-/* Re-renders the report from the bundled run and compares it file by file. */
-static int check_report_(const char *tmp, const char *root, const struct verify_extracted *x, json_t *manifest,
+/* The bundled run.db, extracted to root/run/ (its header already checked
+ * while extracting): present, and a benchgen run that reads back whole. */
+static bool check_run_(const char *root, const struct verify_extracted *x, struct verify_log *v)
+{
+    if (!verify_find(x, "run/run.db")) {
+        verify_problem(v, "MISSING", "run/run.db", "a bundle carries its run's run.db; nothing can be re-rendered");
+        return false;
+    }
+    char *dir = xprintf("%s/run", root);
+    struct rundata *rd = NULL;
+    int err = rundata_load(&rd, dir);
+    if (err < 0) { /* the message names the file: said once */
+        const char *msg = error_last();
+        size_t n = strlen(dir);
+        if (!strncmp(msg, dir, n) && !strncmp(msg + n, "/run.db: ", 9))
+            msg += n + 9;
+        verify_problem(v, "NOT A RUN", "run/run.db", "%s", msg);
+    }
+    else
+        verify_note(v, "run/run.db is a benchgen run: %zu cell%s", rd->ncells, rd->ncells == 1 ? "" : "s");
+    rundata_free(rd);
+    error_clear();
+    free(dir);
+    return err == 0;
+}
+
+/* Re-renders the report from the bundled run and compares it file by file.
+ * A bundle always carries its report (`benchgen bundle` renders it): one
+ * without is refused, as re-rendering is what ties its numbers to run.db. */
+static int check_report_(const char *root, const struct verify_extracted *x, json_t *manifest,
                          struct verify_log *v, bundle_render_fn fn)
 {
     json_t *rep = json_object_get(manifest, "report");
-    if (!json_is_object(rep)) {
-        verify_note(v, "no report in the bundle: nothing to re-render");
+    size_t nhave = 0;
+    for (size_t i = 0; i < x->nfiles; i++)
+        nhave += !strncmp(x->file[i].path, "report/", 7);
+    if (!json_is_object(rep) || !nhave) {
+        verify_problem(v, "NO REPORT", json_is_object(rep) ? "report/" : "MANIFEST.json",
+                       "%s: a bundle carries the report rendered from its run.db, and re-rendering it is what "
+                       "proves the bundle's numbers",
+                       json_is_object(rep) ? "the bundle holds no report files" : "\"report\" is not an object");
         return 0;
     }
+    json_t *nfiles = json_object_get(rep, "files");
+    if (!json_is_integer(nfiles) || json_integer_value(nfiles) != (json_int_t)nhave)
+        verify_problem(v, "REPORT", "MANIFEST.json", "report.files is not the %zu report files the bundle holds",
+                       nhave);
     json_t *jb = json_object_get(rep, "baseline");
     const char *baseline = json_is_string(jb) ? json_string_value(jb) : NULL;
     if (baseline && (!baseline[0] || baseline[0] == '-' || !util_is_safe_name(baseline))) {
         verify_problem(v, "MANIFEST", "MANIFEST.json", "report.baseline '%s' is not a backend name", baseline);
         return 0;
     }
-    struct strlist logs = {0}, have = {0}, got = {0};
-    char *work = xprintf("%s/render", tmp), *src = NULL, *a = NULL, *b = NULL;
+    struct strlist have = {0}, got = {0};
+    char *b = NULL;
     int err = 0;
-    /* the same layout the bundle was rendered in: work/run/{run.db,logs/} */
-    src = xprintf("%s/run", root);
-    if ((err = bundle_fs_walk(src, "", &logs, NULL)) < 0)
-        goto done;
-    err = bundle_fs_mkparents(work, "run/logs/x");
-    for (size_t i = 0; i < logs.n && !err; i++) {
-        char *from = xprintf("%s/%s", src, logs.v[i]), *rel = xprintf("run/%s", logs.v[i]);
-        char *to = xprintf("%s/%s", work, rel);
-        if ((err = bundle_fs_mkparents(work, rel)) == 0)
-            err = bundle_fs_copy(from, to);
-        free(from);
-        free(rel);
-        free(to);
-    }
-    if (err)
-        goto done;
-    if ((err = bundle_render_in(fn, work, baseline)) < 0) {
+    /* rendered where the bundle was: root/run/run.db -> root/report/ (the
+     * bundle's own report files were hashed, never written) */
+    char *logs = xprintf("%s/run/logs", root);
+    util_mkdir_p(logs, 0755);
+    free(logs);
+    if ((err = bundle_render_in(fn, root, baseline)) < 0) {
         verify_problem(v, "REPORT", "report/", "re-rendering failed: %s", error_last());
         err = 0;
         goto done;
     }
-    a = xprintf("%s/report", root);
-    b = xprintf("%s/report", work);
+    b = xprintf("%s/report", root);
     /* the bundled report/ files, as hashed while extracting */
     for (size_t i = 0; i < x->nfiles && !err; i++)
         if (!strncmp(x->file[i].path, "report/", 7))
@@ -215,12 +242,8 @@ static int check_report_(const char *tmp, const char *root, const struct verify_
     if (!err && v->problems == bad)
         verify_note(v, "report re-rendered from the bundled run.db: %zu files identical", same);
 done:
-    strlist_free(&logs);
     strlist_free(&have);
     strlist_free(&got);
-    free(work);
-    free(src);
-    free(a);
     free(b);
     return err;
 }
@@ -304,7 +327,8 @@ int bundle_verify(const char *path, FILE *out, size_t *problems, const struct bu
                     "note: bundled by benchgen %s (%s), verified with %s (%s): a report that differs may come "
                     "from that",
                     ver, commit, BENCHGEN_VERSION, BENCHGEN_GIT_COMMIT);
-    err = check_report_(tmp, root, &x, manifest, &v, opt ? opt->render : NULL);
+    if (check_run_(root, &x, &v))
+        err = check_report_(root, &x, manifest, &v, opt ? opt->render : NULL);
 done:
     if (!err) {
         if (v.problems)

@@ -21,6 +21,7 @@
 #include <zlib.h>
 
 #define CHUNK 65536
+#define DB_HEADER 100 /* SQLite's database header */
 #define SUM_LINE(pathlen) (64 + 2 + (uint64_t)(pathlen) + 1) /* "<sha256>  <path>\n" */
 #define TAR_OVERHEAD_PER_ENTRY 2560                          /* header, pax header, padding */
 #define TAR_OVERHEAD_FIXED 20480                             /* end blocks, record padding */
@@ -29,12 +30,14 @@
 struct listed {
     char *path;
     uint64_t size;
+    bool seen; /* extracted (or hashed) once already: a second entry is a DUPLICATE */
 };
 
 struct limits {
     struct listed *files;
     size_t n;
     uint64_t sums_size; /* the size a correct SHA256SUMS has */
+    bool sums_seen;
 };
 
 static int cmp_listed(const void *a, const void *b)
@@ -42,9 +45,9 @@ static int cmp_listed(const void *a, const void *b)
     return strcmp(((const struct listed *)a)->path, ((const struct listed *)b)->path);
 }
 
-static const struct listed *find_listed(const struct limits *l, const char *path)
+static struct listed *find_listed(const struct limits *l, const char *path)
 {
-    struct listed key = {(char *)path, 0};
+    struct listed key = {(char *)path, 0, false};
     return l->n ? bsearch(&key, l->files, l->n, sizeof(*l->files), cmp_listed) : NULL;
 }
 
@@ -117,6 +120,12 @@ static int read_limits(const char *manifest_path, uint64_t manifest_size, struct
             free(d);
         }
     }
+    if (l->sums_size > VERIFY_MAX_SUMS) {
+        verify_problem(v, "TOO LARGE", "MANIFEST.json",
+                       "lists files whose SHA256SUMS would exceed the ceiling of %llu bytes",
+                       (unsigned long long)VERIFY_MAX_SUMS);
+        goto done;
+    }
     qsort(l->files, l->n, sizeof(*l->files), cmp_listed);
     strlist_sort(&dirs, false);
     for (size_t k = 0; k < dirs.n; k++)
@@ -133,10 +142,59 @@ done:
     return rc;
 }
 
-/* Hashes the entry's data, writing it to fd unless fd < 0, at most cap
- * bytes; 1 when the archive stream broke (a problem), -1 when more than cap
- * came, 0 when done. */
-static int copy_data(struct archive *a, int fd, uint64_t cap, struct verify_file *f, char *buf, bool *io_ok)
+/* Why the first bytes of a bundled run.db (n of them; the entry holds size)
+ * are not the header of the file `benchgen bundle` writes, or NULL: SQLite's
+ * magic, a valid page size, a rollback-journal file (the bundle's copy is
+ * taken out of WAL mode), and a page count that is current and matches the
+ * entry's size exactly. */
+static const char *db_header_why(const unsigned char *h, size_t n, uint64_t size)
+{
+    if (n < DB_HEADER || memcmp(h, "SQLite format 3", 16) != 0)
+        return "not a SQLite database";
+    uint32_t page = (uint32_t)h[16] << 8 | h[17];
+    if (page == 1)
+        page = 65536;
+    if (page < 512 || page > 65536 || (page & (page - 1)) || h[21] != 64 || h[22] != 32 || h[23] != 32)
+        return "a damaged SQLite header";
+    if (h[18] != 1 || h[19] != 1)
+        return "a database in WAL mode (a bundle's run.db is a self-contained file)";
+    uint32_t pages = (uint32_t)h[28] << 24 | (uint32_t)h[29] << 16 | (uint32_t)h[30] << 8 | h[31];
+    if (memcmp(h + 24, h + 92, 4) != 0 || (uint64_t)pages * page != size)
+        return "a SQLite header whose page count does not match the file's size";
+    return NULL;
+}
+
+/* Where an entry's data goes: hashed always, written to path when path is
+ * set (the file is created only once data is accepted), and for run.db the
+ * header held back and checked before anything is written. */
+struct sink {
+    const char *path;   /* NULL: hash only */
+    bool check_db;      /* run/run.db: db_header_why() first */
+    uint64_t size;      /* the entry's size, as its tar header says */
+    int fd;
+    int open_errno;     /* set when path could not be created */
+    bool io_ok;
+    const char *why;    /* set when the header was refused */
+    unsigned char head[DB_HEADER];
+    size_t nhead;
+};
+
+static bool sink_write(struct sink *k, const void *p, size_t n)
+{
+    if (!k->path || !k->io_ok || k->open_errno)
+        return true;
+    if (k->fd < 0 && (k->fd = open(k->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
+        k->open_errno = errno;
+        return true;
+    }
+    k->io_ok = write(k->fd, p, n) == (ssize_t)n;
+    return k->io_ok;
+}
+
+/* Hashes the entry's data into f, at most cap bytes, and writes it to k.
+ * 1 when the archive stream broke (a problem), -1 when more than cap came,
+ * 2 when run.db's header was refused (k->why; nothing written), 0 when done. */
+static int copy_data(struct archive *a, struct sink *k, uint64_t cap, struct verify_file *f, char *buf)
 {
     struct sha256 h;
     la_ssize_t n;
@@ -145,19 +203,40 @@ static int copy_data(struct archive *a, int fd, uint64_t cap, struct verify_file
     while ((n = archive_read_data(a, buf, CHUNK)) > 0) {
         if (f->size + (uint64_t)n > cap)
             break;
-        if (fd >= 0)
-            *io_ok = *io_ok && write(fd, buf, (size_t)n) == n;
         sha256_update(&h, buf, (size_t)n);
         f->size += (uint64_t)n;
+        size_t off = 0;
+        if (k->check_db && k->nhead < DB_HEADER) { /* held back until the header is whole */
+            off = DB_HEADER - k->nhead < (size_t)n ? DB_HEADER - k->nhead : (size_t)n;
+            memcpy(k->head + k->nhead, buf, off);
+            k->nhead += off;
+            if (k->nhead < DB_HEADER)
+                continue;
+            if ((k->why = db_header_why(k->head, k->nhead, k->size)))
+                return 2;
+            sink_write(k, k->head, k->nhead);
+        }
+        if ((size_t)n > off)
+            sink_write(k, buf + off, (size_t)n - off);
     }
     sha256_final(&h, f->sha256);
+    if (n == 0 && k->check_db && k->nhead < DB_HEADER && (k->why = db_header_why(k->head, k->nhead, k->size)))
+        return 2;
     return n > 0 ? -1 : n < 0 ? 1 : 0;
 }
 
-/* Only these are read back from disk; the rest is checked by its hash. */
+/* Only these are read back from disk (the report is re-rendered from
+ * run.db, which names its logs but never reads them); the rest is checked
+ * by its hash as it streams past. */
 static bool needs_disk(const char *rel)
 {
-    return !strcmp(rel, "MANIFEST.json") || !strcmp(rel, "SHA256SUMS") || !strncmp(rel, "run/", 4);
+    return !strcmp(rel, "MANIFEST.json") || !strcmp(rel, "SHA256SUMS") || !strcmp(rel, "run/run.db");
+}
+
+/* A bundle's run/ holds run.db and logs/, as `benchgen bundle` writes it. */
+static bool run_entry_ok(const char *rel)
+{
+    return strncmp(rel, "run/", 4) != 0 || !strcmp(rel, "run/run.db") || !strncmp(rel, "run/logs/", 9);
 }
 
 static int cmp_file(const void *a, const void *b)
@@ -269,14 +348,14 @@ int verify_extract(struct verify_extracted *x, const char *path, const char *dir
         char *full = xprintf("%s/%s", dir, name);
         last = xstrdup(name);
         if (archive_entry_filetype(e) == AE_IFDIR) {
-            if (!rel[0] || !strncmp(rel, "run/", 4)) /* only run/ is read back from disk */
+            if (!rel[0] || !strcmp(rel, "run")) /* only run/run.db is read back from disk */
                 util_mkdir_p(full, 0755);
             free(full);
             continue;
         }
         /* a regular file: how large may it be? */
         uint64_t cap, size = archive_entry_size_is_set(e) ? (uint64_t)archive_entry_size(e) : 0;
-        const struct listed *l = NULL;
+        struct listed *l = NULL;
         if (!x->manifest) {
             if (strcmp(rel, "MANIFEST.json") != 0) {
                 verify_problem(v, "ORDER", rel,
@@ -287,25 +366,41 @@ int verify_extract(struct verify_extracted *x, const char *path, const char *dir
                 break;
             }
             cap = VERIFY_MAX_MANIFEST;
-        } else if (!strcmp(rel, "SHA256SUMS")) {
+        } else if (!strcmp(rel, "SHA256SUMS") && !lim.sums_seen) {
             cap = lim.sums_size;
-        } else if ((l = find_listed(&lim, rel))) {
+            lim.sums_seen = true;
+        } else if ((l = find_listed(&lim, rel)) && !l->seen) {
             cap = l->size;
+            l->seen = true;
+        } else if (l || !strcmp(rel, "SHA256SUMS") || !strcmp(rel, "MANIFEST.json")) {
+            /* before any size check: the second copy is what is wrong with it */
+            verify_problem(v, "DUPLICATE", rel, "the bundle holds this path twice; the second is not extracted");
+            free(full);
+            continue;
         } else {
             verify_problem(v, "UNLISTED", rel, "in the bundle but not in MANIFEST.json; not extracted");
             free(full);
             continue;
         }
+        if (!run_entry_ok(rel)) {
+            verify_problem(v, "UNEXPECTED", rel, "a bundle's run/ holds run.db and logs/ only; not extracted");
+            free(full);
+            continue;
+        }
+        bool is_db = !strcmp(rel, "run/run.db");
+        if (is_db && cap > VERIFY_MAX_RUNDB)
+            cap = VERIFY_MAX_RUNDB; /* a hard ceiling, whatever MANIFEST.json says */
         if (size > cap || x->bytes + size > x->limit_bytes) {
             /* stopping (rather than skipping) spares decompressing the rest */
-            verify_problem(v, "TOO LARGE", rel,
-                           "%llu bytes, more than MANIFEST.json allows (%llu); extraction stopped",
-                           (unsigned long long)size, (unsigned long long)cap);
+            verify_problem(v, "TOO LARGE", rel, "%llu bytes, more than %s allows (%llu); extraction stopped",
+                           (unsigned long long)size,
+                           is_db && cap == VERIFY_MAX_RUNDB ? "the ceiling on run.db" : "MANIFEST.json",
+                           (unsigned long long)cap);
             free(full);
             stopped = true;
             break;
         }
-        int fd = -1;
+        struct sink k = {.fd = -1, .io_ok = true, .check_db = is_db, .size = size};
         if (needs_disk(rel)) {
             char *slash = strrchr(full, '/');
             *slash = '\0';
@@ -315,20 +410,19 @@ int verify_extract(struct verify_extracted *x, const char *path, const char *dir
                 parent = xstrdup(full);
             }
             *slash = '/';
-            fd = open(full, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-            if (fd < 0) {
-                verify_problem(v, errno == EEXIST ? "DUPLICATE" : "UNREADABLE", rel, "%s",
-                               errno == EEXIST ? "the bundle holds this path twice" : strerror(errno));
-                free(full);
-                continue;
-            }
+            k.path = full;
         }
         struct verify_file f = {(char *)rel, "", 0};
-        bool io_ok = true;
-        int broke = copy_data(a, fd, cap, &f, buf, &io_ok);
-        if (fd >= 0)
-            close(fd);
+        int broke = copy_data(a, &k, cap, &f, buf);
+        if (k.fd >= 0 && close(k.fd) != 0)
+            k.io_ok = false;
         x->bytes += f.size;
+        if (broke == 2) {
+            verify_problem(v, "NOT A RUN", rel, "%s; not extracted, extraction stopped", k.why);
+            free(full);
+            stopped = true;
+            break;
+        }
         if (broke > 0) {
             verify_problem(v, "DAMAGED", rel, "%s", archive_error_string(a));
             free(full);
@@ -341,7 +435,12 @@ int verify_extract(struct verify_extracted *x, const char *path, const char *dir
             stopped = true;
             break;
         }
-        if (!io_ok) {
+        if (k.open_errno) {
+            verify_problem(v, "UNREADABLE", rel, "%s", strerror(k.open_errno));
+            free(full);
+            continue;
+        }
+        if (!k.io_ok) {
             err = error_set(BG_EIO, "cannot extract %s: %s", rel, strerror(errno));
             free(full);
             break;

@@ -28,6 +28,8 @@
 #define VERIFY_MAX_BYTES (64ULL << 30)      /* hard ceiling on one bundle's content */
 #define VERIFY_MAX_ENTRIES ((size_t)1000000) /* hard ceiling on its entries */
 #define VERIFY_MAX_MANIFEST (64u << 20)     /* hard ceiling on MANIFEST.json */
+#define VERIFY_MAX_SUMS (64u << 20)         /* hard ceiling on SHA256SUMS */
+#define VERIFY_MAX_RUNDB (1ULL << 30)        /* hard ceiling on run/run.db */
 
 /* One regular file of the bundle, hashed while it streamed past. */
 struct verify_file {

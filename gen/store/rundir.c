@@ -136,6 +136,12 @@ static bool held_by(const char *dir, char *who, size_t n)
     return held;
 }
 
+bool rundir_held(const char *dir)
+{
+    char who[8];
+    return held_by(dir, who, sizeof(who));
+}
+
 /* ---- removing what benchgen created --------------------------------------- */
 
 /* Removes the known files of a run directory nobody writes, then the

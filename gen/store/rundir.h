@@ -18,6 +18,8 @@
 #ifndef BENCHGEN_RUNDIR_H
 #define BENCHGEN_RUNDIR_H
 
+#include <stdbool.h>
+
 #define RUNDIR_LOCK_NAME "run.lock"
 #define RUNDIR_DB_NAME "run.db" /* STORE_DB_NAME */
 
@@ -27,6 +29,11 @@
 int rundir_lock(int *fd_out, const char *dir);
 
 void rundir_unlock(int fd);
+
+/* Whether a live process holds DIR/run.lock (a run, resume or collect is
+ * writing DIR). Probes with a shared lock and lets go at once; opens
+ * run.lock read-only and never creates it. */
+bool rundir_held(const char *dir);
 
 /* BG_EUSAGE unless DIR can become a new run: absent, or an empty directory.
  * Checked again at rename time; this early check spares work (and downloads)

@@ -10,6 +10,7 @@
  */
 #include "store/store.h"
 #include "store/store_sql.h"
+#include "store/store_wal.h"
 #include "plan/catalog.h"
 #include "plan/status.h"
 #include "base/error.h"
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -73,19 +75,98 @@ static void store_free_(struct store *s)
         return;
     sqlite3_close(s->db);
     rundir_unlock(s->lock_fd);
+    if (s->snapshot) /* the reader's private copy, made by this process */
+        util_rm_rf(s->snapshot);
+    free(s->snapshot);
     free(s->dir);
     free(s);
 }
 
-/* Settings every writing connection needs; journal_mode=WAL is persistent in
- * the file, the others are per connection. */
-static int configure_writer_(sqlite3 *db)
+/* ---- the WAL id (store/store_wal.h) -------------------------------------- */
+
+/* A random non-zero WAL id for a new run (or an old run's first resume). */
+static uint32_t new_wal_id_(void)
+{
+    uint32_t id = 0;
+    while (!id)
+        if (getrandom(&id, sizeof(id), 0) != (ssize_t)sizeof(id))
+            id = (uint32_t)time(NULL) ^ (uint32_t)getpid() << 16;
+    return id;
+}
+
+static int set_wal_id_(sqlite3 *db, uint32_t id)
+{
+    char sql[48];
+    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", (int)(int32_t)id);
+    return store_sql_exec(db, sql);
+}
+
+int store_sql_begin(struct store *s)
+{
+    int err = store_sql_exec(s->db, "BEGIN IMMEDIATE");
+    if (err < 0)
+        return err;
+    if (!s->wal_id) {
+        sqlite3_stmt *st = NULL;
+        if ((err = store_sql_prepare(s->db, "PRAGMA user_version", &st)) < 0)
+            goto fail;
+        s->wal_id = sqlite3_step(st) == SQLITE_ROW ? (uint32_t)sqlite3_column_int(st, 0) : 0;
+        sqlite3_finalize(st);
+        if (!s->wal_id) /* a run made before the WAL id: it gets one now */
+            s->wal_id = new_wal_id_();
+    }
+    if ((err = set_wal_id_(s->db, s->wal_id)) < 0)
+        goto fail;
+    s->bound = true;
+    return 0;
+fail:
+    store_sql_rollback(s->db);
+    return err;
+}
+
+/* A commit that did not start with store_sql_begin() would put a
+ * transaction without the WAL id into run.db-wal, and readers would refuse
+ * the WAL: it is rolled back instead, a programming error in gen/store. */
+static int commit_hook_(void *arg)
+{
+    struct store *s = arg;
+    bool ok = s->bound;
+    s->bound = false;
+    return ok ? 0 : 1;
+}
+
+static void rollback_hook_(void *arg)
+{
+    ((struct store *)arg)->bound = false;
+}
+
+/* Settings every writing connection needs (journal_mode=WAL is persistent in
+ * the file, the others are per connection), then one bound transaction:
+ * the telemetry table, and the WAL id of a run made before it, which is
+ * checkpointed into run.db at once so readers find it in the file. */
+static int configure_writer_(struct store *s)
 {
     int err;
-    sqlite3_busy_timeout(db, STORE_BUSY_TIMEOUT_MS);
-    if ((err = store_sql_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")) < 0)
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    if ((err = store_sql_exec(s->db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")) < 0)
         return err;
-    return store_sql_exec(db, telemetry_sql);
+    sqlite3_commit_hook(s->db, commit_hook_, s);
+    sqlite3_rollback_hook(s->db, rollback_hook_, s);
+    sqlite3_stmt *st = NULL;
+    if ((err = store_sql_prepare(s->db, "PRAGMA user_version", &st)) < 0)
+        return err;
+    bool old = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0;
+    sqlite3_finalize(st);
+    if ((err = store_sql_begin(s)) < 0)
+        return err;
+    if ((err = store_sql_exec(s->db, telemetry_sql)) < 0 || (err = store_sql_exec(s->db, "COMMIT")) < 0) {
+        store_sql_rollback(s->db);
+        return err;
+    }
+    /* best effort: a reader holding the WAL leaves it for a later checkpoint */
+    if (old)
+        sqlite3_wal_checkpoint_v2(s->db, "main", SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    return 0;
 }
 
 /* ---- create ------------------------------------------------------------- */
@@ -163,10 +244,13 @@ static int write_plan_(sqlite3 *db, const struct spec *spec, const struct matrix
                                  " ('created_by', 'benchgen %s');",
                                  STORE_SCHEMA_VERSION, BENCHGEN_VERSION);
     int err = 0;
-    if ((err = store_sql_exec(db, "PRAGMA journal_mode=WAL;")) < 0 || (err = configure_writer_(db)) < 0 ||
+    if ((err = store_sql_exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")) <
+            0 ||
         (err = store_sql_exec(db, "BEGIN IMMEDIATE")) < 0)
         goto done;
-    if ((err = store_sql_exec(db, schema_sql)) < 0 || (err = store_sql_exec(db, meta_sql)) < 0 ||
+    /* the run's WAL id (store/store_wal.h), in run.db's header from the start */
+    if ((err = set_wal_id_(db, new_wal_id_())) < 0 || (err = store_sql_exec(db, schema_sql)) < 0 ||
+        (err = store_sql_exec(db, telemetry_sql)) < 0 || (err = store_sql_exec(db, meta_sql)) < 0 ||
         (err = insert_run_(db, spec, command_line)) < 0 || (err = insert_plan_(db, plan)) < 0 ||
         (err = store_sql_insert_env(db, 0, run_env)) < 0)
         goto done;
@@ -223,7 +307,7 @@ int store_create(struct store **out, const char *dir, const struct spec *spec, c
         err = store_sql_error(s->db, path);
         goto done;
     }
-    if ((err = configure_writer_(s->db)) < 0)
+    if ((err = configure_writer_(s)) < 0)
         goto done;
     s->lock_fd = lock;
     lock = -1;
@@ -246,7 +330,7 @@ done:
 /* ---- open --------------------------------------------------------------- */
 
 /* "file:" URI of path with everything outside the unreserved set escaped,
- * for the immutable=1 fallback below; NULL (the builder's error set) when it
+ * for a reader's mode=ro or immutable=1 below; NULL (the builder's error set) when it
  * could not be built. */
 static char *file_uri_(const char *path, const char *query)
 {
@@ -274,14 +358,14 @@ static int check_schema_(sqlite3 *db, const char *path, int *sqlite_rc)
         int ext = sqlite3_extended_errcode(db);
         *sqlite_rc = ext;
         if ((ext & 0xff) == SQLITE_ERROR || ext == SQLITE_NOTADB)
-            err = error_set(BG_EDB, "%s: not a benchgen run (%s)", path, sqlite3_errmsg(db));
+            err = error_set(BG_EDAMAGED, "%s: damaged, or not a benchgen run (%s)", path, sqlite3_errmsg(db));
         else
             err = store_sql_error(db, path);
         goto done;
     }
     rc = sqlite3_step(st);
     if (rc == SQLITE_DONE || (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_NULL)) {
-        err = error_set(BG_EDB, "%s: not a benchgen run (no schema_version)", path);
+        err = error_set(BG_EDAMAGED, "%s: not a benchgen run (no schema_version)", path);
         goto done;
     }
     if (rc != SQLITE_ROW) {
@@ -293,7 +377,7 @@ static int check_schema_(sqlite3 *db, const char *path, int *sqlite_rc)
     char *end = NULL;
     long version = strtol(v ? v : "", &end, 10);
     if (!v || end == v || *end || version < 1)
-        err = error_set(BG_EDB, "%s: not a benchgen run (schema_version '%s')", path, v ? v : "");
+        err = error_set(BG_EDAMAGED, "%s: not a benchgen run (schema_version '%s')", path, v ? v : "");
     else if (version > STORE_SCHEMA_VERSION)
         err = error_set(BG_EDB,
                         "%s: written by a newer benchgen (schema_version %ld; this benchgen " BENCHGEN_VERSION
@@ -304,10 +388,67 @@ done:
     return err;
 }
 
+/* A reader's private snapshot (store_wal_snapshot), opened read-write:
+ * SQLite replays the WAL there and may checkpoint it there. */
+static int snapshot_(struct store *s, const char *path)
+{
+    int err = store_wal_snapshot(&s->snapshot, path, STORE_DB_NAME);
+    if (err < 0)
+        return err;
+    char *copy = xprintf("%s/%s", s->snapshot, STORE_DB_NAME);
+    if (sqlite3_open_v2(copy, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        err = store_sql_error(s->db, path);
+    free(copy);
+    return err;
+}
+
+/* How a reader opens run.db. Readers never write the run: not run.db, not
+ * its WAL, and they create no file beside it.
+ *  - A live writer holds run.lock (status during a run, report while a run
+ *    writes): SQLite's read-only mode (mode=ro) over the writer's own WAL
+ *    and wal-index; a read-only connection cannot checkpoint.
+ *  - Nobody writes and a WAL with committed transactions is there (a run
+ *    killed before its last checkpoint): the WAL must carry this run's WAL
+ *    id (store/store_wal.h); a foreign one is refused, BG_EDAMAGED, before
+ *    SQLite sees it. This run's WAL is read from a private snapshot, as
+ *    SQLite cannot read a WAL without writing its -shm beside it.
+ *  - Otherwise (no WAL, or one SQLite would ignore): immutable=1, the file
+ *    as it is, no lock, no -shm, no -wal created.
+ * The ownership check runs in every case, also for a writer (resume,
+ * collect), which would otherwise checkpoint a foreign WAL into run.db. */
+static int open_db_(struct store *s, const char *path, int *rc)
+{
+    uint32_t id = 0;
+    bool frames = false, live = false;
+    char *uri = NULL;
+    int err = store_wal_check(path, s->readonly, &id, &frames);
+    if (err < 0)
+        return err;
+    if (!s->readonly) {
+        if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+            err = store_sql_error(s->db, path);
+    } else if (!(live = rundir_held(s->dir)) && frames) {
+        err = snapshot_(s, path);
+    } else {
+        const char *how = live ? "?mode=ro" : "?immutable=1";
+        if (!(uri = file_uri_(path, how)))
+            return error_code();
+        if (sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK)
+            err = store_sql_error(s->db, path);
+    }
+    free(uri);
+    if (err < 0)
+        return err;
+    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+    if (s->readonly && (err = store_sql_exec(s->db, "PRAGMA query_only=ON")) < 0)
+        return err;
+    return check_schema_(s->db, path, rc);
+}
+
 int store_open(struct store **out, const char *dir, bool readonly)
 {
     struct store *s = NULL;
-    char *path = NULL, *uri = NULL;
+    char *path = NULL;
     int err = 0, rc = 0;
 
     *out = NULL;
@@ -323,48 +464,16 @@ int store_open(struct store **out, const char *dir, bool readonly)
     /* One writer per run: a second `run --resume` is refused, naming the first. */
     if (!readonly && (err = rundir_lock(&s->lock_fd, dir)) < 0)
         goto done;
-    /* A reader that can write the directory opens read-write but query_only:
-     * SQL cannot change anything through it, and as the last connection to
-     * close it removes run.db-wal and run.db-shm, which a SQLITE_OPEN_READONLY
-     * connection would leave behind after every `benchgen show`. */
-    bool query_only = readonly && access(path, W_OK) == 0 && access(dir, W_OK) == 0;
-    int flags = readonly && !query_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-    if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
-        err = store_sql_error(s->db, path);
-        goto done;
-    }
-    sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
-    if (query_only && (err = store_sql_exec(s->db, "PRAGMA query_only=ON")) < 0)
-        goto done;
-    err = check_schema_(s->db, path, &rc);
-    /* A WAL reader needs run.db-shm; in a directory it may not write (a run
-     * copied from a read-only medium, someone else's run) that fails. Nobody
-     * can be writing such a run either, so reading it as immutable is safe. */
-    if (err && readonly && ((rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY) &&
-        access(dir, W_OK) != 0) {
-        sqlite3_close(s->db);
-        s->db = NULL;
-        if (!(uri = file_uri_(path, "?immutable=1"))) {
-            err = error_code();
-            goto done;
-        }
-        if (sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK) {
-            err = store_sql_error(s->db, path);
-            goto done;
-        }
-        err = check_schema_(s->db, path, &rc);
-    }
-    if (err < 0)
+    if ((err = open_db_(s, path, &rc)) < 0)
         goto done;
     if (!readonly)
-        err = configure_writer_(s->db);
+        err = configure_writer_(s);
 done:
     if (err < 0)
         store_free_(s);
     else
         *out = s;
     free(path);
-    free(uri);
     return err;
 }
 
@@ -437,8 +546,9 @@ int store_note_run(struct store *s, const char *key, const char *value)
         return error_code();
     struct kvlist kl = {0};
     int err = kvlist_add(&kl, key, value);
-    if (!err)
-        err = store_sql_insert_env(s->db, 0, &kl);
+    if (!err && (err = store_sql_begin(s)) == 0 &&
+        ((err = store_sql_insert_env(s->db, 0, &kl)) < 0 || (err = store_sql_exec(s->db, "COMMIT")) < 0))
+        store_sql_rollback(s->db);
     kvlist_free(&kl);
     return err;
 }
@@ -470,12 +580,15 @@ static int set_run_time_(struct store *s, const char *sql, time_t t)
     int err = store_sql_writable(s);
     if (err < 0)
         return err;
-    err = store_sql_prepare(s->db, sql, &st);
-    if (err < 0)
+    if ((err = store_sql_begin(s)) < 0)
         return err;
-    store_sql_bind_time(st, 1, t);
-    err = store_sql_step_done(s->db, st, "update run");
+    if ((err = store_sql_prepare(s->db, sql, &st)) == 0) {
+        store_sql_bind_time(st, 1, t);
+        err = store_sql_step_done(s->db, st, "update run");
+    }
     sqlite3_finalize(st);
+    if (err < 0 || (err = store_sql_exec(s->db, "COMMIT")) < 0)
+        store_sql_rollback(s->db);
     return err;
 }
 

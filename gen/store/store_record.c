@@ -222,7 +222,7 @@ int store_merge(struct store *s, const struct cell *c, const struct result *r, c
         return error_code();
     if (!status_is_final(r->status))
         return error_set(BG_EDB, "run.db: cell %s: no final status (%d)", c->key, (int)r->status);
-    int err = store_sql_exec(s->db, "BEGIN IMMEDIATE"), new_files = 0, new_tags = 0;
+    int err = store_sql_begin(s), new_files = 0, new_tags = 0;
     if (err < 0)
         return error_prefix(err, "merge %s", c->key);
     if ((err = store_sql_exec(s->db, attempts_sql)) < 0 ||
@@ -242,7 +242,7 @@ int store_record(struct store *s, const struct cell *c, const struct result *r, 
         return error_code();
     if (!status_is_final(r->status))
         return error_set(BG_EDB, "run.db: cell %s: no final status (%d)", c->key, (int)r->status);
-    int err = store_sql_exec(s->db, "BEGIN IMMEDIATE");
+    int err = store_sql_begin(s);
     if (err < 0)
         return error_prefix(err, "record %s", c->key);
     if ((err = write_cell(s, c, r, log_path, 1)) < 0 || (err = store_sql_exec(s->db, "COMMIT")) < 0) {
@@ -252,14 +252,31 @@ int store_record(struct store *s, const struct cell *c, const struct result *r, 
     return 0;
 }
 
-/* A writer's statement on the issued or quarantine table (created first). */
+/* A writer's statement on the issued or quarantine table (created first),
+ * inside a bound transaction (store_sql_begin: the WAL id) that
+ * finish_issued() commits. */
 static int prepare_issued(struct store *s, const char *sql, sqlite3_stmt **st)
 {
     *st = NULL;
     if (store_sql_writable(s) < 0)
         return error_code();
-    int err = store_sql_exec(s->db, issued_sql);
-    return err ? err : store_sql_prepare(s->db, sql, st);
+    int err = store_sql_begin(s);
+    if (err < 0)
+        return err;
+    if ((err = store_sql_exec(s->db, issued_sql)) < 0 || (err = store_sql_prepare(s->db, sql, st)) < 0)
+        store_sql_rollback(s->db);
+    return err;
+}
+
+static int finish_issued(struct store *s, sqlite3_stmt *st, int err)
+{
+    if (!st)
+        return err; /* prepare_issued failed and rolled back */
+    sqlite3_finalize(st);
+    if (err >= 0 && (err = store_sql_exec(s->db, "COMMIT")) >= 0)
+        return 0;
+    store_sql_rollback(s->db);
+    return err;
 }
 
 int store_issue(struct store *s, int cell_id, const char *tag, const char *pub)
@@ -276,7 +293,7 @@ int store_issue(struct store *s, int cell_id, const char *tag, const char *pub)
         store_sql_bind_time(st, 4, time(NULL));
         err = store_sql_step_done(s->db, st, "issue an attempt");
     }
-    sqlite3_finalize(st);
+    err = finish_issued(s, st, err);
     return err < 0 ? error_prefix(err, "cell %d, attempt %s", cell_id, tag) : 0;
 }
 
@@ -354,6 +371,5 @@ int store_quarantine(struct store *s, int cell_id, const char *file, const char 
         store_sql_bind_time(st, 5, time(NULL));
         err = store_sql_step_done(s->db, st, "note a quarantined result file");
     }
-    sqlite3_finalize(st);
-    return err;
+    return finish_issued(s, st, err);
 }

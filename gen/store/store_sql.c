@@ -7,16 +7,23 @@
 #include "base/xalloc.h"
 #include "store/rundir.h"
 
+/* A damaged file is bad input (BG_EDAMAGED, exit 2), not a failed operation. */
+static int code_of(sqlite3 *db)
+{
+    int rc = db ? sqlite3_errcode(db) : SQLITE_NOMEM;
+    return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ? BG_EDAMAGED : BG_EDB;
+}
+
 int store_sql_error(sqlite3 *db, const char *what)
 {
-    return error_set(BG_EDB, "run.db: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
+    return error_set(code_of(db), "run.db: %s: %s", what, db ? sqlite3_errmsg(db) : "out of memory");
 }
 
 int store_sql_exec(sqlite3 *db, const char *sql)
 {
     char *msg = NULL;
     if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        int err = error_set(BG_EDB, "run.db: %s", msg ? msg : sqlite3_errmsg(db));
+        int err = error_set(code_of(db), "run.db: %s", msg ? msg : sqlite3_errmsg(db));
         sqlite3_free(msg);
         return err;
     }

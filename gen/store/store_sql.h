@@ -9,6 +9,7 @@
 #define BENCHGEN_STORE_SQL_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 
 #include <sqlite3.h>
@@ -20,8 +21,18 @@ struct store {
     sqlite3 *db;
     char *dir;
     bool readonly;
-    int lock_fd; /* DIR/run.lock, held by a writer for the store's life; -1 for readers */
+    int lock_fd;    /* DIR/run.lock, held by a writer for the store's life; -1 for readers */
+    uint32_t wal_id; /* page 1's user_version, the run's WAL id (store/store_wal.h); 0 until read */
+    bool bound;      /* the open write transaction went through store_sql_begin() */
+    char *snapshot;  /* a reader's private copy of run.db and its WAL (removed at close), or NULL */
 };
+
+/* Every write transaction of a writer starts here: BEGIN IMMEDIATE, then
+ * page 1's user_version set to the run's WAL id, so each commit in
+ * run.db-wal carries it and readers can tell the WAL is this run's
+ * (store/store_wal.h). A write that did not start here is rolled back at
+ * COMMIT (a commit hook; SQLite reports a failed constraint). */
+int store_sql_begin(struct store *s);
 
 /* BG_EDB, "run.db: WHAT: <SQLite's message>". */
 int store_sql_error(sqlite3 *db, const char *what);

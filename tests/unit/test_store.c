@@ -604,15 +604,15 @@ static void test_schema_checks(void **state)
     /* Some other SQLite database. */
     snprintf(path, sizeof(path), "%s/%s", f->tmp, STORE_DB_NAME);
     exec_sql_(path, "CREATE TABLE x(y)");
-    assert_int_equal(store_open(&s, f->tmp, true), BG_EDB);
+    assert_int_equal(store_open(&s, f->tmp, true), BG_EDAMAGED);
     assert_non_null(strstr(error_last(), "not a benchgen run"));
-    assert_int_equal(rundata_load(&rd, f->tmp), BG_EDB);
+    assert_int_equal(rundata_load(&rd, f->tmp), BG_EDAMAGED);
     assert_non_null(strstr(error_last(), "not a benchgen run"));
 
     /* Not a database at all. */
     unlink(path);
     assert_int_equal(util_write_file_atomic(path, "hello, world, this is not SQLite at all\n", 40), 0);
-    assert_int_equal(store_open(&s, f->tmp, false), BG_EDB);
+    assert_int_equal(store_open(&s, f->tmp, false), BG_EDAMAGED);
     assert_non_null(strstr(error_last(), "not a benchgen run"));
 
     /* A run written by a newer benchgen. */
