@@ -369,6 +369,9 @@ static int run_run(const struct cli_call *call)
         return cli_usage_error(&cli_run, "%s", error_last());
     if (o->benv.n && !o->ab)
         return cli_usage_error(&cli_run, "--b-env only makes sense with --ab");
+    for (size_t i = 0; i < o->with.n; i++)
+        if (envs_derive_check_pin(o->with.v[i]) < 0)
+            return cli_usage_error(&cli_run, "%s", error_last());
     if (o->ab && o->resume)
         return cli_usage_error(&cli_run, "--ab cannot resume; resume DIR/a and DIR/b one at a time");
     if (o->ab)
