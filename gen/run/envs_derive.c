@@ -76,6 +76,18 @@ static void skip_digits(const char **p)
         (*p)++;
 }
 
+/* An optional [sep]WORD[sep][digits] at *p (a pre, post or dev part). */
+static void optional_part(const char **p, const char *const *words)
+{
+    const char *q = *p;
+    skip_sep(&q);
+    if (!word_at(&q, words))
+        return;
+    skip_sep(&q);
+    skip_digits(&q);
+    *p = q;
+}
+
 /* A PEP 440 version as pip accepts it after == (its normalisations
  * included): N(.N)*, then a pre-release (a, b, rc, alpha, beta, c, pre,
  * preview), a post-release (post, rev, r, or -N), a dev release, and a
@@ -94,41 +106,22 @@ static bool pep440_version(const char *s)
         p++;
         skip_digits(&p);
     }
-    const char *q = p;
-    skip_sep(&q);
-    if (word_at(&q, pre)) {
-        skip_sep(&q);
-        skip_digits(&q);
-        p = q;
-    }
-    q = p;
-    if (*q == '-' && isdigit((unsigned char)q[1])) {
-        q++;
-        skip_digits(&q);
-        p = q;
-    } else {
-        skip_sep(&q);
-        if (word_at(&q, post)) {
-            skip_sep(&q);
-            skip_digits(&q);
-            p = q;
-        }
-    }
-    q = p;
-    skip_sep(&q);
-    if (word_at(&q, dev)) {
-        skip_sep(&q);
-        skip_digits(&q);
-        p = q;
-    }
-    if (*p == '+') {
+    optional_part(&p, pre);
+    if (*p == '-' && isdigit((unsigned char)p[1])) { /* 1.0-1: a post-release */
         p++;
+        skip_digits(&p);
+    } else {
+        optional_part(&p, post);
+    }
+    optional_part(&p, dev);
+    if (*p == '+') { /* +abc.1: segments of letters and digits */
         do {
+            p++;
             if (!isalnum((unsigned char)*p))
                 return false;
             while (isalnum((unsigned char)*p))
                 p++;
-        } while ((*p == '.' || *p == '-' || *p == '_') && *++p);
+        } while (*p == '.' || *p == '-' || *p == '_');
     }
     return *p == '\0';
 }

@@ -377,7 +377,7 @@ static void test_with_pins(void **state)
     static const char *const bad[] = {"--index-url==127.0.0.1", "--extra-index-url==x", ".==1", "-e==1",
                                       "numpy", "numpy==", "==1", "numpy==x", "numpy==1;rm", "numpy==1.*",
                                       "numpy==1!2", "numpy===1", "numpy==1 ", "a b==1", "numpy-==1",
-                                      "numpy==1.0+", "numpy==1..0", NULL};
+                                      "numpy==1.0+", "numpy==1.0+abc.", "numpy==1..0", NULL};
     for (size_t i = 0; good[i]; i++)
         if (envs_derive_check_pin(good[i]) != 0)
             fail_msg("%s refused: %s", good[i], error_last());
