@@ -9,6 +9,7 @@
  * both pipes with every wait bounded by the deadline.
  */
 #include "run/envs_probe.h"
+#include "run/envs_proc.h"
 #include "runners/contain.h"
 #include "base/error.h"
 #include "base/xalloc.h"
@@ -49,12 +50,7 @@ static _Noreturn void child(char *const argv[], struct contain *ct, int out_w, i
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(127);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    signal(SIGPIPE, SIG_DFL);
+    envs_proc_child_signals();
     int joined = contain_enter(ct);
     int joined_errno = errno;
     int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
