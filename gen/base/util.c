@@ -309,6 +309,100 @@ int util_read_file(const char *path, char **out, size_t *len)
     return 0;
 }
 
+static const char *mode_kind(mode_t m)
+{
+    return S_ISREG(m)    ? "a regular file"
+           : S_ISDIR(m)  ? "a directory"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+                         : "not a file";
+}
+
+const char *util_file_kind(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? mode_kind(st.st_mode) : NULL;
+}
+
+/* "16 MiB", "1.5 GiB", "900 bytes": sizes in the messages below. */
+static void human_bytes(char buf[32], unsigned long long n)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    size_t u = 0;
+    while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0]))
+        v /= 1024, u++;
+    if (u == 0)
+        snprintf(buf, 32, "%llu bytes", n);
+    else if (v == (double)(unsigned long long)v)
+        snprintf(buf, 32, "%llu %s", (unsigned long long)v, units[u]);
+    else
+        snprintf(buf, 32, "%.1f %s", v, units[u]);
+}
+
+int util_read_regular(const char *path, const char *what, size_t max, char **out, size_t *len)
+{
+    char have[32], cap[32];
+    *out = NULL;
+    if (len)
+        *len = 0;
+    human_bytes(cap, max);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then says what it is. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        const char *kind = util_file_kind(path);
+        if (kind && strcmp(kind, "a regular file") != 0)
+            return error_set(BG_EUSAGE, "%s: %s, not a regular file (a %s must be one)", path, kind, what);
+        return error_set(e == ENOENT || e == ENOTDIR ? BG_ENOTFOUND : BG_EIO, "%s: %s", path, strerror(e));
+    }
+    struct stat st;
+    int err = 0;
+    struct strbuf sb = {0};
+    if (fstat(fd, &st) < 0) {
+        err = error_set(BG_EIO, "%s: %s", path, strerror(errno));
+        goto done;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        err = error_set(BG_EUSAGE, "%s: %s, not a regular file (a %s must be one)", path, mode_kind(st.st_mode),
+                        what);
+        goto done;
+    }
+    if (st.st_size < 0 || (unsigned long long)st.st_size > max) {
+        human_bytes(have, (unsigned long long)st.st_size);
+        err = error_set(BG_EUSAGE, "%s: %s, larger than the %s a %s may be", path, have, cap, what);
+        goto done;
+    }
+    /* Regular files ignore O_NONBLOCK; the cap still holds for a file that grows while read. */
+    char buf[65536];
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            err = error_set(BG_EIO, "%s: %s", path, strerror(errno));
+            goto done;
+        }
+        if (n == 0)
+            break;
+        if (sb.len + (size_t)n > max) {
+            err = error_set(BG_EUSAGE, "%s: more than the %s a %s may be (it grew while read)", path, cap, what);
+            goto done;
+        }
+        strbuf_append(&sb, buf, (size_t)n);
+    }
+    strbuf_append(&sb, "", 0);
+    if (len)
+        *len = sb.len;
+    *out = strbuf_detach(&sb);
+done:
+    strbuf_free(&sb);
+    close(fd);
+    return err;
+}
+
 int util_write_file_atomic(const char *path, const void *data, size_t len)
 {
     char *tmp = xprintf("%s.tmp.%ld", path, (long)getpid());

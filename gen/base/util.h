@@ -87,6 +87,17 @@ int sha256_file(const char *path, char hex[65]);
 /* ---- files -------------------------------------------------------------- */
 /* Reads a whole file into a NUL-terminated malloc'd buffer. */
 int util_read_file(const char *path, char **out, size_t *len);
+/* Reads a file a user names (a spec, a reference table) into a
+ * NUL-terminated malloc'd buffer, refusing what is not a regular file by what
+ * it is (a FIFO is opened without waiting for a writer, never read) and a
+ * file over max bytes (by its size, and again while reading): BG_EUSAGE
+ * "PATH: a FIFO, not a regular file (a WHAT must be one)" or "PATH: 2 GiB,
+ * larger than the 16 MiB a WHAT may be". A missing file is BG_ENOTFOUND. */
+int util_read_regular(const char *path, const char *what, size_t max, char **out, size_t *len);
+/* "a regular file", "a directory", "a FIFO", "a character device", "a block
+ * device", "a socket" (symlinks followed), or NULL when path cannot be
+ * stat'ed (errno set). Static text. */
+const char *util_file_kind(const char *path);
 /* Writes via a temporary file, fsync and rename, so readers never see half a file. */
 int util_write_file_atomic(const char *path, const void *data, size_t len);
 int util_mkdir_p(const char *path, unsigned mode);

@@ -74,10 +74,13 @@ const struct cli_command cli_env_add = {
              "module, a conda env, another minor version) as environment NAME, after\n"
              "checking it can import benchgen's worker module. With -- PREFIX..., workers\n"
              "run `PREFIX... PYTHON`: a container, e.g.\n"
-             "  benchgen env add gpu python3 -- apptainer exec --nv image.sif\n",
+             "  benchgen env add gpu python3 -- apptainer exec --nv image.sif\n"
+             "The check runs contained like a cell, stopped (with everything it started)\n"
+             "after BENCHGEN_PROBE_TIMEOUT seconds (default 60) or 64 KiB of output.\n",
     .exits = "0    registered\n"
              "1    the registration could not be written, or PYTHON does not fit\n"
-             "2    usage error, or PYTHON does not exist",
+             "2    usage error, PYTHON does not exist or is not a file, a control character\n"
+             "     in a path or argument, or the check was stopped",
     .spec = {NULL, 0, 2, -1, "NAME PYTHON"},
     .opts_size = sizeof(struct env_opts),
     .run = env_add,

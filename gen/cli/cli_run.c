@@ -7,6 +7,7 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "plan/matrix.h"
+#include "plan/resources.h"
 #include "plan/spec.h"
 #include "plan/status.h"
 #include "run/cellfile.h"
@@ -369,6 +370,18 @@ static int run_run(const struct cli_call *call)
         return cli_usage_error(&cli_run, "%s", error_last());
     if (o->benv.n && !o->ab)
         return cli_usage_error(&cli_run, "--b-env only makes sense with --ab");
+    for (size_t i = 0; i < o->with.n; i++)
+        if (envs_derive_check_pin(o->with.v[i]) < 0)
+            return cli_usage_error(&cli_run, "%s", error_last());
+    /* The same checks as the spec's resources: */
+    const struct {
+        const char *opt, *key, *value;
+    } res[] = {{"partition", "partition", o->partition}, {"mem", "mem", o->mem}, {"time", "time", o->time_limit}};
+    for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+        const char *bad = res[i].value ? resources_check(res[i].key, res[i].value) : NULL;
+        if (bad)
+            return cli_usage_error(&cli_run, "--%s '%s' %s", res[i].opt, res[i].value, bad);
+    }
     if (o->ab && o->resume)
         return cli_usage_error(&cli_run, "--ab cannot resume; resume DIR/a and DIR/b one at a time");
     if (o->ab)
@@ -413,6 +426,8 @@ static int run_run(const struct cli_call *call)
         if ((err = executor_open(&probe, &eo, NULL, NULL, NULL)) < 0)
             goto done;
         probe.ops->close(&probe);
+        if (eo.kind && strcmp(eo.kind, "slurm") == 0 && (err = slurm_check_dir(outdir)) < 0)
+            goto done;
         if ((err = store_create(&st, outdir, spec, &plan, &host, cmdline)) < 0 ||
             (err = cellfile_write_plan(store_dir(st), &plan)) < 0)
             goto done;

@@ -38,6 +38,17 @@ static bool time_ok(const char *s)
     return colons <= 2 && s[0] != '-' && s[0] != ':' && s[strlen(s) - 1] != ':' && s[strlen(s) - 1] != '-';
 }
 
+const char *resources_check(const char *key, const char *value)
+{
+    if (!strcmp(key, "partition") && !util_is_safe_name(value))
+        return "is not a partition name (letters, digits and . _ + - only)";
+    if (!strcmp(key, "mem") && !mem_ok(value))
+        return "is not a Slurm memory size (e.g. 64G, 512M)";
+    if (!strcmp(key, "time") && !time_ok(value))
+        return "is not a Slurm time limit (MM, HH:MM:SS or D-HH:MM:SS)";
+    return NULL;
+}
+
 int resources_set(const struct spec_ctx *c, struct resources *r, const char *key, const char *what,
                   const yaml_node_t *v)
 {
@@ -54,12 +65,9 @@ int resources_set(const struct spec_ctx *c, struct resources *r, const char *key
     if (!s || !*s || v->type != YAML_SCALAR_NODE)
         return FAIL(c, v, "%s: expected text, got %s", what, node_describe(v, buf, true));
     char **slot = !strcmp(key, "partition") ? &r->partition : !strcmp(key, "mem") ? &r->mem : &r->time;
-    if (!strcmp(key, "partition") && !util_is_safe_name(s))
-        return FAIL(c, v, "%s: '%s' is not a partition name (letters, digits and . _ + - only)", what, s);
-    if (!strcmp(key, "mem") && !mem_ok(s))
-        return FAIL(c, v, "%s: '%s' is not a Slurm memory size (e.g. 64G, 512M)", what, s);
-    if (!strcmp(key, "time") && !time_ok(s))
-        return FAIL(c, v, "%s: '%s' is not a Slurm time limit (MM, HH:MM:SS or D-HH:MM:SS)", what, s);
+    const char *bad = resources_check(key, s);
+    if (bad)
+        return FAIL(c, v, "%s: '%s' %s", what, s, bad);
     char *copy = xstrdup(s);
     free(*slot);
     *slot = copy;

@@ -34,6 +34,12 @@ extern const char *const resources_keys[];
 /* true when name is one of resources_keys. */
 bool resources_is_key(const char *name);
 
+/* NULL when value is valid for the text field key (partition, mem, time),
+ * else why not ("is not a Slurm memory size (e.g. 64G, 512M)"): the one
+ * check for the spec's values and the command line's (--partition, --mem,
+ * --time). Static text. */
+const char *resources_check(const char *key, const char *value);
+
 /* Sets one field from a YAML value: key is a resources_keys entry, what
  * names the place for messages ("resources.mem", "rows[3].resources.gpus"). */
 int resources_set(const struct spec_ctx *c, struct resources *r, const char *key, const char *what,

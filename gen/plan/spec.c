@@ -304,8 +304,13 @@ static int get_workload(const struct spec_ctx *c, const yaml_node_t *n, char **o
         goto done;
     }
     joined = given[0] == '/' ? xstrdup(given) : xprintf("%s/%s", c->dir, given);
-    if (!util_is_file(joined)) {
+    const char *kind = util_file_kind(joined);
+    if (!kind) {
         err = FAIL(c, n, "workload: no such file: %s", joined);
+        goto done;
+    }
+    if (!util_is_file(joined)) {
+        err = FAIL(c, n, "workload: %s is %s, not a regular file", joined, kind);
         goto done;
     }
     if (!(*out = realpath(joined, NULL)))
@@ -493,12 +498,16 @@ static int parse_top(const struct spec_ctx *c, const yaml_node_t *root)
     return get_rows(c, f[K_ROWS].value);
 }
 
-/* First pass: syntax, aliases, and exactly one document. */
+/* First pass: syntax, aliases, exactly one document, and the bounds (nesting
+ * depth, number of nodes) checked event by event, before the document API
+ * builds anything: libyaml's scanner slows down with every open flow level
+ * (100,000 nested '[' took over 30 s) and the document costs memory per node. */
 static int prescan(const struct spec_ctx *c)
 {
     yaml_parser_t parser;
     yaml_event_t ev;
-    int err = 0, ndocs = 0;
+    int err = 0, ndocs = 0, depth = 0;
+    long nodes = 0;
     if (!yaml_parser_initialize(&parser))
         return error_set(BG_ENOMEM, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)c->text, c->len);
@@ -515,6 +524,16 @@ static int prescan(const struct spec_ctx *c)
         else if (type == YAML_DOCUMENT_START_EVENT && ++ndocs > 1)
             err = node_fail_at(c, ev.start_mark.line, ev.start_mark.column,
                           "a spec is one YAML document, found a second one");
+        else if ((type == YAML_SEQUENCE_START_EVENT || type == YAML_MAPPING_START_EVENT) &&
+                 ++depth > SPEC_MAX_DEPTH)
+            err = node_fail_at(c, ev.start_mark.line, ev.start_mark.column, "nesting deeper than %d",
+                               SPEC_MAX_DEPTH);
+        else if (type == YAML_SEQUENCE_END_EVENT || type == YAML_MAPPING_END_EVENT)
+            depth--;
+        if (!err && (type == YAML_SCALAR_EVENT || type == YAML_SEQUENCE_START_EVENT ||
+                     type == YAML_MAPPING_START_EVENT) && ++nodes > SPEC_MAX_NODES)
+            err = node_fail_at(c, ev.start_mark.line, ev.start_mark.column, "more than %d YAML nodes",
+                               SPEC_MAX_NODES);
         yaml_event_delete(&ev);
         if (err < 0 || type == YAML_STREAM_END_EVENT)
             break;
@@ -542,6 +561,9 @@ int spec_parse(struct spec **out, const char *path, const char *text, size_t len
     int err = 0;
 
     *out = NULL;
+    if (len > SPEC_MAX_BYTES)
+        return error_set(BG_ESPEC, "%s: %zu bytes, larger than the %u MiB a spec may be", c.path, len,
+                         SPEC_MAX_BYTES >> 20);
     struct spec *spec = xcalloc(1, sizeof(*spec));
     c.spec = spec;
     spec->steps = 100;
@@ -593,7 +615,7 @@ int spec_load(struct spec **out, const char *path)
     char *text = NULL;
     size_t len = 0;
     *out = NULL;
-    int err = util_read_file(path, &text, &len);
+    int err = util_read_regular(path, "spec", SPEC_MAX_BYTES, &text, &len);
     if (err < 0)
         return err;
     err = spec_parse(out, path, text, len);

@@ -71,8 +71,16 @@ struct spec {
     char sha256[65];      /* of text */
 };
 
+/* The bounds of a spec (docs/SPEC.md, "Limits"): its size in bytes, how
+ * deep its maps and lists nest, and how many YAML nodes (scalars, maps,
+ * lists) it holds. A real spec is a few KiB, 4 levels deep. */
+#define SPEC_MAX_BYTES (16u << 20)
+#define SPEC_MAX_DEPTH 64
+#define SPEC_MAX_NODES 100000
+
 /* Parses and validates path. 0, BG_ESPEC (message "file:line:col: ..."),
- * BG_ENOTFOUND or BG_ENOMEM. *out is NULL on failure. */
+ * BG_ENOTFOUND, BG_EUSAGE for a path that is not a regular file or is over
+ * SPEC_MAX_BYTES ("file: message"), or BG_ENOMEM. *out is NULL on failure. */
 int spec_load(struct spec **out, const char *path);
 
 /* Same, from memory; path is only used in messages and to resolve relative

@@ -165,6 +165,37 @@ static char *dup_or_empty(char **fields, size_t n, int idx)
     return xstrdup(idx >= 0 && (size_t)idx < n ? fields[idx] : "");
 }
 
+/* Rows ordered by (revision, model, task, batch, backend), then file order. */
+static int key_cmp(const struct ref_row *r, int revision, const char *model, const char *task, int batch,
+                   const char *backend)
+{
+    int c;
+    if (r->revision != revision)
+        return r->revision < revision ? -1 : 1;
+    if ((c = strcmp(r->model, model)) != 0 || (c = strcmp(r->task, task)) != 0)
+        return c;
+    if (r->batch != batch)
+        return r->batch < batch ? -1 : 1;
+    return strcmp(r->backend, backend);
+}
+
+static int index_cmp(const void *a, const void *b, void *arg)
+{
+    const struct reference *ref = arg;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    const struct ref_row *y = &ref->rows[j];
+    int c = key_cmp(&ref->rows[i], y->revision, y->model, y->task, y->batch, y->backend);
+    return c ? c : (i > j) - (i < j);
+}
+
+static void build_index(struct reference *ref)
+{
+    ref->index = xmalloc((ref->nrows ? ref->nrows : 1) * sizeof(*ref->index));
+    for (size_t i = 0; i < ref->nrows; i++)
+        ref->index[i] = i;
+    qsort_r(ref->index, ref->nrows, sizeof(*ref->index), index_cmp, ref);
+}
+
 int reference_parse(struct reference **out, const char *path, const char *text, size_t len)
 {
     struct reference *ref = xcalloc(1, sizeof(*ref));
@@ -266,6 +297,7 @@ done:
         reference_free(ref);
         return err;
     }
+    build_index(ref);
     *out = ref;
     return 0;
 }
@@ -275,9 +307,9 @@ int reference_load(struct reference **out, const char *path)
     char *text = NULL;
     size_t len = 0;
     *out = NULL;
-    if (!util_is_file(path))
+    if (!util_file_kind(path))
         return error_set(BG_ENOTFOUND, "reference file %s not found", path);
-    int err = util_read_file(path, &text, &len);
+    int err = util_read_regular(path, "reference table", REFERENCE_MAX_BYTES, &text, &len);
     if (err == 0)
         err = reference_parse(out, path, text, len);
     free(text);
@@ -287,33 +319,50 @@ int reference_load(struct reference **out, const char *path)
 const struct ref_row *reference_find(const struct reference *ref, int revision, const char *model,
                                      const char *task, int batch, const char *backend)
 {
-    for (size_t i = 0; ref && i < ref->nrows; i++) {
-        const struct ref_row *r = &ref->rows[i];
-        if (r->revision == revision && r->batch == batch && strcmp(r->model, model) == 0 &&
-            strcmp(r->task, task) == 0 && strcmp(r->backend, backend) == 0)
-            return r;
+    if (!ref || !ref->index)
+        return NULL;
+    /* The first row (in file order) with that key: a lower bound over the
+     * index, so a lookup costs O(log rows) (the report makes one per grid
+     * cell and revision; a scan each made a large file quadratic). */
+    size_t lo = 0, hi = ref->nrows;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (key_cmp(&ref->rows[ref->index[mid]], revision, model, task, batch, backend) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    if (lo < ref->nrows && key_cmp(&ref->rows[ref->index[lo]], revision, model, task, batch, backend) == 0)
+        return &ref->rows[ref->index[lo]];
     return NULL;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
 }
 
 size_t reference_revisions(const struct reference *ref, int *revs, size_t cap)
 {
+    if (!ref || !ref->nrows)
+        return 0;
+    /* Sorted, whatever the file's order; O(rows log rows) however many
+     * distinct revisions a file names (a scan per revision was quadratic). */
+    int *all = xmalloc(ref->nrows * sizeof(*all));
+    for (size_t i = 0; i < ref->nrows; i++)
+        all[i] = ref->rows[i].revision;
+    qsort(all, ref->nrows, sizeof(*all), cmp_int);
     size_t n = 0;
-    int last = -1;
-    /* Revisions are few; repeated minimum-above-last scans keep them sorted
-     * without caring how the file is ordered. */
-    for (;;) {
-        int next = -1;
-        for (size_t i = 0; ref && i < ref->nrows; i++)
-            if (ref->rows[i].revision > last && (next < 0 || ref->rows[i].revision < next))
-                next = ref->rows[i].revision;
-        if (next < 0)
-            return n;
+    for (size_t i = 0; i < ref->nrows; i++) {
+        if (i && all[i] == all[i - 1])
+            continue;
         if (n < cap)
-            revs[n] = next;
+            revs[n] = all[i];
         n++;
-        last = next;
     }
+    free(all);
+    return n;
 }
 
 const struct ref_row *reference_first(const struct reference *ref, int revision)
@@ -341,6 +390,7 @@ void reference_free(struct reference *ref)
         free(r->note);
     }
     free(ref->rows);
+    free(ref->index);
     free(ref->path);
     free(ref);
 }

@@ -31,10 +31,16 @@ struct reference {
     char *path;
     struct ref_row *rows;
     size_t nrows;
+    size_t *index; /* rows by (revision, model, task, batch, backend, file order): reference_find() */
 };
 
-/* BG_ENOTFOUND when path is missing; BG_ESPEC ("path:line: message") when a
- * required column is missing or a value does not parse. */
+/* The largest reference file read (docs/SPEC.md, "Limits"). */
+#define REFERENCE_MAX_BYTES (16u << 20)
+
+/* BG_ENOTFOUND when path is missing; BG_EUSAGE ("path: message") when it is
+ * not a regular file (a FIFO, a device, a directory) or is larger than
+ * REFERENCE_MAX_BYTES; BG_ESPEC ("path:line: message") when a required
+ * column is missing or a value does not parse. */
 int reference_load(struct reference **out, const char *path);
 
 /* Parses CSV text already in memory; path is only used in messages. */

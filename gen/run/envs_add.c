@@ -28,10 +28,15 @@ int envs_add(const char *name, const char *python, const char *const *cmd_prefix
     if (!python || !*python)
         return error_set(BG_EUSAGE, "env add %s: which Python? give an interpreter or a venv directory",
                          name);
+    /* The registration is one line per path and argument: a newline would
+     * split one into two, and no control character belongs in either. */
+    if (envs_python_has_control(python))
+        return error_set(BG_EUSAGE, "env add %s: the interpreter path holds a control character (a newline, "
+                         "tab or escape); rename it or link to it from a plain path", name);
     for (size_t i = 0; i < nprefix; i++)
-        if (!cmd_prefix[i][0] || strchr(cmd_prefix[i], '\n'))
-            return error_set(BG_EUSAGE, "env add %s: prefix argument %zu is empty or holds a newline", name,
-                             i + 1);
+        if (!cmd_prefix[i][0] || envs_python_has_control(cmd_prefix[i]))
+            return error_set(BG_EUSAGE, "env add %s: prefix argument %zu is empty or holds a control character "
+                             "(a newline, tab or escape)", name, i + 1);
     if (nprefix) {
         /* The interpreter lives where the prefix's command finds it (a container). */
         exe = xstrdup(python);
@@ -49,6 +54,16 @@ int envs_add(const char *name, const char *python, const char *const *cmd_prefix
         }
         free(exe);
         exe = in_dir;
+    }
+    if (envs_python_has_control(exe)) { /* the working directory's, joined to a relative path */
+        err = error_set(BG_EUSAGE, "env add %s: the interpreter path %s holds a control character", name, exe);
+        goto done;
+    }
+    if (!nprefix && !util_is_file(exe)) {
+        const char *kind = util_file_kind(exe);
+        err = kind ? error_set(BG_EUSAGE, "env add %s: %s is %s, not an interpreter", name, exe, kind)
+                   : error_set(BG_ENOTFOUND, "env add %s: %s: %s", name, exe, strerror(errno));
+        goto done;
     }
     if (!nprefix && access(exe, X_OK) != 0) {
         err = error_set(BG_ENOTFOUND, "env add %s: cannot execute %s: %s", name, exe, strerror(errno));

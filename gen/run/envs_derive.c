@@ -11,9 +11,11 @@
 #include "base/xalloc.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* PEP 503 normalisation: case and runs of -_. do not distinguish packages. */
 static void normalise_pkg(const char *in, size_t n, char *out, size_t cap)
@@ -41,14 +43,107 @@ static size_t requirement_name_len(const char *line)
     return n;
 }
 
-static int check_pin(const char *pin, char pkg[128], char ver[128])
+/* A PEP 508 distribution name: letters and digits, with . _ - inside only
+ * (so never "--index-url", which pip would read as an option, nor "."). */
+static bool pep508_name(const char *s, size_t n)
+{
+    if (n == 0 || !isalnum((unsigned char)s[0]) || !isalnum((unsigned char)s[n - 1]))
+        return false;
+    return requirement_name_len(s) >= n;
+}
+
+static bool word_at(const char **p, const char *const *words)
+{
+    for (size_t i = 0; words[i]; i++) {
+        size_t n = strlen(words[i]);
+        if (strncasecmp(*p, words[i], n) == 0) {
+            *p += n;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void skip_sep(const char **p)
+{
+    if (**p == '.' || **p == '-' || **p == '_')
+        (*p)++;
+}
+
+static void skip_digits(const char **p)
+{
+    while (isdigit((unsigned char)**p))
+        (*p)++;
+}
+
+/* An optional [sep]WORD[sep][digits] at *p (a pre, post or dev part). */
+static void optional_part(const char **p, const char *const *words)
+{
+    const char *q = *p;
+    skip_sep(&q);
+    if (!word_at(&q, words))
+        return;
+    skip_sep(&q);
+    skip_digits(&q);
+    *p = q;
+}
+
+/* A PEP 440 version as pip accepts it after == (its normalisations
+ * included): N(.N)*, then a pre-release (a, b, rc, alpha, beta, c, pre,
+ * preview), a post-release (post, rev, r, or -N), a dev release, and a
+ * local part (+abc.1). No epoch (its '!' cannot be in an environment name),
+ * no wildcard: a pin names one version. */
+static bool pep440_version(const char *s)
+{
+    static const char *const pre[] = {"alpha", "beta", "preview", "pre", "rc", "a", "b", "c", NULL};
+    static const char *const post[] = {"post", "rev", "r", NULL};
+    static const char *const dev[] = {"dev", NULL};
+    const char *p = s;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    skip_digits(&p);
+    while (*p == '.' && isdigit((unsigned char)p[1])) {
+        p++;
+        skip_digits(&p);
+    }
+    optional_part(&p, pre);
+    if (*p == '-' && isdigit((unsigned char)p[1])) { /* 1.0-1: a post-release */
+        p++;
+        skip_digits(&p);
+    } else {
+        optional_part(&p, post);
+    }
+    optional_part(&p, dev);
+    if (*p == '+') { /* +abc.1: segments of letters and digits */
+        do {
+            p++;
+            if (!isalnum((unsigned char)*p))
+                return false;
+            while (isalnum((unsigned char)*p))
+                p++;
+        } while (*p == '.' || *p == '-' || *p == '_');
+    }
+    return *p == '\0';
+}
+
+int envs_derive_check_pin(const char *pin)
 {
     const char *eq = strstr(pin, "==");
     size_t n = eq ? (size_t)(eq - pin) : 0;
-    if (!eq || n == 0 || n >= 128 || requirement_name_len(pin) != n || !eq[2] || strlen(eq + 2) >= 128 ||
-        !util_is_safe_name(eq + 2))
-        return error_set(BG_EUSAGE, "--with %s: expected PKG==VERSION (an exact pin)", pin);
-    normalise_pkg(pin, n, pkg, 128);
+    if (!eq || n >= 128 || !pep508_name(pin, n) || strlen(eq + 2) >= 128 || !pep440_version(eq + 2))
+        return error_set(BG_EUSAGE, "--with %s: expected PKG==VERSION, a package name (letters, digits, "
+                         "and . _ - inside) and one version (like 2.2.6, 2.1.0rc1, 2.5.1+cpu); nothing else "
+                         "reaches the installer", pin);
+    return 0;
+}
+
+static int check_pin(const char *pin, char pkg[128], char ver[128])
+{
+    int err = envs_derive_check_pin(pin);
+    if (err < 0)
+        return err;
+    const char *eq = strstr(pin, "==");
+    normalise_pkg(pin, (size_t)(eq - pin), pkg, 128);
     snprintf(ver, 128, "%s", eq + 2);
     return 0;
 }

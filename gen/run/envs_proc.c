@@ -23,6 +23,17 @@ void envs_proc_status(int status, char *buf, size_t len)
         snprintf(buf, len, "wait status %d", status);
 }
 
+void envs_proc_child_signals(void)
+{
+    /* Ignored signals and the blocked mask survive exec: give the child the defaults so Ctrl-C stops it. */
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGPIPE, SIG_DFL);
+}
+
 int envs_proc_run(char *const argv[], struct strbuf *cap, int *status)
 {
     int fds[2] = {-1, -1};
@@ -46,13 +57,7 @@ int envs_proc_run(char *const argv[], struct strbuf *cap, int *status)
         }
         if (cap)
             dup2(fds[1], STDOUT_FILENO);
-        /* Ignored signals and the blocked mask survive exec: give pip the defaults so Ctrl-C stops it. */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
+        envs_proc_child_signals();
         execvp(argv[0], argv);
         dprintf(STDERR_FILENO, "benchgen: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);

@@ -16,6 +16,10 @@
  * status (exit 127: it could not be executed). */
 int envs_proc_run(char *const argv[], struct strbuf *cap, int *status);
 
+/* In a forked child before exec: no signal blocked, SIGINT, SIGTERM and
+ * SIGPIPE at their defaults (ignored signals and the mask survive exec). */
+void envs_proc_child_signals(void);
+
 /* "exit status N" or "signal N (NAME)" for a wait status. */
 void envs_proc_status(int status, char *buf, size_t len);
 

@@ -9,6 +9,7 @@
  */
 #include "run/envs_python.h"
 #include "run/envs_cache.h"
+#include "run/envs_probe.h"
 #include "run/envs_proc.h"
 #include "runners/worker.h"
 #include "base/error.h"
@@ -30,6 +31,14 @@ static const char probe_code[] = "import sys; print(sys.version.split()[0]); pri
 static const char probe_module_code[] =
     "import sys; print(sys.version.split()[0]); print(sys.prefix); sys.stdout.flush(); "
     "sys.path.insert(0, sys.argv[1]); import _benchgen; print('_benchgen', _benchgen.__file__)";
+
+bool envs_python_has_control(const char *s)
+{
+    for (; s && *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            return true;
+    return false;
+}
 
 int envs_python_version_number(const char *ver)
 {
@@ -59,13 +68,14 @@ int envs_python_probe(const char *python, const char *const *cmd_prefix, bool ch
     argv[k++] = (char *)(check_module ? probe_module_code : probe_code);
     if (check_module)
         argv[k++] = (char *)worker_ext_dir();
-    if ((err = envs_proc_run(argv, &out, &status)) < 0)
+    if ((err = envs_probe_run(argv, python, &out, &status)) < 0)
         goto done;
     char *save = NULL;
     char *l1 = out.buf ? strtok_r(out.buf, "\r\n", &save) : NULL;
     char *l2 = l1 ? strtok_r(NULL, "\r\n", &save) : NULL;
     char *l3 = l2 ? strtok_r(NULL, "\r\n", &save) : NULL;
-    if (!l1 || !l2 || strlen(l1) >= 32 || !isdigit((unsigned char)l1[0])) {
+    if (!l1 || !l2 || strlen(l1) >= 32 || strspn(l1, "0123456789.") != strlen(l1) || !isdigit((unsigned char)l1[0]) ||
+        envs_python_has_control(l2)) {
         char how[96];
         envs_proc_status(status, how, sizeof(how));
         err = error_set(BG_EPYTHON, "%s%s could not report its Python version and prefix (%s): is it a Python "

@@ -10,10 +10,16 @@
 /* Major and minor of "3.12.1" as 312 (0 when it is not a version). */
 int envs_python_version_number(const char *ver);
 
+/* true when s holds a control character (below 0x20, or DEL): a path or
+ * argument that cannot go into a one-per-line registration. */
+bool envs_python_has_control(const char *s);
+
 /* Asks an interpreter (after a command prefix, when given) for its version
  * and prefix (*prefix malloc'd), without site or PYTHON* variables (-I);
  * with check_module, also whether it can import the worker's `_benchgen`
- * module and is 3.9 or later. BG_EPYTHON with the reason otherwise. */
+ * module and is 3.9 or later. BG_EPYTHON with the reason otherwise. It runs
+ * as envs_probe.h runs it: contained, with a deadline and bounded output
+ * (BG_EUSAGE when it had to be stopped). */
 int envs_python_probe(const char *python, const char *const *cmd_prefix, bool check_module, char ver[32],
                       char **prefix);
 

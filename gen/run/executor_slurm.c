@@ -164,7 +164,9 @@ static void build_args(const struct exec_options *o, const struct resources *r, 
     else
         addf(a, "--array=%s", ranges);
     addf(a, "--job-name=benchgen-%s", name);
-    addf(a, "--output=%s/logs/slurm-%%A_%%a.out", run_dir);
+    char *dir = slurm_pattern_escape(run_dir); /* a '%' in it is no pattern */
+    addf(a, "--output=%s/logs/slurm-%%A_%%a.out", dir);
+    free(dir);
     addf(a, "--open-mode=append");
     addf(a, "--requeue");
     /* The signal may come up to a minute early: only worth it for long limits. */
@@ -258,6 +260,8 @@ static int slurm_start(struct executor *ex, const struct matrix *todo)
         return 0;
     if (!(s->run_dir = util_realpath(store_dir(ex->st))))
         return error_set(BG_EIO, "%s: cannot resolve the run directory", store_dir(ex->st));
+    if ((err = slurm_check_dir(s->run_dir)) < 0)
+        return err;
     if ((err = cellfile_ensure_plan(s->run_dir, ex->st)) < 0 || (err = cellfile_read_plan(s->run_dir, &plan)) < 0)
         goto done;
     s->cells = xcalloc(todo->ncells, sizeof(*s->cells));

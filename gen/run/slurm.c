@@ -314,3 +314,24 @@ char *slurm_ranges(const int *ids, size_t n)
     }
     return strbuf_detach(&sb); /* "" for no ids */
 }
+
+char *slurm_pattern_escape(const char *text)
+{
+    struct strbuf sb = {0};
+    strbuf_append(&sb, "", 0);
+    for (const char *p = text; *p; p++)
+        strbuf_append(&sb, *p == '%' ? "%%" : p, *p == '%' ? 2 : 1);
+    return strbuf_detach(&sb);
+}
+
+int slurm_check_dir(const char *dir)
+{
+    char cwd[4096] = "";
+    if (dir[0] != '/' && !getcwd(cwd, sizeof(cwd)))
+        cwd[0] = '\0';
+    if (strchr(dir, '\\') || strchr(cwd, '\\'))
+        return error_set(BG_EUSAGE, "%s%s%s: a backslash in the run directory's path turns off Slurm's "
+                         "file name patterns for --output (every task's log would be one file); choose "
+                         "another --out for --executor slurm", cwd, cwd[0] ? "/" : "", dir);
+    return 0;
+}

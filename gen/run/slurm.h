@@ -70,6 +70,15 @@ bool slurm_state_final(const char *state);
  * failure) or error; STATUS_NONE for a state that is not final. */
 enum status slurm_state_status(const char *state);
 
+/* text with every '%' doubled, so that Slurm's file name patterns
+ * (sbatch --output: %A, %a, %j, ...) read it as it is; malloc'd. */
+char *slurm_pattern_escape(const char *text);
+
+/* BG_EUSAGE when the run directory dir (relative: to the working directory)
+ * holds a backslash, which makes Slurm take --output literally, with no
+ * pattern replaced and no way to escape it. */
+int slurm_check_dir(const char *dir);
+
 /* "1-5,7,9-12" for sorted ids; malloc'd. */
 char *slurm_ranges(const int *ids, size_t n);
 

@@ -16,6 +16,7 @@
 
 #include "run/envs.h"
 #include "run/envs_add.h"
+#include "run/envs_derive.h"
 #include "run/envs_list.h"
 #include "run/envs_sync.h"
 #include "base/error.h"
@@ -327,6 +328,64 @@ static void test_add_prefix_and_other_version(void **state)
     assert_int_equal(envs_add("prefixed2", BENCHGEN_PYTHON, bad, 1), BG_EUSAGE);
 }
 
+/* A path or argument with a control character never reaches the
+ * one-per-line registration; a candidate that hangs or floods is stopped
+ * at its deadline or its output cap (envs_probe.h). */
+static void test_add_bounded_and_typed(void **state)
+{
+    (void)state;
+    char py[PATH_MAX + 32], reg[PATH_MAX + 32];
+    snprintf(py, sizeof(py), "%s/py\nthon", tmp);
+    write_text(py, "#!/bin/sh\nexec " BENCHGEN_PYTHON " \"$@\"\n", 0755);
+    assert_int_equal(envs_add("nl", py, NULL, 0), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), "control character"));
+    snprintf(reg, sizeof(reg), "%s/external/nl", cache);
+    assert_false(util_is_file(reg));
+    const char *tab[] = {"env", "A=\tb", NULL};
+    assert_int_equal(envs_add("tab", BENCHGEN_PYTHON, tab, 2), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), "prefix argument 2"));
+
+    snprintf(py, sizeof(py), "%s/python-fifo", tmp);
+    assert_int_equal(mkfifo(py, 0755), 0);
+    assert_int_equal(envs_add("fifo", py, NULL, 0), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), "is a FIFO, not an interpreter"));
+
+    snprintf(py, sizeof(py), "%s/python-sleeps", tmp);
+    write_text(py, "#!/bin/sh\nsleep 30\n", 0755);
+    setenv("BENCHGEN_PROBE_TIMEOUT", "0.5", 1);
+    int64_t t0 = util_now_ns();
+    assert_int_equal(envs_add("sleeps", py, NULL, 0), BG_EUSAGE);
+    assert_true(util_now_ns() - t0 < 5000000000LL);
+    assert_non_null(strstr(error_last(), "did not answer within 0.5 s: stopped"));
+    snprintf(py, sizeof(py), "%s/python-floods", tmp);
+    write_text(py, "#!/bin/sh\nexec cat /dev/zero\n", 0755);
+    assert_int_equal(envs_add("floods", py, NULL, 0), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), "printed more than 64 KiB"));
+    setenv("BENCHGEN_PROBE_TIMEOUT", "soon", 1);
+    assert_int_equal(envs_add("real2", BENCHGEN_PYTHON, NULL, 0), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), "BENCHGEN_PROBE_TIMEOUT=soon"));
+    unsetenv("BENCHGEN_PROBE_TIMEOUT");
+}
+
+/* --with pins are requirements only: nothing pip reads as an option. */
+static void test_with_pins(void **state)
+{
+    (void)state;
+    static const char *const good[] = {"numpy==2.2.6", "NumPy==2.2.6", "torch==2.5.1+cpu", "a==1",
+                                       "foo_bar.baz==3", "x==1.0rc1", "x==1.0.post2.dev3", "x==1.0-1",
+                                       "x==2.0a1", "x==1.0+abc.7", NULL};
+    static const char *const bad[] = {"--index-url==127.0.0.1", "--extra-index-url==x", ".==1", "-e==1",
+                                      "numpy", "numpy==", "==1", "numpy==x", "numpy==1;rm", "numpy==1.*",
+                                      "numpy==1!2", "numpy===1", "numpy==1 ", "a b==1", "numpy-==1",
+                                      "numpy==1.0+", "numpy==1.0+abc.", "numpy==1..0", NULL};
+    for (size_t i = 0; good[i]; i++)
+        if (envs_derive_check_pin(good[i]) != 0)
+            fail_msg("%s refused: %s", good[i], error_last());
+    for (size_t i = 0; bad[i]; i++)
+        if (envs_derive_check_pin(bad[i]) != BG_EUSAGE)
+            fail_msg("%s accepted", bad[i]);
+}
+
 /* `# python: X.Y` picks the interpreter and enters the hash; a version the
  * machine lacks leaves the venv missing and sync says why. */
 static void test_lock_python_line(void **state)
@@ -496,6 +555,8 @@ int main(void)
         cmocka_unit_test(test_add_accepts_linked_interpreter),
         cmocka_unit_test(test_add_rejects_without_module),
         cmocka_unit_test(test_add_prefix_and_other_version),
+        cmocka_unit_test(test_add_bounded_and_typed),
+        cmocka_unit_test(test_with_pins),
         cmocka_unit_test(test_lock_python_line),
         cmocka_unit_test(test_add_venv_dir_wins_and_breaks),
         cmocka_unit_test(test_list_reads_dist_info),

@@ -609,6 +609,40 @@ static void test_reference_parse(void **state)
     assert_non_null(strstr(error_last(), "b.csv:2:"));
 }
 
+/* Lookups go through a sorted index: a key given twice is the first row in
+ * file order, whatever the order of the rows, and revisions come back
+ * sorted and distinct. */
+static void test_reference_index(void **state)
+{
+    (void)state;
+    static const char csv[] = "revision,model,task,batch,backend,ms_per_step\n"
+                              "9,b,fit,2,x,1\n"
+                              "2,a,fit,1,x,2\n"
+                              "9,b,fit,2,x,3\n"
+                              "5,a,fit,1,x,4\n"
+                              "2,a,fit,10,x,5\n"
+                              "2,a,fit,1,y,6\n";
+    struct reference *ref = NULL;
+    assert_int_equal(reference_parse(&ref, "i.csv", csv, sizeof(csv) - 1), 0);
+    assert_int_equal(reference_find(ref, 9, "b", "fit", 2, "x")->line, 2);
+    assert_true(reference_find(ref, 2, "a", "fit", 1, "x")->ms == 2);
+    assert_true(reference_find(ref, 2, "a", "fit", 10, "x")->ms == 5);
+    assert_true(reference_find(ref, 2, "a", "fit", 1, "y")->ms == 6);
+    assert_null(reference_find(ref, 2, "a", "fit", 2, "x"));
+    assert_null(reference_find(ref, 3, "a", "fit", 1, "x"));
+    assert_null(reference_find(ref, 9, "b", "fit", 2, "z"));
+    int revs[2];
+    assert_int_equal(reference_revisions(ref, revs, 2), 3);
+    assert_int_equal(revs[0], 2);
+    assert_int_equal(revs[1], 5);
+    reference_free(ref);
+    static const char header_only[] = "revision,model,task,batch,backend,ms_per_step\n";
+    assert_int_equal(reference_parse(&ref, "h.csv", header_only, sizeof(header_only) - 1), 0);
+    assert_null(reference_find(ref, 1, "a", "fit", 1, "x"));
+    assert_int_equal(reference_revisions(ref, revs, 2), 0);
+    reference_free(ref);
+}
+
 static void test_reference_committed(void **state)
 {
     (void)state;
@@ -1039,6 +1073,7 @@ int main(void)
         cmocka_unit_test(test_answer),
         cmocka_unit_test(test_speedup_axis),
         cmocka_unit_test(test_reference_parse),
+        cmocka_unit_test(test_reference_index),
         cmocka_unit_test(test_reference_committed),
         cmocka_unit_test(test_format_number),
         cmocka_unit_test(test_grid_published),

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "plan/catalog.h"
@@ -312,6 +313,74 @@ static void test_load_missing_file(void **state)
     assert_non_null(strstr(error_last(), "does-not-exist.yaml"));
 }
 
+/* What is not a regular file is refused by what it is, without reading it
+ * (a FIFO with no writer would block; /dev/zero never ends). */
+static void test_load_not_regular(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/benchgen-test-spec-XXXXXX", path[PATH_MAX];
+    struct spec *s = (struct spec *)0x1;
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/fifo.yaml", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(spec_load(&s, path), BG_EUSAGE);
+    assert_null(s);
+    assert_non_null(strstr(error_last(), "fifo.yaml: a FIFO, not a regular file (a spec must be one)"));
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(spec_load(&s, dir), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), ": a directory, not a regular file"));
+    assert_int_equal(spec_load(&s, "/dev/zero"), BG_EUSAGE);
+    assert_string_equal(error_last(), "/dev/zero: a character device, not a regular file (a spec must be one)");
+    assert_int_equal(rmdir(dir), 0);
+}
+
+/* The bounds (spec.h): size, nesting depth, number of nodes; each refused
+ * at once, the depth and node count at the node that crosses them. */
+static void test_limits(void **state)
+{
+    (void)state;
+    static const char head[] = "name: t\nbackends: [numpy]\nrows: ";
+    size_t n = 100000, hl = strlen(head);
+    char *yaml = malloc(hl + 2 * n + 2);
+    struct spec *s = (struct spec *)0x1;
+    assert_non_null(yaml);
+    memcpy(yaml, head, hl);
+    memset(yaml + hl, '[', n);
+    memset(yaml + hl + n, ']', n);
+    int64_t t0 = util_now_ns();
+    int rc = spec_parse(&s, "deep.yaml", yaml, hl + 2 * n);
+    expect_spec_error(rc, s, "deep.yaml", 3, 7 + SPEC_MAX_DEPTH - 1, "nesting deeper than 64");
+    assert_true(util_now_ns() - t0 < 2000000000LL);
+
+    /* 64 levels are allowed (and then refused as rows of the wrong kind). */
+    size_t k = SPEC_MAX_DEPTH - 1;
+    memset(yaml + hl, '[', k);
+    memset(yaml + hl + k, ']', k);
+    s = (struct spec *)0x1;
+    rc = spec_parse(&s, "deep.yaml", yaml, hl + 2 * k);
+    expect_spec_error(rc, s, "deep.yaml", 3, 8, "rows: each row must be a map");
+    assert_null(strstr(error_last(), "nesting"));
+
+    /* A flat list of 100,001 scalars. */
+    size_t len = hl;
+    yaml[len++] = '[';
+    for (size_t i = 0; i < SPEC_MAX_NODES; i++)
+        yaml[len++] = '1', yaml[len++] = ',';
+    yaml[len - 1] = ']';
+    s = (struct spec *)0x1;
+    rc = spec_parse(&s, "wide.yaml", yaml, len);
+    expect_spec_error(rc, s, "wide.yaml", 3, 199992, "more than 100000 YAML nodes");
+    free(yaml);
+
+    s = (struct spec *)0x1;
+    char *big = calloc(1, SPEC_MAX_BYTES + 1);
+    assert_non_null(big);
+    assert_int_equal(spec_parse(&s, "big.yaml", big, SPEC_MAX_BYTES + 1), BG_ESPEC);
+    assert_null(s);
+    assert_string_equal(error_last(), "big.yaml: 16777217 bytes, larger than the 16 MiB a spec may be");
+    free(big);
+}
+
 /* ---- good specs ---------------------------------------------------------- */
 
 static void test_defaults(void **state)
@@ -529,7 +598,7 @@ static void test_workload_paths(void **state)
     static const char *const dir_yaml = "name: w\nbackends: [numpy]\nrows:\n"
                                         "  - {model: a, task: fit, batch: 1, workload: dir.py}\n";
     assert_int_equal(spec_parse(&s, path, dir_yaml, strlen(dir_yaml)), BG_ESPEC);
-    assert_non_null(strstr(error_last(), "workload: no such file: "));
+    assert_non_null(strstr(error_last(), "/dir.py is a directory, not a regular file"));
 
     free(wl_real);
     snprintf(path, sizeof(path), "%s/spec.yaml", dir);
@@ -619,6 +688,8 @@ int main(void)
         cmocka_unit_test(test_inline_errors),
         cmocka_unit_test(test_failed_load_frees_everything),
         cmocka_unit_test(test_load_missing_file),
+        cmocka_unit_test(test_load_not_regular),
+        cmocka_unit_test(test_limits),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_full_overrides),
         cmocka_unit_test(test_styles_equivalent),
