@@ -7,6 +7,7 @@ benchgen exec()s the environment's interpreter, whose `_benchgen` C module
     cell.unsupported()  -> str | None    # a reason ends the cell as `unsupported`
     cell.input_specs()  -> list[dict]    # C generates, hashes and hands them back
     step = cell.setup(views)             # views: {name: memoryview over C memory}
+    facts, problem = cell.placement()    # the device guard: a problem ends the cell `error`
     step()                               # C times every call, warm-up then timed
     cell.facts()        -> dict          # fairness facts
     cell.environment()  -> dict          # versions and settings of this process
@@ -48,13 +49,25 @@ defines:
     def supported(cell) -> str | None        (optional)
         A reason when this backend cannot run this model/task at all.
 
+    def placement(cell) -> dict              (optional)
+        Called after setup(), before the first step: where the model's
+        parameters and the step's inputs live, {"model": {device: n},
+        "inputs": {device: n}, "gpu": None or why there is no GPU}
+        (workloads/placement.py). A cell whose model or inputs are not on
+        the kind of processor the run requires (cell.device: gpu | cpu, from
+        the spec's `device:`) ends `error` before its first step. Without
+        it nothing is checked under `device: auto`, and a spec that names
+        gpu or cpu refuses the cell.
+
     def facts(cell) -> dict                  (optional)
         Fairness facts recorded with the cell: matmul precision, whether
         compilation took effect, synchronisation method, dtype policy,
         parameter count, ...
 
 `cell` carries key, model, task, batch, backend, family, size, precision,
-seed, steps, warmup, repeat, env and workload (see `_benchgen.cell`). The
+seed, steps, warmup, repeat, env, workload, method, device (gpu | cpu: what
+the cell must run on) and device_rule (the spec's gpu | cpu | auto) (see
+`_benchgen.cell`). The
 module may also call _benchgen.mark(name) and _benchgen.fact(name, value).
 """
 
@@ -228,6 +241,14 @@ class Cell:
             raise TypeError(f"{self.describe()}: setup(cell, data) must return a function that runs one "
                             f"step; it returned {type(step).__name__} {shown}")
         return step
+
+    def placement(self):
+        """The device guard, between setup() and the first warm-up step:
+        (facts, problem) from the workload's placement report
+        (workloads/placement.py); a problem ends the cell `error`."""
+        from workloads import placement
+        fn = getattr(self.module, "placement", None)
+        return placement.check(fn(self.cell) if fn else None, self.cell)
 
     def facts(self):
         fn = getattr(self.module, "facts", None)

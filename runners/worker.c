@@ -169,6 +169,8 @@ static char **build_argv(const struct worker_job *job, int64_t t0)
     argv[k++] = util_printf("warmup=%d", c->warmup);
     argv[k++] = util_printf("repeat=%d", c->repeat);
     argv[k++] = util_printf("seed=%llu", (unsigned long long)c->seed);
+    argv[k++] = util_printf("device=%s", job->device ? job->device : "cpu");
+    argv[k++] = util_printf("device_rule=%s", c->device ? c->device : "auto");
     argv[k] = NULL;
     for (size_t i = 0; i < k; i++)
         if (!argv[i])

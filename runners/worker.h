@@ -35,6 +35,8 @@ struct worker_job {
     const char *const *prefix;  /* NULL, or a NULL-terminated command put before python */
     const char *log_path;       /* the cell's log; created or appended */
     const char *home;           /* holds runners/harness.py and runners/workloads */
+    const char *device;         /* gpu | cpu: what the cell must run on, the cell's device resolved on
+                                 * this machine (plan/device.h); NULL: cpu */
 };
 
 /* Optional hook called about every 250 ms while a cell runs (progress). */

@@ -61,6 +61,7 @@ static json_t *jcell_(const struct rd_cell *c, int *err)
     json_put(o, "seed", json_integer((json_int_t)c->cell.seed), err);
     json_put(o, "timeout_s", json_num(c->cell.timeout), err);
     json_put(o, "memory_limit_bytes", json_integer((json_int_t)c->cell.memory_limit), err);
+    json_put(o, "device", json_str(c->cell.device ? c->cell.device : "auto"), err);
     json_put(o, "status", json_str(r->status ? status_name(r->status) : NULL), err);
     json_put(o, "detail", json_str(r->detail), err);
     json_put(o, "input_sha256", json_str(r->input_sha256[0] ? r->input_sha256 : NULL), err);
@@ -247,6 +248,16 @@ static void show_flags_(const struct rundata *rd, FILE *out, int wkey, struct st
     }
 }
 
+/* The kind of processor a cell ran on: the device guard's placement.device
+ * (runners/workloads/placement.py), else the older audit.device, else "-". */
+static const char *device_(const struct rd_cell *c)
+{
+    const char *d = kvlist_get(&c->result.facts, "placement.device");
+    if (!d)
+        d = kvlist_get(&c->result.facts, "audit.device");
+    return d && *d ? d : "-";
+}
+
 static int show_text_(const struct rundata *rd, FILE *out)
 {
     struct strlist k = {0};
@@ -263,8 +274,8 @@ static int show_text_(const struct rundata *rd, FILE *out)
         n = snprintf(buf, sizeof(buf), "%zu/%zu", c->result.ntimed, c->result.nwarmup);
         wsamples = n > wsamples ? n : wsamples;
     }
-    fprintf(out, "\n%-*s  %-11s  %-12s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, "KEY", "STATUS",
-            "INPUT", wsamples, "SAMPLES", "MEAN_MS", "MEDIAN_MS", "P5_MS", "P95_MS", "CV_%", "COMPILE_MS");
+    fprintf(out, "\n%-*s  %-11s  %-7s  %-12s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, "KEY", "STATUS",
+            "DEVICE", "INPUT", wsamples, "SAMPLES", "MEAN_MS", "MEDIAN_MS", "P5_MS", "P95_MS", "CV_%", "COMPILE_MS");
     for (size_t i = 0; i < rd->ncells; i++) {
         const struct rd_cell *c = &rd->cells[i];
         char samples[64], mean[32], median[32], p5[32], p95[32], cv[32], compile[32];
@@ -282,8 +293,8 @@ static int show_text_(const struct rundata *rd, FILE *out)
         else
             snprintf(cv, sizeof(cv), "-");
         fmt_ms_(compile, sizeof(compile), c->result.nwarmup ? (double)c->result.warmup_ns[0] / 1e6 : NAN);
-        fprintf(out, "%-*s  %-11s  %-12.*s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey, tx_(&k, c->cell.key),
-                tx_(&k, status_name(c->result.status)), SHOW_HASH_CHARS,
+        fprintf(out, "%-*s  %-11s  %-7s  %-12.*s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey,
+                tx_(&k, c->cell.key), tx_(&k, status_name(c->result.status)), tx_(&k, device_(c)), SHOW_HASH_CHARS,
                 c->result.input_sha256[0] ? tx_(&k, c->result.input_sha256) : "-", wsamples, samples, mean, median, p5,
                 p95, cv, compile);
     }

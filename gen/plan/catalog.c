@@ -45,15 +45,15 @@ static const char *const env_numpy[] = {NULL};
  * Keras 3 on PyTorch runs eagerly (its jit_compile is off for torch), like
  * PyTorch eager and NumPy. */
 static const struct catalog_backend backends[] = {
-    {"torch-eager", "PyTorch (eager)", "torch", "torch", env_torch_eager, -1, 0},
+    {"torch-eager", "PyTorch (eager)", "torch", "torch", env_torch_eager, -1, 0, 0},
     /* torch.compile(mode="reduce-overhead") records CUDA graphs on its
      * second call, so its first two steps are warm-up, as published. */
-    {"torch-compiled", "PyTorch (compiled)", "torch", "torch", env_torch_compiled, 2, 1},
-    {"keras2-tensorflow", "Keras 2 (TensorFlow)", "keras2", "keras", env_keras2, -1, 1},
-    {"keras3-tensorflow", "Keras 3 (TensorFlow)", "keras3", "keras", env_keras3_tf, -1, 1},
-    {"keras3-jax", "Keras 3 (JAX)", "keras3", "keras", env_keras3_jax, -1, 1},
-    {"keras3-torch", "Keras 3 (PyTorch)", "keras3", "keras", env_keras3_torch, -1, 0},
-    {"numpy", "NumPy (CPU reference)", "base", "numpy", env_numpy, -1, 0},
+    {"torch-compiled", "PyTorch (compiled)", "torch", "torch", env_torch_compiled, 2, 1, 0},
+    {"keras2-tensorflow", "Keras 2 (TensorFlow)", "keras2", "keras", env_keras2, -1, 1, 0},
+    {"keras3-tensorflow", "Keras 3 (TensorFlow)", "keras3", "keras", env_keras3_tf, -1, 1, 0},
+    {"keras3-jax", "Keras 3 (JAX)", "keras3", "keras", env_keras3_jax, -1, 1, 0},
+    {"keras3-torch", "Keras 3 (PyTorch)", "keras3", "keras", env_keras3_torch, -1, 0, 0},
+    {"numpy", "NumPy (CPU reference)", "base", "numpy", env_numpy, -1, 0, 1},
 };
 
 const char *const catalog_statuses[] = {"ok", "error", "crash", "timeout", "oom",

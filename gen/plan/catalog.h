@@ -36,6 +36,9 @@ struct catalog_backend {
     /* 1: the first call traces and compiles the step (torch.compile,
      * tf.function/XLA, jax.jit); 0: eager, the first call only warms caches */
     int compiles;
+    /* 1: runs on the CPU only (the NumPy reference): `device: auto` means
+     * cpu for it even on a machine with a GPU (plan/device.h) */
+    int cpu_only;
 };
 
 /* NULL when unknown. */

@@ -162,6 +162,15 @@ static const char *resolve_method(const struct spec *spec, const struct spec_row
     return m ? m : spec->method;
 }
 
+/* Row, then the spec's per-backend value, then the spec's (plan/device.h). */
+static const char *resolve_device(const struct spec *spec, const struct spec_row *row, const char *backend)
+{
+    if (row->device)
+        return row->device;
+    const char *d = kvlist_get(&spec->device_by_backend, backend);
+    return d ? d : spec->device;
+}
+
 /* Row, then the spec's per-backend value, then the method's count for the
  * backend (the published native PyTorch scripts warmed up twice), then the
  * catalog's default for the backend (torch-compiled needs two), then the
@@ -238,6 +247,7 @@ static int expand_position(struct matrix *m, const struct spec *spec, const stru
             .env = (char *)(env ? env : cb->env),
             .workload = row->workload,
             .method = method,
+            .device = (char *)resolve_device(spec, row, backend),
             .batch = row->batch,
             .steps = row->steps > 0 ? row->steps : spec->steps,
             .warmup = resolve_warmup(spec, row, cb, method),
@@ -318,6 +328,7 @@ void cell_free(struct cell *c)
     free(c->env);
     free(c->workload);
     free(c->method);
+    free(c->device);
 }
 
 void matrix_filter(struct matrix *m, const unsigned char *keep)
@@ -358,13 +369,14 @@ int matrix_add(struct matrix *m, const struct cell *c)
     /* Numbers from c; every string is copied, so start with none. */
     struct cell copy = *c;
     copy.key = copy.model = copy.task = copy.backend = NULL;
-    copy.size = copy.precision = copy.env = copy.workload = copy.method = NULL;
+    copy.size = copy.precision = copy.env = copy.workload = copy.method = copy.device = NULL;
     memset(&copy.res, 0, sizeof(copy.res));
     if ((err = dup_str(&copy.key, c->key)) < 0 || (err = dup_str(&copy.model, c->model)) < 0 ||
         (err = dup_str(&copy.task, c->task)) < 0 || (err = dup_str(&copy.backend, c->backend)) < 0 ||
         (err = dup_str(&copy.size, c->size)) < 0 || (err = dup_str(&copy.precision, c->precision)) < 0 ||
         (err = dup_str(&copy.env, c->env)) < 0 || (err = dup_str(&copy.workload, c->workload)) < 0 ||
-        (err = dup_str(&copy.method, c->method)) < 0 || (err = resources_overlay(&copy.res, &c->res)) < 0) {
+        (err = dup_str(&copy.method, c->method)) < 0 || (err = dup_str(&copy.device, c->device)) < 0 ||
+        (err = resources_overlay(&copy.res, &c->res)) < 0) {
         cell_free(&copy);
         return err;
     }

@@ -5,7 +5,8 @@
  * setting resolved: steps, method (row, then the spec's per-backend map, then
  * the spec; a list of both makes one cell per method), warm-up (row, then the
  * spec's per-backend map, then 2 for native PyTorch under the published
- * method, then the backend's own default, then the spec), precision, timeout, memory limit, environment. Order: repeat, then row,
+ * method, then the backend's own default, then the spec), precision, timeout, memory limit, environment,
+ * device (row, then the spec's per-backend map, then the spec). Order: repeat, then row,
  * then backend, so repeats are interleaved across the whole matrix and a
  * cell's id is stable for a given spec.
  *
@@ -32,6 +33,8 @@ struct cell {
     char *env;            /* Python environment name */
     char *workload;       /* absolute path, or NULL: built-in for model+backend */
     char *method;         /* published | corrected; NULL only in plans stored before the key existed */
+    char *device;         /* gpu | cpu | auto as the spec gave it (row, backend, spec; plan/device.h);
+                           * NULL only in plans stored before the key existed, which means auto */
     int batch, steps, warmup, repeat; /* repeat is 1-based */
     uint64_t seed;
     double timeout;       /* seconds */

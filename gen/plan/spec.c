@@ -13,6 +13,7 @@
  */
 #include "plan/spec.h"
 #include "plan/catalog.h"
+#include "plan/device.h"
 #include "plan/spec_node.h"
 #include "base/error.h"
 #include "base/xalloc.h"
@@ -33,18 +34,18 @@ static const char *const methods[] = {"published", "corrected", NULL};
 static const char *const top_keys[] = {"name",    "description",  "size",    "precision", "steps",
                                        "warmup",  "seed",         "timeout", "memory_limit",
                                        "repeats", "backends",     "envs",    "rows",      "log_limit", "resources",
-                                       "method",  NULL};
+                                       "method",  "device",       NULL};
 enum {
     K_NAME, K_DESCRIPTION, K_SIZE, K_PRECISION, K_STEPS, K_WARMUP, K_SEED, K_TIMEOUT,
-    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_RESOURCES, K_METHOD, K_NTOP
+    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_RESOURCES, K_METHOD, K_DEVICE, K_NTOP
 };
 
 static const char *const row_keys[] = {"model",     "task",    "batch",    "steps",    "warmup",
                                        "precision", "timeout", "backends", "workload", "resources",
-                                       "method",    NULL};
+                                       "method",    "device",  NULL};
 enum {
     R_MODEL, R_TASK, R_BATCH, R_STEPS, R_WARMUP, R_PRECISION, R_TIMEOUT, R_BACKENDS, R_WORKLOAD, R_RESOURCES,
-    R_METHOD, R_NROW
+    R_METHOD, R_DEVICE, R_NROW
 };
 
 /* ---- backends ------------------------------------------------------------ */
@@ -361,6 +362,8 @@ static int parse_row(const struct spec_ctx *c, const yaml_node_t *map, struct sp
         return err;
     if (f[R_METHOD].key && (err = get_method_value(c, "method", f[R_METHOD].value, &row->method)) < 0)
         return err;
+    if (f[R_DEVICE].key && (err = device_parse_row(c, f[R_DEVICE].value, &row->device)) < 0)
+        return err;
 
     unsigned task = catalog_task_bit(row->task);
     if (!task)
@@ -400,6 +403,7 @@ static void row_free(struct spec_row *row)
     free(row->precision);
     free(row->workload);
     free(row->method);
+    free(row->device);
     for (size_t i = 0; i < row->nbackends; i++)
         free(row->backends[i]);
     free(row->backends);
@@ -495,6 +499,9 @@ static int parse_top(const struct spec_ctx *c, const yaml_node_t *root)
         return err;
     if (f[K_METHOD].key && (err = get_method(c, f[K_METHOD].value)) < 0)
         return err;
+    if (f[K_DEVICE].key &&
+        (err = device_parse_spec(c, f[K_DEVICE].value, &spec->device, &spec->device_by_backend)) < 0)
+        return err;
     return get_rows(c, f[K_ROWS].value);
 }
 
@@ -574,6 +581,7 @@ int spec_parse(struct spec **out, const char *path, const char *text, size_t len
     spec->size = xstrdup("tiny");
     spec->precision = xstrdup("float32");
     spec->method = xstrdup("corrected");
+    spec->device = xstrdup("auto");
     spec->text = xmalloc(len + 1);
     c.dir = dir_of(c.path);
     memcpy(spec->text, text, len);
@@ -645,6 +653,8 @@ void spec_free(struct spec *spec)
     free(spec->res_by_backend);
     kvlist_free(&spec->method_by_backend);
     free(spec->method);
+    kvlist_free(&spec->device_by_backend);
+    free(spec->device);
     for (size_t i = 0; i < spec->nrows; i++)
         row_free(&spec->rows[i]);
     free(spec->rows);

@@ -33,6 +33,7 @@ struct spec_row {
     char *precision;      /* NULL: inherit */
     char *workload;       /* absolute path of a user workload (.py), or NULL for built-in */
     char *method;         /* published | corrected, or both ("published corrected"); NULL: inherit */
+    char *device;         /* gpu | cpu | auto (plan/device.h); NULL: inherit */
     double timeout;       /* 0: inherit */
     char **backends;      /* NULL: the spec's backends */
     size_t nbackends;
@@ -65,6 +66,8 @@ struct spec {
                            * run order, separated by a space ("published corrected"): every cell
                            * then runs under each method */
     struct kvlist method_by_backend; /* backend -> a method value as above */
+    char *device;         /* gpu | cpu | auto, default auto (plan/device.h) */
+    struct kvlist device_by_backend; /* backend -> a device value */
     struct spec_row *rows;
     size_t nrows;
     char *text;           /* the file's bytes, stored in run.db */

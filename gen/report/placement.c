@@ -44,6 +44,38 @@ static void warn_row(struct doc *d, const struct rundata *rd, size_t first, cons
     strlist_free(&kinds);
 }
 
+/* The kind of processor a cell ran on: the device guard's placement.device, else audit.device. */
+static const char *cell_device(const struct rd_cell *c)
+{
+    const char *v = kvlist_get(&c->result.facts, "placement.device");
+    return v && *v ? v : kvlist_get(&c->result.facts, "audit.device");
+}
+
+void placement_device_alert(struct doc *d, const struct rctx *x)
+{
+    const struct rundata *rd = x->rd;
+    struct strlist kinds = {0};
+    for (size_t i = 0; i < rd->ncells; i++)
+        if (rd->cells[i].result.ntimed && cell_device(&rd->cells[i]))
+            strlist_add_unique(&kinds, cell_device(&rd->cells[i]));
+    if (kinds.n > 1 && !d->err) {
+        struct strbuf sb = {0};
+        strbuf_puts(&sb, "This run's timed cells ran on different kinds of processor:");
+        for (size_t k = 0; k < kinds.n; k++) {
+            size_t n = 0;
+            for (size_t i = 0; i < rd->ncells; i++)
+                n += rd->cells[i].result.ntimed && cell_device(&rd->cells[i]) &&
+                     !strcmp(cell_device(&rd->cells[i]), kinds.v[k]);
+            strbuf_printf(&sb, "%s %s (%zu cell%s)", k ? ";" : "", kinds.v[k], n, n == 1 ? "" : "s");
+        }
+        strbuf_puts(&sb, ". Times are comparable only between cells on one kind; each cell's device is in its "
+                         "log below (set device: gpu or cpu in the spec to require one).");
+        doc_para(d, DOC_ALERT, sb.len ? sb.buf : "");
+        strbuf_free(&sb);
+    }
+    strlist_free(&kinds);
+}
+
 void placement_section(struct doc *d, const struct rctx *x)
 {
     const struct rundata *rd = x->rd;

@@ -14,4 +14,9 @@
 
 void placement_section(struct doc *d, const struct rctx *x);
 
+/* An alert, placed before the report's first table, when the timed cells ran
+ * on different kinds of processor (placement.device, else audit.device);
+ * nothing otherwise. */
+void placement_device_alert(struct doc *d, const struct rctx *x);
+
 #endif /* BENCHGEN_PLACEMENT_H */

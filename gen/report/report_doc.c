@@ -151,6 +151,7 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     doc_init(d, title, x->rd->description, x->figs, x->nfigs);
     free(title);
 
+    placement_device_alert(d, x);
     answer(d, x);
 
     doc_section(d, "run", NULL);

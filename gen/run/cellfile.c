@@ -152,10 +152,11 @@ static json_t *cell_json(const struct cell *c)
     char seed[32], mem[32];
     snprintf(seed, sizeof(seed), "%" PRIu64, c->seed);
     snprintf(mem, sizeof(mem), "%" PRIu64, c->memory_limit);
-    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:i, s:i, s:i, s:i, s:s, s:f, s:s, s:I, s:o}",
+    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:i, s:i, s:i, s:i, s:s, s:f, s:s, s:I, s:o}",
                      "id", c->id, "key", c->key, "model", c->model, "task", c->task, "backend", c->backend, "size",
                      c->size ? c->size : "", "precision", c->precision ? c->precision : "", "env", c->env,
-                     "workload", jstr_or_null(c->workload), "method", jstr_or_null(c->method), "batch", c->batch,
+                     "workload", jstr_or_null(c->workload), "method", jstr_or_null(c->method),
+                     "device", jstr_or_null(c->device), "batch", c->batch,
                      "steps", c->steps, "warmup", c->warmup, "repeat", c->repeat, "seed", seed, "timeout_s",
                      c->timeout, "memory_limit", mem, "log_limit", (json_int_t)c->log_limit, "resources",
                      resources_json(&c->res));
@@ -231,6 +232,7 @@ int cellfile_read_plan(const char *run_dir, struct matrix *out)
         c.env = (char *)jtext(j, "env");
         c.workload = (char *)jtext(j, "workload");
         c.method = (char *)jtext(j, "method");
+        c.device = (char *)jtext(j, "device");
         c.batch = (int)jint(j, "batch");
         c.steps = (int)jint(j, "steps");
         c.warmup = (int)jint(j, "warmup");

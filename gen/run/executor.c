@@ -6,6 +6,7 @@
 #include "run/canary.h"
 #include "run/envs.h"
 #include "run/gpu.h"
+#include "plan/device.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "base/util.h"
@@ -68,7 +69,8 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
                                  .python = env.python,
                                  .prefix = (const char *const *)env.prefix,
                                  .log_path = log_path,
-                                 .home = util_home_dir()};
+                                 .home = util_home_dir(),
+                                 .device = device_resolve(c->device, c->backend, gpu_nvml_count())};
         struct tick_ctx t = {.cell = c, .hooks = hooks};
         bool ticks = hooks && hooks->tick;
         /* The drift canary, right before the cell, with the affinity and

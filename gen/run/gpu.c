@@ -316,7 +316,13 @@ static int cudnn_probe_real(struct gpu_facts *f)
 static const struct gpu_ops real_ops = {cuda_probe_real, nvml_probe_real, cudnn_probe_real};
 static struct gpu_ops ops = {cuda_probe_real, nvml_probe_real, cudnn_probe_real};
 
-void gpu_set_ops(const struct gpu_ops *o) { ops = o ? *o : real_ops; }
+static int nvml_count_cache = -1; /* gpu_nvml_count(); -1: not asked yet */
+
+void gpu_set_ops(const struct gpu_ops *o)
+{
+    ops = o ? *o : real_ops;
+    nvml_count_cache = -1;
+}
 
 int gpu_collect(struct gpu_facts *f)
 {
@@ -329,6 +335,16 @@ int gpu_collect(struct gpu_facts *f)
     if (ops.cudnn && (err = ops.cudnn(f)) < 0)
         return err;
     return 0;
+}
+
+int gpu_nvml_count(void)
+{
+    if (nvml_count_cache < 0) {
+        struct gpu_facts *f = xcalloc(1, sizeof(*f));
+        nvml_count_cache = ops.nvml && ops.nvml(f) == 0 && f->nvml_ok ? f->nvml_count : 0;
+        free(f);
+    }
+    return nvml_count_cache;
 }
 
 /* ---- formatting ----------------------------------------------------------- */

@@ -82,6 +82,11 @@ int gpu_collect(struct gpu_facts *f);
  * and gpu.status (one sentence) for facts f. */
 int gpu_format(const struct gpu_facts *f, struct kvlist *out);
 
+/* The GPUs NVML sees on this machine (0 without NVML), asked once per
+ * process through the probe table: what `device: auto` resolves against
+ * (plan/device.h). */
+int gpu_nvml_count(void);
+
 /* gpu_collect() then gpu_format(). */
 int gpu_describe(struct kvlist *out);
 

@@ -153,16 +153,12 @@ static int read_cell_row_(sqlite3_stmt *st, struct rd_cell *c)
 
 static int load_cells_(sqlite3 *db, struct rundata *rd)
 {
-    static const char *const sql = "SELECT " STORE_SQL_CELL_COLUMNS RESULT_COLUMNS " FROM cells ORDER BY id";
-    static const char *const sql_before_method =
-        "SELECT " STORE_SQL_CELL_COLUMNS_BEFORE_METHOD RESULT_COLUMNS " FROM cells ORDER BY id";
     struct cell_queries q = {0};
     sqlite3_stmt *st = NULL;
     size_t cap = 0;
     int rc = SQLITE_OK, err = 0;
 
-    if ((sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK &&
-         sqlite3_prepare_v2(db, sql_before_method, -1, &st, NULL) != SQLITE_OK) ||
+    if (store_sql_prepare_cells(db, RESULT_COLUMNS, &st) < 0 ||
         sqlite3_prepare_v2(db, "SELECT ns FROM samples WHERE cell_id = ?1 AND phase = ?2 ORDER BY idx", -1,
                            &q.samples, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "SELECT name, ns FROM markers WHERE cell_id = ?1 ORDER BY ns, rowid", -1,

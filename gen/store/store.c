@@ -44,7 +44,8 @@ static const char *const schema_sql =
     "  steps INTEGER, warmup INTEGER, repeat INTEGER, seed INTEGER, timeout_s REAL,\n"
     "  memory_limit INTEGER, status TEXT, detail TEXT, input_sha256 TEXT, input_bytes INTEGER,\n"
     "  started_utc TEXT, finished_utc TEXT, wall_s REAL, peak_rss INTEGER, exit_code INTEGER,\n"
-    "  term_signal INTEGER, log_path TEXT, attempts INTEGER NOT NULL DEFAULT 0, method TEXT);\n"
+    "  term_signal INTEGER, log_path TEXT, attempts INTEGER NOT NULL DEFAULT 0, method TEXT,\n"
+    "  device TEXT);\n"
     "CREATE TABLE samples(cell_id INTEGER NOT NULL REFERENCES cells(id),\n"
     "  phase TEXT NOT NULL CHECK (phase IN ('warmup','timed')), idx INTEGER NOT NULL,\n"
     "  ns INTEGER NOT NULL, PRIMARY KEY (cell_id, phase, idx)) WITHOUT ROWID;\n"
@@ -204,8 +205,8 @@ static int insert_plan_(sqlite3 *db, const struct matrix *plan)
 {
     static const char *const sql =
         "INSERT INTO cells(id, key, model, task, batch, backend, size, precision, env, workload,"
-        " steps, warmup, repeat, seed, timeout_s, memory_limit, method)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)";
+        " steps, warmup, repeat, seed, timeout_s, memory_limit, method, device)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)";
     sqlite3_stmt *st = NULL;
     int err = store_sql_prepare(db, sql, &st);
     for (size_t i = 0; !err && i < plan->ncells; i++) {
@@ -227,6 +228,7 @@ static int insert_plan_(sqlite3 *db, const struct matrix *plan)
         sqlite3_bind_double(st, 15, c->timeout);
         sqlite3_bind_int64(st, 16, (sqlite3_int64)c->memory_limit);
         store_sql_bind_text(st, 17, c->method, false);
+        store_sql_bind_text(st, 18, c->device, false);
         err = store_sql_step_done(db, st, "insert plan cell");
         if (err)
             error_prefix(err, "cell %d (%s)", c->id, c->key ? c->key : "?");
@@ -482,10 +484,7 @@ done:
 int store_load_plan(struct store *s, struct matrix *out)
 {
     sqlite3_stmt *st = NULL;
-    int err = 0, rc = SQLITE_DONE;
-    if (sqlite3_prepare_v2(s->db, "SELECT " STORE_SQL_CELL_COLUMNS " FROM cells ORDER BY id", -1, &st, NULL) !=
-        SQLITE_OK)
-        err = store_sql_prepare(s->db, "SELECT " STORE_SQL_CELL_COLUMNS_BEFORE_METHOD " FROM cells ORDER BY id", &st);
+    int err = store_sql_prepare_cells(s->db, "", &st), rc = SQLITE_DONE;
     while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
         struct cell c = {0};
         store_sql_read_cell(st, &c);

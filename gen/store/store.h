@@ -22,7 +22,8 @@
  *       detail TEXT, input_sha256 TEXT, input_bytes INTEGER,
  *       started_utc, finished_utc, wall_s REAL, peak_rss INTEGER,
  *       exit_code INTEGER, term_signal INTEGER, log_path TEXT, attempts INTEGER,
- *       method TEXT)            -- published | corrected; absent in runs stored before it
+ *       method TEXT,            -- published | corrected; absent in runs stored before it
+ *       device TEXT)            -- gpu | cpu | auto (plan/device.h); absent in runs stored before it
  *   samples(cell_id INTEGER, phase TEXT CHECK (phase IN ('warmup','timed')),
  *       idx INTEGER, ns INTEGER, PRIMARY KEY (cell_id, phase, idx)) WITHOUT ROWID
  *   markers(cell_id INTEGER, name TEXT, ns INTEGER)          -- phase markers

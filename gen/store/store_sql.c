@@ -7,6 +7,8 @@
 #include "base/xalloc.h"
 #include "store/rundir.h"
 
+#include <stdlib.h>
+
 /* A damaged file is bad input (BG_EDAMAGED, exit 2), not a failed operation. */
 static int code_of(sqlite3 *db)
 {
@@ -90,6 +92,31 @@ void store_sql_read_cell(sqlite3_stmt *st, struct cell *c)
     c->timeout = sqlite3_column_double(st, 14);
     c->memory_limit = (uint64_t)sqlite3_column_int64(st, 15);
     c->method = store_sql_column_text(st, 16, false);
+    c->device = store_sql_column_text(st, 17, false);
+}
+
+int store_sql_prepare_cells(sqlite3 *db, const char *tail, sqlite3_stmt **st)
+{
+    /* Newest first: a run from before the device key, then from before the method key. */
+    static const char *const forms[] = {
+        STORE_SQL_CELL_COLUMNS,
+        "id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup, repeat, seed,"
+        " timeout_s, memory_limit, method, NULL",
+        "id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup, repeat, seed,"
+        " timeout_s, memory_limit, NULL, NULL"};
+    int err = 0;
+    *st = NULL;
+    for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+        char *sql = xprintf("SELECT %s%s FROM cells ORDER BY id", forms[i], tail);
+        int rc = sqlite3_prepare_v2(db, sql, -1, st, NULL);
+        free(sql);
+        if (rc == SQLITE_OK)
+            return 0;
+        err = store_sql_error(db, "load plan");
+        sqlite3_finalize(*st);
+        *st = NULL;
+    }
+    return err;
 }
 
 int store_sql_step_done(sqlite3 *db, sqlite3_stmt *st, const char *what)

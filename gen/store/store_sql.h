@@ -52,19 +52,21 @@ int store_sql_bind_time(sqlite3_stmt *st, int i, time_t t);
 char *store_sql_column_text(sqlite3_stmt *st, int i, bool required);
 
 /* The cells columns that hold the plan, in the order store_sql_read_cell()
- * reads them; runs stored before the method key have no method column and
- * select NULL in its place (the _BEFORE_METHOD form). */
+ * reads them; runs stored before the method or device key have no such
+ * column and select NULL in its place (store_sql_prepare_cells()). */
 #define STORE_SQL_CELL_COLUMNS                                                                               \
     "id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup, repeat, seed,"   \
-    " timeout_s, memory_limit, method"
-#define STORE_SQL_CELL_COLUMNS_BEFORE_METHOD                                                                 \
-    "id, key, model, task, batch, backend, size, precision, env, workload, steps, warmup, repeat, seed,"   \
-    " timeout_s, memory_limit, NULL"
-#define STORE_SQL_CELL_NCOLUMNS 17
+    " timeout_s, memory_limit, method, device"
+#define STORE_SQL_CELL_NCOLUMNS 18
+
+/* Prepares "SELECT <the plan's columns><tail> FROM cells ORDER BY id" for
+ * whichever columns this run.db has (NULL for method and device in runs
+ * stored before them). tail: more columns (", status, ..."), or "". */
+int store_sql_prepare_cells(sqlite3 *db, const char *tail, sqlite3_stmt **st);
 
 /* Fills c (zeroed by the caller) from columns 0 .. STORE_SQL_CELL_NCOLUMNS - 1
  * of a row selected with STORE_SQL_CELL_COLUMNS. Text the plan requires comes
- * back as "" when NULL; workload and method stay NULL. c->res and
+ * back as "" when NULL; workload, method and device stay NULL. c->res and
  * c->log_limit are not stored and stay zero. The caller frees c (cell_free). */
 void store_sql_read_cell(sqlite3_stmt *st, struct cell *c);
 

@@ -33,6 +33,7 @@
 struct ext_cell {
     const char *key, *model, *task, *backend, *family, *size, *precision, *env, *workload;
     const char *method; /* published | corrected (docs/METHOD.md) */
+    const char *device, *device_rule; /* gpu | cpu required, and the spec's gpu | cpu | auto (plan/device.h) */
     long long batch, steps, warmup, repeat;
     unsigned long long seed;
 };

@@ -6,7 +6,9 @@
  *   _benchgen.fact(name, val)  records a fairness fact for this cell (str(val))
  *   _benchgen.cell             dict: key, model, task, batch, backend, family,
  *                              size, precision, seed, steps, warmup, repeat,
- *                              env, workload
+ *                              env, workload, method, device (gpu | cpu: where
+ *                              the cell must run), device_rule (the spec's
+ *                              gpu | cpu | auto)
  *   _benchgen._main(argv)      runs the cell; never returns
  */
 #include "runners/ext/ext.h"
@@ -101,7 +103,8 @@ static PyObject *cell_dict(const struct ext_cell *c)
         set_int(d, "seed", (long long)c->seed) < 0 || set_int(d, "steps", c->steps) < 0 ||
         set_int(d, "warmup", c->warmup) < 0 || set_int(d, "repeat", c->repeat) < 0 ||
         set_str(d, "env", c->env) < 0 || set_str(d, "workload", c->workload) < 0 ||
-        set_str(d, "method", c->method) < 0) {
+        set_str(d, "method", c->method) < 0 || set_str(d, "device", c->device ? c->device : "cpu") < 0 ||
+        set_str(d, "device_rule", c->device_rule ? c->device_rule : "auto") < 0) {
         Py_XDECREF(d);
         return NULL;
     }
@@ -149,6 +152,8 @@ static PyObject *mod_main(PyObject *self, PyObject *argv)
         else if (IS("env")) c.env = v;
         else if (IS("workload")) c.workload = v;
         else if (IS("method")) c.method = v;
+        else if (IS("device")) c.device = v;
+        else if (IS("device_rule")) c.device_rule = v;
         else if (IS("batch")) c.batch = strtoll(v, NULL, 10);
         else if (IS("steps")) c.steps = strtoll(v, NULL, 10);
         else if (IS("warmup")) c.warmup = strtoll(v, NULL, 10);

@@ -3,7 +3,8 @@
  *
  * Order of events, each reported as a marker: python (interpreter up and
  * this module running), import (workload imported), inputs (synthetic data
- * made and hashed), setup (model built), warmup, timed, done. Every step's
+ * made and hashed), setup (model built), warmup, timed, done. Between setup
+ * and the first warm-up step the device guard runs (check_placement). Every step's
  * duration is measured here, in C, around one call of the step function the
  * workload returned.
  */
@@ -226,6 +227,25 @@ static void send_python(void)
     PyErr_Clear();
 }
 
+/* The device guard (runners/harness.py, Cell.placement): where the model
+ * and the step's inputs live, recorded as placement.* facts; a cell on the
+ * wrong kind of processor ends `error` with the harness's sentence before
+ * its first step, so it has no samples and no warmup or timed marker. */
+static void check_placement(PyObject *cellobj)
+{
+    PyObject *r = call(cellobj, "placement", "checking where the workload placed the model failed");
+    if (!PyTuple_Check(r) || PyTuple_Size(r) != 2)
+        finish("error", "error", "harness: placement() must return (facts, problem)", 1);
+    PyObject *problem = PyTuple_GetItem(r, 1); /* borrowed */
+    send_dict(PyTuple_GetItem(r, 0), "fact");
+    if (problem && problem != Py_None) {
+        char *text = ext_str(problem);
+        finish("error", "error", text ? text : "the model or inputs are not on the required device", 1);
+    }
+    PyErr_Clear();
+    Py_DECREF(r);
+}
+
 static void run_steps(PyObject *step, long long n, int warmup)
 {
     for (long long i = 0; i < n; i++) {
@@ -272,6 +292,7 @@ _Noreturn void ext_run_cell(const struct ext_cell *c)
         finish("error", "error", "workload's setup() must return a callable that runs one step", 1);
     marker("setup");
 
+    check_placement(cellobj);
     run_steps(step, c->warmup, 1);
     marker("warmup");
     run_steps(step, c->steps, 0);

@@ -442,6 +442,7 @@ def _setup_sd(env, cell, cfg, data):
     loop = method.Denoiser(cfg, np.asarray(data["latents"], dtype="float32"), eps_fn)
     _state["model"] = unet
     _state["extra_params"] = te.count_params()
+    _state["extra_models"] = [te]
 
     def step():
         loop.step()
@@ -484,7 +485,23 @@ def _setup_sam(env, cell, cfg, data):
 BUILDERS = {"bert": _setup_bert, "gemma": _setup_llm, "mistral": _setup_llm, "sd": _setup_sd, "sam": _setup_sam}
 
 
+def _keep_on_host(cell):
+    """device: cpu (plan/device.h): the frameworks place nothing on a GPU,
+    even where they see one. Before Keras imports its backend."""
+    if getattr(cell, "device", None) != "cpu":
+        return
+    os.environ["JAX_PLATFORMS"] = "cpu"
+    os.environ["KERAS_TORCH_DEVICE"] = "cpu"
+    if _is_keras2(cell) or os.environ.get("KERAS_BACKEND") == "tensorflow":
+        import tensorflow as tf
+        try:
+            tf.config.set_visible_devices([], "GPU")
+        except (RuntimeError, ValueError):
+            pass  # already initialised: the device guard will say where it ran
+
+
 def setup(cell, data):
+    _keep_on_host(cell)
     env = _Env(cell)
     cfg = sizes.get(cell)
     env.keras.utils.set_random_seed(cell.seed % (2 ** 32))  # weights only; inputs come from C
@@ -499,7 +516,41 @@ def setup(cell, data):
         raise ValueError(f"no Keras workload for {cell.model}/{cell.task}")
     step = builder(env, cell, cfg, data)
     _benchgen.mark("built")
+    st["ninputs"] = len(data)
     return step
+
+
+def placement(cell):
+    """Where the weights live, and where Keras puts the step's NumPy inputs
+    (it converts them every step: a converted probe shows where), with why
+    the framework sees no GPU (workloads/placement.py)."""
+    from workloads import placement as guard
+    st = _state
+    keras, backend = _libs(st.get("keras2", _is_keras2(cell)))
+    weights = []
+    for m in [st.get("model")] + list(st.get("extra_models", [])):
+        for w in (getattr(m, "weights", None) or []) if m is not None else []:
+            v = getattr(w, "value", w)
+            if callable(v):  # tf.keras (Keras 2): a tf.Variable, whose value() is a method
+                v = w
+            weights.append((guard.array_device(v), int(np.prod(w.shape))))
+    probe = np.zeros((1,), "float32")
+    if st.get("keras2"):
+        import tensorflow as tf
+        landed = guard.array_device(tf.identity(tf.convert_to_tensor(probe)))
+    else:
+        landed = guard.array_device(keras.ops.convert_to_tensor(probe))
+    env = cell.env or ("keras2" if st.get("keras2") else "keras3")
+    if backend == "jax":
+        import jax
+        why = guard.jax_no_gpu(jax, env)
+    elif backend == "tensorflow":
+        import tensorflow as tf
+        why = guard.tf_no_gpu(tf, env)
+    else:
+        import torch
+        why = guard.torch_no_gpu(torch, env)
+    return {"model": guard.tally(weights), "inputs": {landed: st.get("ninputs", 1)}, "gpu": why}
 
 
 def facts(cell):

@@ -63,6 +63,14 @@ def setup(cell, data):
     return step
 
 
+def placement(cell):
+    """NumPy keeps everything in host memory (workloads/placement.py)."""
+    d_in, hidden, classes = SIZES[cell.size]
+    return {"model": {"cpu": d_in * hidden + hidden * classes},
+            "inputs": {"cpu": 2 if cell.task == "fit" else 1},
+            "gpu": f"the NumPy reference runs on the CPU only (set device: cpu or auto for backend {cell.backend})"}
+
+
 def facts(cell):
     return {"dtype_policy": "float32", "synchronisation": "none needed (NumPy is synchronous)",
             "compiled": "no", "numpy.version": np.__version__}

@@ -198,7 +198,10 @@ class _Env:
 
     def __init__(self, torch, cell):
         self.torch = torch
-        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        # device: cpu (plan/device.h) keeps the cell on the host even where torch sees a GPU.
+        gpu = torch.cuda.is_available() and getattr(cell, "device", None) != "cpu"
+        self.device = torch.device("cuda" if gpu else "cpu")
+        self.input_devices = []  # where each of the step's inputs lives (placement())
         self.pdtype, self.autocast = _dtype(torch, cell.precision)
         self.compiled = _compiled(cell)
         self.published = method.of(cell) == method.PUBLISHED
@@ -219,10 +222,15 @@ class _Env:
         return contextlib.nullcontext()
 
     def ids(self, arr):
-        return _ids(self.torch, arr, self.device)
+        return self.placed(_ids(self.torch, arr, self.device))
 
     def nchw(self, arr):
-        return _nchw(self.torch, arr, self.device, self.pdtype)
+        return self.placed(_nchw(self.torch, arr, self.device, self.pdtype))
+
+    def placed(self, t):
+        """t, noted as one of the step's inputs."""
+        self.input_devices.append(str(t.device))
+        return t
 
     def adamw(self, params):
         return self.torch.optim.AdamW(params, lr=method.LEARNING_RATE, weight_decay=method.ADAMW_WEIGHT_DECAY)
@@ -424,8 +432,8 @@ def _setup_sam(env, cell, cfg, mods, data):
         return _setup_encoder_fit(env, sam.image_encoder, data)
     images = env.nchw(data["images"])
     sam.eval()
-    points = torch.from_numpy(data["points"].copy()).to(device=env.device, dtype=env.pdtype)
-    labels = torch.from_numpy(data["labels"].astype("int64")).to(env.device)
+    points = env.placed(torch.from_numpy(data["points"].copy()).to(device=env.device, dtype=env.pdtype))
+    labels = env.placed(torch.from_numpy(data["labels"].astype("int64")).to(env.device))
 
     def fwd():
         with torch.no_grad(), env.amp():
@@ -500,7 +508,10 @@ def _trainer(env, model, train):
     kw["per_device_train_batch_size" if train else "per_device_eval_batch_size"] = env.batch
     if train:
         kw.update(num_train_epochs=1.0, max_steps=102)  # NUM_STEPS + 2
-    return transformers.Trainer(model=model, args=transformers.TrainingArguments(**kw))
+    trainer = transformers.Trainer(model=model, args=transformers.TrainingArguments(**kw))
+    # Each step's batch is copied to the Trainer's device (_prepare_inputs).
+    env.input_devices.append(str(trainer.args.device))
+    return trainer
 
 
 def _trainer_fit(env, model, examples):
@@ -588,7 +599,17 @@ def setup(cell, data):
     if builder is None:
         raise ValueError(f"no torch workload for {cell.model}/{cell.task}")
     step, st["modules"] = builder(env, cell, cfg, mods, data)
+    st["input_devices"] = env.input_devices
     return step
+
+
+def placement(cell):
+    """Where the parameters and the step's inputs are (workloads/placement.py)."""
+    import torch
+
+    from workloads import placement as guard
+    st = _state
+    return guard.torch_report(torch, st.get("modules") or [], st.get("input_devices") or [], cell.env or "torch")
 
 
 def _train_step(opt, loss_fn, sync):

@@ -62,7 +62,8 @@ static const struct bad_case bad_cases[] = {
     {"bad-unknown-key.yaml", 2, 1, "unknown key 'stepz' in the spec (allowed: name, description"},
     {"bad-unknown-row-key.yaml", 7, 5, "unknown key 'batchsize' in a row (allowed: model, task, batch, "
                                        "steps, warmup, precision, timeout, backends, workload, resources, "
-                                       "method)"},
+                                       "method, device)"},
+    {"bad-device.yaml", 5, 47, "device: expected one of gpu, cpu, auto, got 'tpu'"},
     {"bad-steps-type.yaml", 2, 8, "steps: expected an integer, got 'ten'"},
     {"bad-steps-bool.yaml", 4, 47, "steps: expected an integer, got 'true'"},
     {"bad-steps-quoted.yaml", 2, 8, "steps: expected an integer, got the quoted string \"10\""},
