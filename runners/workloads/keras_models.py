@@ -47,7 +47,26 @@ def supported(cell):
     if reason is None and _is_keras2(cell) and cell.model in ("gemma", "mistral"):
         return (f"{cell.model} needs Keras 3: keras-nlp's Gemma/Mistral and LoRA do not run on "
                 "Keras 2 (NA in the published table)")
+    if reason is None and _is_keras2(cell) and cell.model == "sam":
+        reason = _keras2_sam(cell)
     return reason
+
+
+def _keras2_sam(cell):
+    """Why keras-cv 0.8's SAM cannot run this cell on Keras 2, or None."""
+    if cell.precision == "mixed_bfloat16":
+        # ViTDet's AddRelativePositionalEmbedding adds its float32 variables
+        # to the bfloat16 attention logits.
+        return ("SAM in mixed_bfloat16 needs Keras 3: keras-cv's ViTDet relative position embedding adds "
+                "float32 to bfloat16 on Keras 2")
+    if cell.precision == "bfloat16" and cell.task == "predict":
+        # The prompt encoder and mask decoder call keras-core's sin/cos/sqrt,
+        # which TF 2.15 runs through tf.experimental.numpy: that refuses
+        # bfloat16 (not a NumPy inexact type to it). fit trains the image
+        # encoder alone, which runs.
+        return ("SAM predict in bfloat16 needs Keras 3: keras-cv's prompt encoder and mask decoder fail "
+                "on Keras 2 (TF 2.15's tf.experimental.numpy sin/cos/sqrt refuse bfloat16)")
+    return None
 
 
 def _libs(keras2):
@@ -116,8 +135,9 @@ def _build_llm(model, cfg):
     return backbone, lib.models.MistralCausalLM(backbone=backbone, preprocessor=None)
 
 
-def _build_sam(keras2, cfg):
-    """(image encoder, full segmenter)."""
+def _build_sam(keras2, cfg, full=True):
+    """(image encoder, full segmenter); full=False: (image encoder, None),
+    all that fit trains."""
     grid = cfg["image"] // cfg["patch"]
     if keras2 or _keras_hub() is None:
         import keras_cv
@@ -130,6 +150,8 @@ def _build_sam(keras2, cfg):
             embed_dim=cfg["width"], depth=cfg["depth"], mlp_dim=cfg["mlp"], num_heads=cfg["heads"],
             out_chans=cfg["out_ch"], window_size=cfg["window"],
             global_attention_indices=list(cfg["global_attn"]))
+        if not full:
+            return enc, None
         pe = keras_cv.models.SAMPromptEncoder(
             embed_dim=cfg["out_ch"], image_embedding_size=(grid, grid),
             input_image_size=(cfg["image"], cfg["image"]), mask_in_chans=cfg["mask_in"])
@@ -145,6 +167,8 @@ def _build_sam(keras2, cfg):
         num_heads=cfg["heads"], global_attention_layer_indices=list(cfg["global_attn"]),
         patch_size=cfg["patch"], num_output_channels=cfg["out_ch"], window_size=cfg["window"],
         image_shape=(cfg["image"], cfg["image"], 3))
+    if not full:
+        return enc, None
     pe = keras_hub.layers.SAMPromptEncoder(
         hidden_size=cfg["out_ch"], image_embedding_size=(grid, grid),
         input_image_size=(cfg["image"], cfg["image"]), mask_in_channels=cfg["mask_in"])
@@ -450,9 +474,10 @@ def _setup_sd(env, cell, cfg, data):
 
 
 def _setup_sam(env, cell, cfg, data):
-    enc, sam = _build_sam(env.keras2, cfg)
+    enc, sam = _build_sam(env.keras2, cfg, full=cell.task != "fit")
     if cell.task == "fit":
         return _setup_encoder_fit(env, enc, data)
+    _state["sam.positional_encoding"] = "the compute dtype (Keras' own)"
     images = data["images"]
     if env.published:
         # backbone.compile(jit_compile=...), then predict on the full model,
@@ -561,6 +586,8 @@ def facts(cell):
     calls = st.get("calls")
     if calls and calls["steps"]:
         out["sd.unet_calls_per_step"] = calls["unet"] / calls["steps"]
+    if st.get("sam.positional_encoding"):
+        out["sam.positional_encoding"] = st["sam.positional_encoding"]
     out["step"] = METHOD.get(cell.task, "")
     out.update(method.facts(cell))
     return out

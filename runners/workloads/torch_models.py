@@ -424,15 +424,23 @@ def _setup_sam(env, cell, cfg, mods, data):
         return _setup_encoder_fit(env, sam.image_encoder, data)
     images = env.nchw(data["images"])
     sam.eval()
+    # segment_anything computes its positional encodings in float32 (it casts
+    # the point coordinates and the grid to float32 itself), so the random
+    # Gaussian matrix they are multiplied by stays float32 whatever the
+    # model's dtype; the encodings go to the decoder in the model's dtype.
+    pe = sam.prompt_encoder.pe_layer
+    pe.positional_encoding_gaussian_matrix = pe.positional_encoding_gaussian_matrix.float()
+    _state["sam.positional_encoding"] = "float32 (segment_anything's own), cast to the model's dtype"
     points = torch.from_numpy(data["points"].copy()).to(device=env.device, dtype=env.pdtype)
     labels = torch.from_numpy(data["labels"].astype("int64")).to(env.device)
+    dt = env.pdtype
 
     def fwd():
         with torch.no_grad(), env.amp():
             feats = sam.image_encoder(images)
             sparse, dense = sam.prompt_encoder(points=(points, labels), boxes=None, masks=None)
-            return sam.mask_decoder(image_embeddings=feats, image_pe=sam.prompt_encoder.get_dense_pe(),
-                                    sparse_prompt_embeddings=sparse, dense_prompt_embeddings=dense,
+            return sam.mask_decoder(image_embeddings=feats, image_pe=sam.prompt_encoder.get_dense_pe().to(dt),
+                                    sparse_prompt_embeddings=sparse.to(dt), dense_prompt_embeddings=dense.to(dt),
                                     multimask_output=True)
     return _forward_step(env, fwd), [sam]
 
@@ -659,6 +667,8 @@ def facts(cell):
         out.update(method.generate_stop(st["generated"].tolist(), *st["stop"]))
     if st.get("scheduler"):
         out["sd.scheduler"] = st["scheduler"]
+    if st.get("sam.positional_encoding"):
+        out["sam.positional_encoding"] = st["sam.positional_encoding"]
     if st.get("trainer"):
         out["trainer"] = st["trainer"]
         out["trainer.compiled_model"] = st["trainer.compiled"]
