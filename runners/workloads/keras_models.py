@@ -509,7 +509,19 @@ def _setup_sam(env, cell, cfg, data):
 BUILDERS = {"bert": _setup_bert, "gemma": _setup_llm, "mistral": _setup_llm, "sd": _setup_sd, "sam": _setup_sam}
 
 
+def _tf_memory_growth(cell):
+    """TensorFlow beside JAX or torch (Keras 3 imports it for keras-hub /
+    keras-cv) would map every GPU's memory when it first touches one, leaving
+    the backend that runs the cell short: TF allocates on demand there. Set
+    before anything imports TensorFlow; a value the caller set is kept."""
+    if _is_keras2(cell) or cell.backend.endswith("-tensorflow"):
+        return None
+    os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+    return os.environ["TF_FORCE_GPU_ALLOW_GROWTH"]
+
+
 def setup(cell, data):
+    growth = _tf_memory_growth(cell)
     env = _Env(cell)
     cfg = sizes.get(cell)
     env.keras.utils.set_random_seed(cell.seed % (2 ** 32))  # weights only; inputs come from C
@@ -517,7 +529,7 @@ def setup(cell, data):
 
     st = _state
     st.clear()
-    st.update(keras2=env.keras2, backend=env.backend, jit=env.jit)
+    st.update(keras2=env.keras2, backend=env.backend, jit=env.jit, tf_growth=growth)
     _benchgen.mark("build")
     builder = BUILDERS.get(cell.model)
     if builder is None:
@@ -563,6 +575,14 @@ def facts(cell):
         out["tf32.matmul"] = bool(tf.config.experimental.tensor_float_32_execution_enabled())
         gpus = tf.config.list_physical_devices("GPU")
         out["device"] = "gpu" if gpus else "cpu"
+        if gpus:
+            try:
+                out["device.name"] = tf.config.experimental.get_device_details(gpus[0]).get("device_name", "")
+            except Exception:
+                pass
+        out["tf.memory_growth"] = ("on (TF_FORCE_GPU_ALLOW_GROWTH=true)"
+                                   if os.environ.get("TF_FORCE_GPU_ALLOW_GROWTH") == "true"
+                                   else "off: TensorFlow maps the GPU's memory when it starts")
         out["synchronisation"] = "step result fetched as NumPy (waits for the device)"
     elif backend == "jax":
         import jax
@@ -571,13 +591,19 @@ def facts(cell):
         out["tf32.matmul"] = ("default: TF32 on Ampere+ GPUs" if jax.config.jax_default_matmul_precision is None
                               else str(jax.config.jax_default_matmul_precision))
         out["device"] = jax.devices()[0].platform
+        if out["device"] == "gpu":
+            out["device.name"] = getattr(jax.devices()[0], "device_kind", "")
         out["synchronisation"] = "step result fetched as NumPy (blocks until ready)"
     elif backend == "torch":
         import torch
         out["torch.version"] = torch.__version__
         out["tf32.matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        out["tf32.cudnn"] = bool(torch.backends.cudnn.allow_tf32)
+        out["cudnn.benchmark"] = bool(torch.backends.cudnn.benchmark)
         out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
         out["device"] = "cuda" if torch.cuda.is_available() else "cpu"
+        if out["device"] == "cuda":
+            out["device.name"] = torch.cuda.get_device_name(0)
         out["synchronisation"] = "step result fetched as NumPy (copies to host, waits for CUDA)"
     if st.get("tokens") is not None:
         out["generate.output_shape"] = st["tokens"]
@@ -588,6 +614,12 @@ def facts(cell):
         out["sd.unet_calls_per_step"] = calls["unet"] / calls["steps"]
     if st.get("sam.positional_encoding"):
         out["sam.positional_encoding"] = st["sam.positional_encoding"]
+    if st.get("tf_growth") is not None:
+        out["tf.memory_growth"] = (f"TF_FORCE_GPU_ALLOW_GROWTH={st['tf_growth']}, set where TensorFlow is "
+                                   f"imported beside {backend}")
+    # *_on_batch and generate take NumPy arrays: every call converts them
+    # (on a GPU, copies them to the device); SD predict's UNet calls too.
+    out["inputs.host_to_device"] = "every step (NumPy inputs to every train_on_batch / predict_on_batch / generate call)"
     out["step"] = METHOD.get(cell.task, "")
     out.update(method.facts(cell))
     return out
