@@ -34,27 +34,22 @@ differ (report/hardware.c; docs/GPU.md, "Method audit").
 import os
 
 
-def _tf32(facts):
+def _tf32(facts, switch="tf32.matmul"):
+    """TF32 for matmuls, or for convolutions with switch="tf32.cudnn" (torch;
+    TensorFlow's and JAX's one switch covers both)."""
     if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0":
         return "off"
-    v = facts.get("tf32.matmul")
+    v = facts.get(switch)
     if isinstance(v, bool):
         return "on" if v else "off"
+    if switch != "tf32.matmul":
+        return _tf32(facts)
     if isinstance(v, str):
         prec = str(facts.get("jax.default_matmul_precision", "")).lower()
         if prec in ("highest", "float32", "fp32"):
             return "off"
         return "on" if "tf32 on" in v.lower() or v.lower() == "true" else "off"
     return "unknown"
-
-
-def _tf32_conv(facts):
-    if os.environ.get("NVIDIA_TF32_OVERRIDE") == "0":
-        return "off"
-    v = facts.get("tf32.cudnn")
-    if isinstance(v, bool):
-        return "on" if v else "off"
-    return _tf32(facts)  # TensorFlow and JAX: the matmul switch covers convolutions
 
 
 def _conv_autotune(cell, facts):
@@ -102,7 +97,7 @@ def facts(cell, facts):
            "audit.dtype": _dtype(cell, facts),
            "audit.memory": _memory(cell)}
     if float(facts.get("flops.conv_share", 0) or 0) > 0:
-        out["audit.tf32.conv"] = _tf32_conv(facts)
+        out["audit.tf32.conv"] = _tf32(facts, "tf32.cudnn")
         out["audit.conv_autotune"] = _conv_autotune(cell, facts)
     copy = str(facts.get("inputs.host_to_device", ""))
     if copy:
