@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char *fact(const struct rd_cell *c, const char *name) { return kvlist_get(&c->result.facts, name); }
 
@@ -47,6 +48,43 @@ void hardware_cell_warnings(const struct rd_cell *c, char *buf, size_t n)
     }
 }
 
+/* Whether the workload ran on a GPU: torch's "cuda...", JAX's and
+ * TensorFlow's "gpu" (Keras cells), or the audit's word for either. */
+static bool ran_on_gpu(const struct rd_cell *c)
+{
+    const char *d = fact(c, "device");
+    return fact_is(c, "audit.device", "gpu") ||
+           (d && (strncasecmp(d, "cuda", 4) == 0 || strcasecmp(d, "gpu") == 0 || strncasecmp(d, "gpu:", 4) == 0));
+}
+
+/* The peak of device p for cell c. A float32 cell's matrix products and
+ * convolutions may differ in TF32 (torch: matmuls off, cuDNN on by
+ * default): the peak is then the one that does the cell's FLOPs in the
+ * least time at both rates, FLOPs / (matmul FLOPs / their peak + conv FLOPs
+ * / theirs), with flops.conv_share splitting them. */
+static double device_peak(const struct rd_cell *c, const struct peak *p, char *name, size_t n)
+{
+    bool tf32 = fact_is(c, "audit.tf32", "on");
+    bool tf32_conv = fact(c, "audit.tf32.conv") ? fact_is(c, "audit.tf32.conv", "on") : tf32;
+    double share = fact_num(c, "flops.conv_share");
+    share = isfinite(share) && share > 0 ? (share > 1 ? 1 : share) : 0;
+    const char *which = "", *which_conv = "";
+    double mm = peaks_tflops(p, c->cell.precision, tf32, &which);
+    double conv = peaks_tflops(p, c->cell.precision, tf32_conv, &which_conv);
+    if (!(mm > 0) || !(conv > 0))
+        return 0;
+    if (mm == conv || share == 0) {
+        if (name)
+            snprintf(name, n, "%s %s %g TFLOP/s", p->device, which, mm);
+        return mm;
+    }
+    double peak = 1 / ((1 - share) / mm + share / conv);
+    if (name)
+        snprintf(name, n, "%s %s for convolutions (%.0f%% of FLOPs), %s for the rest: %.4g TFLOP/s", p->device,
+                 which_conv, share * 100, which, peak);
+    return peak;
+}
+
 void hardware_mfu(const struct rundata *rd, const struct rd_cell *c, double *tflops, double *mfu_pct,
                   char *peak_name, size_t n)
 {
@@ -57,19 +95,17 @@ void hardware_mfu(const struct rundata *rd, const struct rd_cell *c, double *tfl
     if (!cell_ok(c) || !(flops > 0) || !(c->st.median > 0))
         return;
     *tflops = flops / (c->st.median / 1e3) / 1e12;
+    bool gpu = ran_on_gpu(c) || fact(c, "gpu.name");
     const char *dev = fact(c, "gpu.name");
-    if (!dev) {
-        const char *d = fact(c, "device.name");
-        const char *where = fact(c, "device");
-        dev = where && strncmp(where, "cuda", 4) == 0 ? d : NULL;
-    }
+    if (!dev && gpu)
+        dev = fact(c, "device.name");
     double peak = 0;
-    if (dev) {
-        const struct peak *p = peaks_find(dev);
-        const char *which = "";
-        peak = peaks_tflops(p, c->cell.precision, fact_is(c, "audit.tf32", "on"), &which);
-        if (peak > 0 && peak_name)
-            snprintf(peak_name, n, "%s %s %g TFLOP/s", p->device, which, peak);
+    if (gpu) {
+        /* A MIG slice has a fraction of the GPU's SMs: the board's peak
+         * does not apply. A GPU without a name has no peak either, never
+         * the CPU's. */
+        if (dev && !fact_is(c, "gpu.mig", "on"))
+            peak = device_peak(c, peaks_find(dev), peak_name && n ? peak_name : NULL, n);
     } else {
         /* CPU: the GEMM peak `benchgen info --calibrate` measured, recorded
          * in the run-wide environment when the run was created. */
@@ -80,6 +116,8 @@ void hardware_mfu(const struct rundata *rd, const struct rd_cell *c, double *tfl
     }
     if (peak > 0)
         *mfu_pct = *tflops / peak * 100;
+    else if (peak_name && n)
+        peak_name[0] = '\0';
 }
 
 static bool has_hardware_facts(const struct rd_cell *c)
@@ -114,8 +152,10 @@ int hardware_table(const struct rctx *x, struct table *t)
         char peak[160], v[64];
         hardware_mfu(x->rd, c, &tflops, &mfu, peak, sizeof(peak));
         const char *dev = fact(c, "gpu.name");
+        if (!dev && ran_on_gpu(c))
+            dev = fact(c, "device.name") ? fact(c, "device.name") : "GPU";
         table_set(t, r, 0, TC_MONO, NAN, "%s", c->cell.key);
-        table_set(t, r, 1, 0, NAN, "%s", dev ? dev : "CPU");
+        table_set(t, r, 1, 0, NAN, "%s%s", dev ? dev : "CPU", fact_is(c, "gpu.mig", "on") ? " (MIG)" : "");
         chart_format_number(gflop, gflop < 10 ? 3 : 1, v, sizeof(v));
         table_set(t, r, 2, isfinite(gflop) ? 0 : TC_NA, gflop, "%s", isfinite(gflop) ? v : "NA");
         chart_format_number(tflops, tflops < 1 ? 4 : 2, v, sizeof(v));
@@ -158,6 +198,9 @@ struct audit_item {
 static const struct audit_item audit_items[] = {
     {"audit.synchronised", "device synchronisation", false},
     {"audit.tf32", "TF32", true},
+    {"audit.tf32.conv", "TF32 for convolutions", true},
+    {"audit.conv_autotune", "convolution autotuning", true},
+    {"audit.input_copy", "host-to-device input copies", true},
     {"audit.dtype", "bfloat16 handling", false},
     {"audit.memory", "GPU memory policy", true},
     {"audit.compile_mode", "torch.compile mode", false},

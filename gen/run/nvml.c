@@ -20,6 +20,7 @@
 typedef int nvml_ret; /* nvmlReturn_t; 0 == NVML_SUCCESS */
 typedef struct nvmlDevice_st *nvml_dev;
 
+#define NVML_ERROR_NOT_SUPPORTED 3
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 
 struct nvml_memory { /* nvmlMemory_t */
@@ -61,6 +62,7 @@ struct nvml {
     nvml_ret (*utilization)(nvml_dev, struct nvml_util *);
     nvml_ret (*memory)(nvml_dev, struct nvml_memory *);
     nvml_ret (*persistence)(nvml_dev, int *);
+    nvml_ret (*mig_mode)(nvml_dev, unsigned *, unsigned *);
     nvml_ret (*compute_v3)(nvml_dev, unsigned *, struct nvml_proc_v3 *);
     nvml_ret (*graphics_v3)(nvml_dev, unsigned *, struct nvml_proc_v3 *);
     nvml_ret (*compute_v1)(nvml_dev, unsigned *, struct nvml_proc_v1 *);
@@ -106,6 +108,7 @@ int nvml_open(struct nvml **out)
     SYM(utilization, "nvmlDeviceGetUtilizationRates");
     SYM(memory, "nvmlDeviceGetMemoryInfo");
     SYM(persistence, "nvmlDeviceGetPersistenceMode");
+    SYM(mig_mode, "nvmlDeviceGetMigMode");
     SYM(compute_v3, "nvmlDeviceGetComputeRunningProcesses_v3");
     SYM(graphics_v3, "nvmlDeviceGetGraphicsRunningProcesses_v3");
     SYM(compute_v1, "nvmlDeviceGetComputeRunningProcesses");
@@ -248,6 +251,13 @@ int nvml_settings(struct nvml *n, int dev, struct nvml_settings *s)
     struct nvml_memory m;
     if (n->memory && n->memory(d, &m) == 0)
         s->mem_total = m.total;
+    s->mig = -1;
+    unsigned cur = 0, pending = 0;
+    nvml_ret r = n->mig_mode ? n->mig_mode(d, &cur, &pending) : -1;
+    if (r == 0)
+        s->mig = cur ? 1 : 0; /* NVML_DEVICE_MIG_ENABLE is 1 */
+    else if (r == NVML_ERROR_NOT_SUPPORTED)
+        s->mig = 0; /* a GPU without MIG */
     return 0;
 }
 

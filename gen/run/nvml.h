@@ -2,7 +2,7 @@
  * nvml.h - the NVIDIA Management Library, loaded with dlopen, for sampling
  * GPUs while a cell runs (clocks, power, energy, temperature, throttle
  * reasons, utilisation, memory, processes) and for their settings
- * (persistence mode, application clocks).
+ * (persistence mode, application clocks, MIG mode).
  *
  * NVML creates no CUDA context, so the parent may use it while it forks
  * workers that do. The library is "libnvidia-ml.so.1" (it ships with the
@@ -75,6 +75,7 @@ struct nvml_settings {
     unsigned max_sm_mhz, max_mem_mhz;    /* max clocks */
     unsigned power_limit_mw;             /* enforced power limit */
     unsigned long long mem_total;        /* bytes */
+    int mig;                             /* MIG mode now: 1 on, 0 off (or not supported), -1 unknown */
 };
 
 struct nvml;

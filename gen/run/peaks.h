@@ -14,7 +14,7 @@
 #include <stdbool.h>
 
 struct peak {
-    const char *match;  /* matched against the NVML/CUDA device name */
+    const char *match;  /* "MODEL" or "MODEL VARIANT" (NVL, PCIe): matched against the NVML/CUDA device name (peaks.c) */
     const char *device; /* canonical name */
     double fp32, tf32, bf16, fp16; /* TFLOP/s, dense; 0 = not supported */
     const char *source;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #define BEFORE_WINDOW_MS 250
@@ -24,6 +25,13 @@
  * this share of its GPU samples (brief power-cap blips are normal under load). */
 #define THROTTLED_SHARE 0.05
 
+/* Whose a process NVML lists is: benchgen's tree, another process, or
+ * unknown - a pid /proc does not show. Older drivers give host pids inside
+ * a PID namespace (a container), where the cell's own worker has another
+ * number: such a pid is neither counted as the cell's nor as a foreign
+ * process on its GPU. */
+enum owner { OWNER_OURS, OWNER_FOREIGN, OWNER_UNKNOWN };
+
 struct gsamp {
     int64_t t;
     unsigned have, sm, mem, power_mw, temp, util, mutil;
@@ -31,6 +39,8 @@ struct gsamp {
     bool ours;                        /* a process of benchgen's tree was on the device */
     pid_t foreign;                    /* first process that is not; 0 when none */
     unsigned long long foreign_mem;
+    pid_t unknown;                    /* first pid /proc does not show (another PID namespace) */
+    unsigned long long unknown_mem;
 };
 
 struct hsamp {
@@ -58,7 +68,7 @@ struct telemetry {
     char before_top[256];
     struct {
         pid_t pid;
-        bool ours;
+        enum owner owner;
     } pids[PID_CACHE];
     size_t npids;
 };
@@ -84,25 +94,29 @@ static double wait_idle(void)
 
 /* ---- the thread ------------------------------------------------------------ */
 
-/* Whether pid descends from benchgen: walks the parent chain in /proc. A pid
- * /proc does not show (another PID namespace) is not ours. */
-static bool pid_is_ours(struct telemetry *t, pid_t pid)
+/* Whose pid is: walks its parent chain in /proc up to benchgen. A pid /proc
+ * does not show at all is unknown (see enum owner); one that shows and does
+ * not lead to benchgen is foreign. */
+static enum owner pid_owner(struct telemetry *t, pid_t pid)
 {
     for (size_t i = 0; i < t->npids; i++)
         if (t->pids[i].pid == pid)
-            return t->pids[i].ours;
+            return t->pids[i].owner;
     pid_t self = getpid(), p = pid;
-    bool ours = false;
+    enum owner owner = OWNER_FOREIGN;
     for (int depth = 0; depth < 64 && p > 1; depth++) {
         if (p == self) {
-            ours = true;
+            owner = OWNER_OURS;
             break;
         }
         char path[48], buf[512];
         snprintf(path, sizeof(path), "/proc/%d/stat", (int)p);
         FILE *f = fopen(path, "re");
-        if (!f)
+        if (!f) {
+            if (depth == 0)
+                owner = OWNER_UNKNOWN;
             break;
+        }
         size_t n = fread(buf, 1, sizeof(buf) - 1, f);
         fclose(f);
         buf[n] = '\0';
@@ -112,13 +126,11 @@ static bool pid_is_ours(struct telemetry *t, pid_t pid)
             break;
         p = (pid_t)ppid;
     }
-    /* Only a process that is ours for good is cached: one that is not yet
-     * (forked a moment ago by a foreign parent) cannot become ours. */
     if (t->npids < PID_CACHE) {
         t->pids[t->npids].pid = pid;
-        t->pids[t->npids++].ours = ours;
+        t->pids[t->npids++].owner = owner;
     }
-    return ours;
+    return owner;
 }
 
 static bool grow(void **arr, size_t *cap, size_t n, size_t size)
@@ -158,12 +170,16 @@ static void sample_gpus(struct telemetry *t, int64_t now)
         g->throttle = s.throttle;
         g->mem_used = s.mem_used;
         for (unsigned i = 0; i < s.nprocs; i++) {
-            if (pid_is_ours(t, s.pids[i])) {
+            enum owner o = pid_owner(t, s.pids[i]);
+            if (o == OWNER_OURS) {
                 g->ours = true;
                 g->mem_ours += s.proc_mem[i];
-            } else if (!g->foreign) {
+            } else if (o == OWNER_FOREIGN && !g->foreign) {
                 g->foreign = s.pids[i];
                 g->foreign_mem = s.proc_mem[i];
+            } else if (o == OWNER_UNKNOWN && !g->unknown) {
+                g->unknown = s.pids[i];
+                g->unknown_mem = s.proc_mem[i];
             }
         }
     }
@@ -411,38 +427,61 @@ static double energy_at(const struct gsamp *g, size_t n, int64_t at)
     return ((double)a->energy_mj + f * ((double)b->energy_mj - (double)a->energy_mj)) / 1000.0;
 }
 
+/* Whether a workload's device fact names a GPU: torch's "cuda", "cuda:0";
+ * JAX's and TensorFlow's "gpu" (Keras cells). */
+static bool device_is_gpu(const char *dev)
+{
+    return dev && (strncasecmp(dev, "cuda", 4) == 0 || strcasecmp(dev, "gpu") == 0 || strncasecmp(dev, "gpu:", 4) == 0);
+}
+
+/* Adds "pid N on GPU d (M MiB)" to list once per pid (at most FOREIGN_LIST). */
+static int note_pid(struct strbuf *list, pid_t *seen, size_t *nseen, pid_t pid, int d, unsigned long long mem)
+{
+    for (size_t k = 0; k < *nseen; k++)
+        if (seen[k] == pid)
+            return 0;
+    if (*nseen >= FOREIGN_LIST)
+        return 0;
+    seen[(*nseen)++] = pid;
+    return strbuf_printf(list, "%spid %d on GPU %d (%.0f MiB)", list->len ? ", " : "", (int)pid, d,
+                         (double)mem / 1048576.0);
+}
+
 /* GPU part: the devices the cell used (its processes seen there). */
 static int summarise_gpu(struct telemetry *t, int64_t tw0, int64_t tw1, struct result *r, struct strbuf *reason)
 {
     int err = 0;
-    bool use[NVML_MAX_DEVICES] = {false};
+    bool use[NVML_MAX_DEVICES] = {false}, hidden = false;
     int nuse = 0;
     const char *match = "pid";
     for (int d = 0; d < t->ndev; d++) {
-        for (size_t i = 0; i < t->ng[d] && !use[d]; i++)
-            use[d] = t->g[d][i].ours;
+        for (size_t i = 0; i < t->ng[d]; i++) {
+            use[d] |= t->g[d][i].ours;
+            hidden |= t->g[d][i].unknown != 0;
+        }
         nuse += use[d];
     }
-    const char *dev_fact = kvlist_get(&r->facts, "device");
-    if (!nuse && dev_fact && strncmp(dev_fact, "cuda", 4) == 0) {
+    if (!nuse && device_is_gpu(kvlist_get(&r->facts, "device"))) {
         /* The workload says it ran on a GPU but NVML never showed one of
          * our pids (a PID namespace hides them): every device counts. */
         for (int d = 0; d < t->ndev; d++)
             use[d] = true;
         nuse = t->ndev;
-        match = "all devices (the cell's processes were not visible to NVML)";
+        match = hidden ? "all devices (NVML gave pids this PID namespace does not show: "
+                         "the cell's processes could not be told apart)"
+                       : "all devices (the cell's processes were not visible to NVML)";
     }
     if (!nuse)
         return 0;
 
-    struct strbuf devs = {0}, foreign = {0};
+    struct strbuf devs = {0}, foreign = {0}, unknown = {0};
     double energy_j = 0, power_sum = 0, sm_sum = 0, mem_sum = 0, util_sum = 0;
     size_t nsm = 0, npow = 0, nutil = 0, nthr = 0, nthr_samples = 0, reason_n[5] = {0};
     unsigned sm_min = 0, temp_max = 0;
     unsigned long long peak_used = 0, peak_ours = 0;
     bool have_energy = true;
-    pid_t seen[FOREIGN_LIST] = {0};
-    size_t nseen = 0;
+    pid_t seen[FOREIGN_LIST] = {0}, seen_unknown[FOREIGN_LIST] = {0};
+    size_t nseen = 0, nseen_unknown = 0;
     static const unsigned long long reason_bits[5] = {NVML_THR_SW_POWER_CAP, NVML_THR_HW_SLOWDOWN,
                                                       NVML_THR_SW_THERMAL, NVML_THR_HW_THERMAL,
                                                       NVML_THR_HW_POWER_BRAKE};
@@ -468,17 +507,10 @@ static int summarise_gpu(struct telemetry *t, int64_t tw0, int64_t tw1, struct r
                 peak_used = g->mem_used;
             if (g->mem_ours > peak_ours)
                 peak_ours = g->mem_ours;
-            if (g->foreign) {
-                bool dup = false;
-                for (size_t k = 0; k < nseen; k++)
-                    dup |= seen[k] == g->foreign;
-                if (!dup && nseen < FOREIGN_LIST) {
-                    seen[nseen++] = g->foreign;
-                    if ((err = strbuf_printf(&foreign, "%spid %d on GPU %d (%.0f MiB)", foreign.len ? ", " : "",
-                                             (int)g->foreign, d, (double)g->foreign_mem / 1048576.0)) < 0)
-                        goto done;
-                }
-            }
+            if ((g->foreign && (err = note_pid(&foreign, seen, &nseen, g->foreign, d, g->foreign_mem)) < 0) ||
+                (g->unknown &&
+                 (err = note_pid(&unknown, seen_unknown, &nseen_unknown, g->unknown, d, g->unknown_mem)) < 0))
+                goto done;
             if (!in_window(g->t, tw0, tw1))
                 continue;
             if (!first)
@@ -530,6 +562,7 @@ static int summarise_gpu(struct telemetry *t, int64_t tw0, int64_t tw1, struct r
         FACT("gpu.max_sm_mhz", "%u", set0.max_sm_mhz);
     if (set0.power_limit_mw)
         FACT("gpu.power_limit_w", "%.0f", set0.power_limit_mw / 1000.0);
+    FACT("gpu.mig", "%s", set0.mig < 0 ? "unknown" : set0.mig ? "on" : "off");
     FACT("gpu.window", "%s", tw0 >= 0 && tw1 > tw0 ? "timed steps" : "whole cell (no timed steps)");
     if (nsm) {
         FACT("gpu.sm_mhz.mean", "%.0f", sm_sum / (double)nsm);
@@ -565,6 +598,9 @@ static int summarise_gpu(struct telemetry *t, int64_t tw0, int64_t tw1, struct r
         FACT("gpu.throttled", "%s", share > THROTTLED_SHARE ? "yes" : "no");
     }
     FACT("gpu.foreign", "%s", foreign.len ? foreign.buf : "none");
+    if (unknown.len)
+        FACT("gpu.unresolved", "%s (not in this PID namespace: neither the cell's nor counted as foreign)",
+             unknown.buf);
     size_t nsamples = 0;
     for (int d = 0; d < t->ndev; d++)
         nsamples += use[d] ? t->ng[d] : 0;
@@ -575,10 +611,13 @@ static int summarise_gpu(struct telemetry *t, int64_t tw0, int64_t tw1, struct r
 done:
     strbuf_free(&devs);
     strbuf_free(&foreign);
+    strbuf_free(&unknown);
     return err;
 }
 
-static int add_series(struct telemetry *t, struct result *r)
+/* The series, on the markers' clock: t_ns since the worker started (shift
+ * is how long after telemetry_begin() that was). */
+static int add_series(struct telemetry *t, struct result *r, int64_t shift)
 {
     int err = 0;
     for (size_t i = 0; !err && i < t->nh; i++) {
@@ -587,10 +626,10 @@ static int add_series(struct telemetry *t, struct result *r)
         double pb = p ? p->busy_s : t->first.busy_s, po = p ? p->ours_s : t->first.ours_s;
         int64_t pt = p ? p->t : 0;
         double dt = (double)(h->t - pt) / 1e9, o = (h->busy_s - pb) - (h->ours_s - po);
-        if ((err = tseries_add(&r->telemetry, "host.other_cpu", h->t, dt > 0 && o > 0 ? o / dt : 0)) < 0)
+        if ((err = tseries_add(&r->telemetry, "host.other_cpu", h->t - shift, dt > 0 && o > 0 ? o / dt : 0)) < 0)
             break;
         if (h->load1 >= 0)
-            err = tseries_add(&r->telemetry, "host.load1", h->t, h->load1);
+            err = tseries_add(&r->telemetry, "host.load1", h->t - shift, h->load1);
     }
     const char *devs = kvlist_get(&r->facts, "gpu.devices");
     for (int d = 0; !err && devs && d < t->ndev; d++) {
@@ -613,7 +652,7 @@ static int add_series(struct telemetry *t, struct result *r)
     do {                                                                                                     \
         if (!err && (g->have & (bit))) {                                                                    \
             snprintf(name, sizeof(name), "gpu.%d." field, d);                                                \
-            err = tseries_add(&r->telemetry, name, g->t, (value));                                            \
+            err = tseries_add(&r->telemetry, name, g->t - shift, (value));                                    \
         }                                                                                                    \
     } while (0)
             PUT("sm_mhz", NVML_HAVE_CLOCKS, g->sm);
@@ -642,9 +681,18 @@ int telemetry_end(struct telemetry *t, struct result *r)
         memset(&last, 0, sizeof(last));
         last.t_ns = util_now_ns();
     }
+    /* The samples are timed from telemetry_begin(), the markers from the
+     * worker's start, which comes later (the worker's pipes, log and
+     * container are made in between): the timed window moves by that much
+     * onto the samples' clock, and the series onto the markers'. */
+    int64_t shift = r->t0_ns > t->t0 ? r->t0_ns - t->t0 : 0;
     int64_t tw0 = marker_ns(&r->phases, "warmup"), tw1 = marker_ns(&r->phases, "timed");
+    if (tw0 >= 0)
+        tw0 += shift;
+    if (tw1 >= 0)
+        tw1 += shift;
     if ((err = summarise_host(t, &last, tw0, tw1, r, &reason)) < 0 ||
-        (err = summarise_gpu(t, tw0, tw1, r, &reason)) < 0 || (err = add_series(t, r)) < 0)
+        (err = summarise_gpu(t, tw0, tw1, r, &reason)) < 0 || (err = add_series(t, r, shift)) < 0)
         goto done;
     if (t->oom)
         FACT("telemetry.incomplete", "%s", "out of memory while sampling: the series stop early");

@@ -9,8 +9,10 @@
  * measures a short window before the cell and starts a sampler thread;
  * telemetry_end() stops it and writes into the cell's result:
  *   - the series (result.telemetry; run.db's telemetry table), t_ns since
- *     telemetry_begin(), which is within microseconds of the worker's t0, so
- *     the cell's markers place them: host.other_cpu, host.load1 at 1 Hz;
+ *     the worker started (result.t0_ns, the markers' origin; samples taken
+ *     before it have negative times), so the cell's markers place them and
+ *     the timed-step windows of energy, clocks and throttling are exactly
+ *     the markers': host.other_cpu, host.load1 at 1 Hz;
  *     gpu.N.sm_mhz, mem_mhz, power_w, energy_j, temp_c, throttle,
  *     util, mem_util, mem_used at 20 Hz (thinned 2:1 whenever a series
  *     passes TELEMETRY_MAX_POINTS);
@@ -18,7 +20,10 @@
  *     contention = yes|no with contention.reason.
  * A cell is contended when processes outside benchgen used more than
  * HOSTLOAD_CONTENDED_CORES over the cell or over its timed steps, or when a
- * process that is not the cell's ran on the cell's GPU.
+ * process that is not the cell's ran on the cell's GPU. A pid NVML lists
+ * that /proc does not show (a host pid inside a PID namespace, from older
+ * drivers) is unknown, not foreign: gpu.unresolved names it, and it never
+ * makes a cell contended.
  *
  * The thread only reads /proc and calls NVML; it never touches the store,
  * Python or error_set(), so the worker forked beside it inherits nothing it
@@ -50,8 +55,9 @@ void telemetry_set_wait_idle(double seconds);
 int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop);
 
 /* Stops, and adds the series and summary facts to r. The cell's markers
- * (r->phases: "warmup" ends the warm-up, "timed" the timed steps) and facts
- * (device) must already be in r. Releases t. */
+ * (r->phases: "warmup" ends the warm-up, "timed" the timed steps), their
+ * origin (r->t0_ns) and facts (device: "cuda..." or "gpu") must already be
+ * in r. Releases t. */
 int telemetry_end(struct telemetry *t, struct result *r);
 
 /* Stops and releases without writing anything. */

@@ -19,7 +19,7 @@
 #include "plan/status.h"
 
 /* One point of a telemetry series (GPU clocks, power, ...; host load),
- * t_ns since the worker was started. Stored in run.db's telemetry table. */
+ * t_ns since the worker was started (result.t0_ns). Stored in run.db's telemetry table. */
 struct tseries_row {
     int64_t t_ns;
     double value;
@@ -48,6 +48,8 @@ struct result {
     int exit_code;            /* -1 when killed by a signal */
     int term_signal;          /* 0 when it exited */
     struct tseries telemetry;  /* sampled while the cell ran (run/telemetry.h); may be empty */
+    int64_t t0_ns;             /* CLOCK_MONOTONIC when the worker was started, the origin of the
+                                * markers and series; 0 when unknown (not stored) */
 };
 
 int result_add_sample(struct result *r, int warmup, int64_t ns);

@@ -43,12 +43,19 @@ class _Count:
         self.train = train
         self.fwd = 0
         self.bwd = 0
+        self.convs = 0  # forward + backward FLOPs of convolutions (for TF32: cuDNN's switch)
 
     def weight(self, flops, trained=True, grad_in=True):
         """A product with a weight (linear or convolution)."""
         self.fwd += flops
         if self.train:
             self.bwd += flops * (int(trained) + int(grad_in))
+
+    def conv(self, flops, trained=True, grad_in=True):
+        """A convolution (a product with a weight that cuDNN runs)."""
+        before = self.fwd + self.bwd
+        self.weight(flops, trained, grad_in)
+        self.convs += self.fwd + self.bwd - before
 
     def act(self, flops):
         """A product of two activations (attention scores, attention x values)."""
@@ -135,12 +142,12 @@ def _llm_generate(c, model, cfg, b):
 # ---- Stable Diffusion ----------------------------------------------------------
 
 def _resnet(c, n, cin, cout, r, temb=None):
-    c.weight(_conv(n, cin, cout, r, r, 3))
+    c.conv(_conv(n, cin, cout, r, r, 3))
     if temb:
         c.weight(2 * n * temb * cout)  # time embedding projection
-    c.weight(_conv(n, cout, cout, r, r, 3))
+    c.conv(_conv(n, cout, cout, r, r, 3))
     if cin != cout:
-        c.weight(_conv(n, cin, cout, r, r, 1))
+        c.conv(_conv(n, cin, cout, r, r, 1))
 
 
 def _self_attn(c, n, ch, tokens):
@@ -152,7 +159,7 @@ def _self_attn(c, n, ch, tokens):
 
 def _vae_encoder(c, cfg, b):
     blocks, layers, r = cfg["vae_blocks"], cfg["vae_layers"], cfg["image"]
-    c.weight(_conv(b, 3, blocks[0], r, r, 3), grad_in=False)  # conv_in: no gradient to the image
+    c.conv(_conv(b, 3, blocks[0], r, r, 3), grad_in=False)  # conv_in: no gradient to the image
     cin = blocks[0]
     for i, cout in enumerate(blocks):
         for k in range(layers):
@@ -160,12 +167,12 @@ def _vae_encoder(c, cfg, b):
         cin = cout
         if i < len(blocks) - 1:
             r //= 2
-            c.weight(_conv(b, cout, cout, r, r, 3))  # downsample, stride 2
+            c.conv(_conv(b, cout, cout, r, r, 3))  # downsample, stride 2
     ch = blocks[-1]
     _resnet(c, b, ch, ch, r)
     _self_attn(c, b, ch, r * r)  # mid-block attention, one head
     _resnet(c, b, ch, ch, r)
-    c.weight(_conv(b, ch, 2 * cfg["latent_ch"], r, r, 3))  # conv_out: mean and log-variance
+    c.conv(_conv(b, ch, 2 * cfg["latent_ch"], r, r, 3))  # conv_out: mean and log-variance
 
 
 def _transformer(c, n, ch, r, text_len, text_hidden):
@@ -190,7 +197,7 @@ def _unet(c, cfg, n):
     temb = 4 * blocks[0]
     c.weight(2 * n * blocks[0] * temb)  # time embedding MLP
     c.weight(2 * n * temb * temb)
-    c.weight(_conv(n, cfg["latent_ch"], blocks[0], r, r, 3))
+    c.conv(_conv(n, cfg["latent_ch"], blocks[0], r, r, 3))
     skips = [(blocks[0], r)]
     cin = blocks[0]
     last = len(blocks) - 1
@@ -203,7 +210,7 @@ def _unet(c, cfg, n):
             skips.append((cout, r))
         if i < last:
             r //= 2
-            c.weight(_conv(n, cout, cout, r, r, 3))
+            c.conv(_conv(n, cout, cout, r, r, 3))
             skips.append((cout, r))
     ch = blocks[-1]
     _resnet(c, n, ch, ch, r, temb)
@@ -220,8 +227,8 @@ def _unet(c, cfg, n):
         prev = cout
         if j < last:
             r *= 2
-            c.weight(_conv(n, cout, cout, r, r, 3))  # upsample: nearest, then a 3x3 conv
-    c.weight(_conv(n, blocks[0], cfg["latent_ch"], r, r, 3))
+            c.conv(_conv(n, cout, cout, r, r, 3))  # upsample: nearest, then a 3x3 conv
+    c.conv(_conv(n, blocks[0], cfg["latent_ch"], r, r, 3))
 
 
 # ---- SAM ---------------------------------------------------------------------
@@ -241,7 +248,7 @@ def _vit_attention(c, n, D, h, w):
 
 def _sam_encoder(c, cfg, b):
     D, p, g = cfg["width"], cfg["patch"], cfg["image"] // cfg["patch"]
-    c.weight(_conv(b, 3, D, g, g, p), grad_in=False)  # patch embedding: no gradient to the image
+    c.conv(_conv(b, 3, D, g, g, p), grad_in=False)  # patch embedding: no gradient to the image
     win = cfg["window"]
     padded = -(-g // win) * win
     nwin = (padded // win) ** 2
@@ -252,8 +259,8 @@ def _sam_encoder(c, cfg, b):
             _vit_attention(c, b * nwin, D, win, win)
         c.weight(2 * b * g * g * D * cfg["mlp"])
         c.weight(2 * b * g * g * cfg["mlp"] * D)
-    c.weight(_conv(b, D, cfg["out_ch"], g, g, 1))  # neck
-    c.weight(_conv(b, cfg["out_ch"], cfg["out_ch"], g, g, 3))
+    c.conv(_conv(b, D, cfg["out_ch"], g, g, 1))  # neck
+    c.conv(_conv(b, cfg["out_ch"], cfg["out_ch"], g, g, 3))
 
 
 def _attn(c, b, nq, nk, dim, internal):
@@ -286,8 +293,8 @@ def _sam_decoder(c, cfg, b):
         _attn(c, b, img, tokens, E, half)  # image to tokens
     _attn(c, b, tokens, img, E, half)  # final tokens to image
     # output upscaling: two 2x2 stride-2 transposed convolutions
-    c.weight(2 * b * (2 * g) ** 2 * (E // 4) * E)
-    c.weight(2 * b * (4 * g) ** 2 * (E // 8) * (E // 4))
+    c.conv(2 * b * (2 * g) ** 2 * (E // 4) * E)
+    c.conv(2 * b * (4 * g) ** 2 * (E // 8) * (E // 4))
     for _ in range(nmask):  # hypernetwork MLPs, one per mask token
         c.weight(2 * b * E * E)
         c.weight(2 * b * E * E)
@@ -303,6 +310,11 @@ def _sam_decoder(c, cfg, b):
 
 def count(model, task, size, batch):
     """(forward FLOPs, FLOPs per step) of one step; None for an unknown model."""
+    c = _count(model, task, size, batch)
+    return None if c is None else (c.fwd, c.fwd + c.bwd)
+
+
+def _count(model, task, size, batch):
     if model == "mlp":  # the NumPy reference (workloads/numpy_ref.py)
         from workloads.numpy_ref import SIZES as MLP
         if size not in MLP:
@@ -311,7 +323,7 @@ def count(model, task, size, batch):
         c = _Count(train=task == "fit")
         c.weight(2 * batch * d * h, grad_in=False)
         c.weight(2 * batch * h * k)
-        return c.fwd, c.fwd + c.bwd
+        return c
     cfg = sizes.SIZES.get(model, {}).get(size)
     if cfg is None:
         return None
@@ -334,15 +346,17 @@ def count(model, task, size, batch):
             _sam_decoder(c, cfg, batch)
     else:
         return None
-    return c.fwd, c.fwd + c.bwd
+    return c
 
 
 def facts(cell):
-    n = count(cell.model, cell.task, cell.size, cell.batch)
-    if n is None:
+    c = _count(cell.model, cell.task, cell.size, cell.batch)
+    if c is None:
         return {}
-    fwd, step = n
+    fwd, step = c.fwd, c.fwd + c.bwd
     out = {"flops.per_step": step, "flops.forward": fwd,
+           # the share cuDNN runs (its TF32 switch differs from the matmuls')
+           "flops.conv_share": round(c.convs / step, 4) if step else 0.0,
            "flops.counting": "analytic: matrix products and convolutions, 2 per multiply-add "
                              "(runners/workloads/flops.py)"}
     if cell.task == "generate":

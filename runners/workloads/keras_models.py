@@ -47,7 +47,26 @@ def supported(cell):
     if reason is None and _is_keras2(cell) and cell.model in ("gemma", "mistral"):
         return (f"{cell.model} needs Keras 3: keras-nlp's Gemma/Mistral and LoRA do not run on "
                 "Keras 2 (NA in the published table)")
+    if reason is None and _is_keras2(cell) and cell.model == "sam":
+        reason = _keras2_sam(cell)
     return reason
+
+
+def _keras2_sam(cell):
+    """Why keras-cv 0.8's SAM cannot run this cell on Keras 2, or None."""
+    if cell.precision == "mixed_bfloat16":
+        # ViTDet's AddRelativePositionalEmbedding adds its float32 variables
+        # to the bfloat16 attention logits.
+        return ("SAM in mixed_bfloat16 needs Keras 3: keras-cv's ViTDet relative position embedding adds "
+                "float32 to bfloat16 on Keras 2")
+    if cell.precision == "bfloat16" and cell.task == "predict":
+        # The prompt encoder and mask decoder call keras-core's sin/cos/sqrt,
+        # which TF 2.15 runs through tf.experimental.numpy: that refuses
+        # bfloat16 (not a NumPy inexact type to it). fit trains the image
+        # encoder alone, which runs.
+        return ("SAM predict in bfloat16 needs Keras 3: keras-cv's prompt encoder and mask decoder fail "
+                "on Keras 2 (TF 2.15's tf.experimental.numpy sin/cos/sqrt refuse bfloat16)")
+    return None
 
 
 def _libs(keras2):
@@ -116,8 +135,9 @@ def _build_llm(model, cfg):
     return backbone, lib.models.MistralCausalLM(backbone=backbone, preprocessor=None)
 
 
-def _build_sam(keras2, cfg):
-    """(image encoder, full segmenter)."""
+def _build_sam(keras2, cfg, full=True):
+    """(image encoder, full segmenter); full=False: (image encoder, None),
+    all that fit trains."""
     grid = cfg["image"] // cfg["patch"]
     if keras2 or _keras_hub() is None:
         import keras_cv
@@ -130,6 +150,8 @@ def _build_sam(keras2, cfg):
             embed_dim=cfg["width"], depth=cfg["depth"], mlp_dim=cfg["mlp"], num_heads=cfg["heads"],
             out_chans=cfg["out_ch"], window_size=cfg["window"],
             global_attention_indices=list(cfg["global_attn"]))
+        if not full:
+            return enc, None
         pe = keras_cv.models.SAMPromptEncoder(
             embed_dim=cfg["out_ch"], image_embedding_size=(grid, grid),
             input_image_size=(cfg["image"], cfg["image"]), mask_in_chans=cfg["mask_in"])
@@ -145,6 +167,8 @@ def _build_sam(keras2, cfg):
         num_heads=cfg["heads"], global_attention_layer_indices=list(cfg["global_attn"]),
         patch_size=cfg["patch"], num_output_channels=cfg["out_ch"], window_size=cfg["window"],
         image_shape=(cfg["image"], cfg["image"], 3))
+    if not full:
+        return enc, None
     pe = keras_hub.layers.SAMPromptEncoder(
         hidden_size=cfg["out_ch"], image_embedding_size=(grid, grid),
         input_image_size=(cfg["image"], cfg["image"]), mask_in_channels=cfg["mask_in"])
@@ -451,9 +475,10 @@ def _setup_sd(env, cell, cfg, data):
 
 
 def _setup_sam(env, cell, cfg, data):
-    enc, sam = _build_sam(env.keras2, cfg)
+    enc, sam = _build_sam(env.keras2, cfg, full=cell.task != "fit")
     if cell.task == "fit":
         return _setup_encoder_fit(env, enc, data)
+    _state["sam.positional_encoding"] = "the compute dtype (Keras' own)"
     images = data["images"]
     if env.published:
         # backbone.compile(jit_compile=...), then predict on the full model,
@@ -500,7 +525,19 @@ def _keep_on_host(cell):
             pass  # already initialised: the device guard will say where it ran
 
 
+def _tf_memory_growth(cell):
+    """TensorFlow beside JAX or torch (Keras 3 imports it for keras-hub /
+    keras-cv) would map every GPU's memory when it first touches one, leaving
+    the backend that runs the cell short: TF allocates on demand there. Set
+    before anything imports TensorFlow; a value the caller set is kept."""
+    if _is_keras2(cell) or cell.backend.endswith("-tensorflow"):
+        return None
+    os.environ.setdefault("TF_FORCE_GPU_ALLOW_GROWTH", "true")
+    return os.environ["TF_FORCE_GPU_ALLOW_GROWTH"]
+
+
 def setup(cell, data):
+    growth = _tf_memory_growth(cell)
     _keep_on_host(cell)
     env = _Env(cell)
     cfg = sizes.get(cell)
@@ -509,7 +546,7 @@ def setup(cell, data):
 
     st = _state
     st.clear()
-    st.update(keras2=env.keras2, backend=env.backend, jit=env.jit)
+    st.update(keras2=env.keras2, backend=env.backend, jit=env.jit, tf_growth=growth)
     _benchgen.mark("build")
     builder = BUILDERS.get(cell.model)
     if builder is None:
@@ -589,6 +626,14 @@ def facts(cell):
         out["tf32.matmul"] = bool(tf.config.experimental.tensor_float_32_execution_enabled())
         gpus = tf.config.list_physical_devices("GPU")
         out["device"] = "gpu" if gpus else "cpu"
+        if gpus:
+            try:
+                out["device.name"] = tf.config.experimental.get_device_details(gpus[0]).get("device_name", "")
+            except Exception:
+                pass
+        out["tf.memory_growth"] = ("on (TF_FORCE_GPU_ALLOW_GROWTH=true)"
+                                   if os.environ.get("TF_FORCE_GPU_ALLOW_GROWTH") == "true"
+                                   else "off: TensorFlow maps the GPU's memory when it starts")
         out["synchronisation"] = "step result fetched as NumPy (waits for the device)"
     elif backend == "jax":
         import jax
@@ -597,13 +642,19 @@ def facts(cell):
         out["tf32.matmul"] = ("default: TF32 on Ampere+ GPUs" if jax.config.jax_default_matmul_precision is None
                               else str(jax.config.jax_default_matmul_precision))
         out["device"] = jax.devices()[0].platform
+        if out["device"] == "gpu":
+            out["device.name"] = getattr(jax.devices()[0], "device_kind", "")
         out["synchronisation"] = "step result fetched as NumPy (blocks until ready)"
     elif backend == "torch":
         import torch
         out["torch.version"] = torch.__version__
         out["tf32.matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
+        out["tf32.cudnn"] = bool(torch.backends.cudnn.allow_tf32)
+        out["cudnn.benchmark"] = bool(torch.backends.cudnn.benchmark)
         out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
         out["device"] = "cuda" if torch.cuda.is_available() else "cpu"
+        if out["device"] == "cuda":
+            out["device.name"] = torch.cuda.get_device_name(0)
         out["synchronisation"] = "step result fetched as NumPy (copies to host, waits for CUDA)"
     if st.get("tokens") is not None:
         out["generate.output_shape"] = st["tokens"]
@@ -612,6 +663,14 @@ def facts(cell):
     calls = st.get("calls")
     if calls and calls["steps"]:
         out["sd.unet_calls_per_step"] = calls["unet"] / calls["steps"]
+    if st.get("sam.positional_encoding"):
+        out["sam.positional_encoding"] = st["sam.positional_encoding"]
+    if st.get("tf_growth") is not None:
+        out["tf.memory_growth"] = (f"TF_FORCE_GPU_ALLOW_GROWTH={st['tf_growth']}, set where TensorFlow is "
+                                   f"imported beside {backend}")
+    # *_on_batch and generate take NumPy arrays: every call converts them
+    # (on a GPU, copies them to the device); SD predict's UNet calls too.
+    out["inputs.host_to_device"] = "every step (NumPy inputs to every train_on_batch / predict_on_batch / generate call)"
     out["step"] = METHOD.get(cell.task, "")
     out.update(method.facts(cell))
     return out

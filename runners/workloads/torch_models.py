@@ -432,15 +432,23 @@ def _setup_sam(env, cell, cfg, mods, data):
         return _setup_encoder_fit(env, sam.image_encoder, data)
     images = env.nchw(data["images"])
     sam.eval()
+    # segment_anything computes its positional encodings in float32 (it casts
+    # the point coordinates and the grid to float32 itself), so the random
+    # Gaussian matrix they are multiplied by stays float32 whatever the
+    # model's dtype; the encodings go to the decoder in the model's dtype.
+    pe = sam.prompt_encoder.pe_layer
+    pe.positional_encoding_gaussian_matrix = pe.positional_encoding_gaussian_matrix.float()
+    _state["sam.positional_encoding"] = "float32 (segment_anything's own), cast to the model's dtype"
     points = env.placed(torch.from_numpy(data["points"].copy()).to(device=env.device, dtype=env.pdtype))
     labels = env.placed(torch.from_numpy(data["labels"].astype("int64")).to(env.device))
+    dt = env.pdtype
 
     def fwd():
         with torch.no_grad(), env.amp():
             feats = sam.image_encoder(images)
             sparse, dense = sam.prompt_encoder(points=(points, labels), boxes=None, masks=None)
-            return sam.mask_decoder(image_embeddings=feats, image_pe=sam.prompt_encoder.get_dense_pe(),
-                                    sparse_prompt_embeddings=sparse, dense_prompt_embeddings=dense,
+            return sam.mask_decoder(image_embeddings=feats, image_pe=sam.prompt_encoder.get_dense_pe().to(dt),
+                                    sparse_prompt_embeddings=sparse.to(dt), dense_prompt_embeddings=dense.to(dt),
                                     multimask_output=True)
     return _forward_step(env, fwd), [sam]
 
@@ -528,6 +536,7 @@ def _trainer_fit(env, model, examples):
     if not hasattr(trainer, "current_gradient_accumulation_steps"):
         trainer.current_gradient_accumulation_steps = args.gradient_accumulation_steps
     wrapped.train()
+    _state["input_copy"] = TRAINER_COPY
     _state["trainer"] = type(trainer).__name__
     _state["trainer.compiled"] = wrapped is not trainer.model
 
@@ -549,6 +558,7 @@ def _trainer_predict(env, model, examples):
     trainer = _trainer(env, model, train=False)
     wrapped = trainer.accelerator.prepare_model(trainer.model, evaluation_mode=True)
     wrapped.eval()
+    _state["input_copy"] = TRAINER_COPY
     _state["trainer"] = type(trainer).__name__
     _state["trainer.compiled"] = wrapped is not trainer.model
 
@@ -564,6 +574,56 @@ def _adapter_dtype(model):
         if "lora_" in name:
             return str(p.dtype).replace("torch.", "")
     return "none"
+
+
+TRAINER_COPY = "every step (the Trainer collates the batch and moves it to the device)"
+
+
+class _CompileProbe:
+    """What torch.compile did, measured: dynamo compiles and recompiles,
+    and CUDA graphs recorded, each with the step it happened in (callbacks
+    of torch._dynamo.callback_handler, where this torch has them), plus
+    inductor's CUDA-graph skip counter (facts())."""
+
+    def __init__(self, torch):
+        self.calls = 0  # step() calls begun
+        self.compiles = []  # (step, compile id) of each dynamo compile
+        self.recordings = []  # step of each CUDA graph recorded
+        self.hooked = False
+        handler = getattr(getattr(torch, "_dynamo", None), "callback_handler", None)
+        if handler is not None and hasattr(handler, "register_start_callback"):
+            handler.register_start_callback(self._start)
+            self.hooked = True
+
+    def _start(self, *args):
+        a = args[0] if args else None
+        trigger = getattr(getattr(a, "callback_trigger", None), "name", "DYNAMO")
+        if trigger == "DYNAMO":
+            self.compiles.append((self.calls, str(getattr(a, "compile_id", ""))))
+        elif trigger == "CUDAGRAPH_RECORDING":
+            self.recordings.append(self.calls)
+
+    def wrap(self, step):
+        def counted():
+            self.calls += 1
+            return step()
+        return counted
+
+    def facts(self, warmup):
+        import re
+        from torch._dynamo.utils import counters
+        out = {"compile.cudagraph_skips": int(counters["inductor"]["cudagraph_skips"])}
+        if not self.hooked:
+            out["compile.probe"] = "no compile callbacks in this torch: dynamo's and inductor's counters only"
+            return out
+        recompiles = [c for c in self.compiles if (m := re.match(r"^(\d+)/(\d+)$", c[1])) and int(m.group(2)) > 0]
+        out["compile.dynamo_compiles"] = len(self.compiles)
+        out["compile.recompiles"] = len(recompiles)
+        out["compile.compiles_in_timed_steps"] = sum(1 for step, _ in self.compiles if step > warmup)
+        out["compile.cudagraph_recordings"] = len(self.recordings)
+        out["compile.cudagraph_recordings_in_timed_steps"] = sum(1 for step in self.recordings if step > warmup)
+        out["compile.probe"] = "torch._dynamo.callback_handler (compiles, CUDA graph recordings) and counters"
+        return out
 
 
 BUILDERS = {"bert": _setup_bert, "gemma": _setup_llm, "mistral": _setup_llm, "sd": _setup_sd, "sam": _setup_sam}
@@ -598,8 +658,12 @@ def setup(cell, data):
     builder = BUILDERS.get(cell.model)
     if builder is None:
         raise ValueError(f"no torch workload for {cell.model}/{cell.task}")
+    probe = _CompileProbe(torch) if env.compiled else None
     step, st["modules"] = builder(env, cell, cfg, mods, data)
     st["input_devices"] = env.input_devices
+    if probe is not None:
+        st["probe"] = probe
+        step = probe.wrap(step)  # one counter increment per step: which step a compile happened in
     return step
 
 
@@ -648,6 +712,8 @@ def facts(cell):
         out["synchronisation"] = "none needed: CPU kernels finish before the step returns"
     out["tf32.matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
     out["tf32.cudnn"] = bool(torch.backends.cudnn.allow_tf32)
+    out["cudnn.benchmark"] = bool(torch.backends.cudnn.benchmark)
+    out["inputs.host_to_device"] = st.get("input_copy", "once, in setup (every step reuses the device tensors)")
     out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
     pd = st.get("pdtype")
     out["dtype_policy"] = (f"autocast {st['autocast']} over {pd}" if st.get("autocast") is not None
@@ -669,7 +735,16 @@ def facts(cell):
         out["compile.unique_graphs"] = graphs
         out["compile.graph_breaks"] = breaks
         out["compile.took_effect"] = graphs > 0
-        out["compile.cudagraphs"] = bool(device is not None and device.type == "cuda")
+        probe = st.get("probe")
+        pf = probe.facts(cell.warmup) if probe is not None else {}
+        out.update(pf)
+        if "compile.cudagraph_recordings" in pf:
+            # measured: CUDA graphs were recorded (reduce-overhead's replays)
+            out["compile.cudagraphs"] = pf["compile.cudagraph_recordings"] > 0
+        else:
+            # no callbacks: inductor found nothing to skip on a CUDA device
+            out["compile.cudagraphs"] = bool(device is not None and device.type == "cuda" and graphs > 0
+                                             and pf.get("compile.cudagraph_skips", 0) == 0)
         if st.get("locale_fix"):
             out["compile.locale"] = st["locale_fix"]
     else:
@@ -680,6 +755,8 @@ def facts(cell):
         out.update(method.generate_stop(st["generated"].tolist(), *st["stop"]))
     if st.get("scheduler"):
         out["sd.scheduler"] = st["scheduler"]
+    if st.get("sam.positional_encoding"):
+        out["sam.positional_encoding"] = st["sam.positional_encoding"]
     if st.get("trainer"):
         out["trainer"] = st["trainer"]
         out["trainer.compiled_model"] = st["trainer.compiled"]

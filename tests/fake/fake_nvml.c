@@ -16,6 +16,18 @@
  *   FAKE_NVML_FOREIGN_PID is set, that pid (512 MiB): a process that is not
  *   the cell's on its GPU.
  *
+ * Variations, for the cases a GPU node shows and this machine cannot:
+ *   FAKE_NVML_NAME       the device name ("NVIDIA H200 NVL");
+ *   FAKE_NVML_OWN_PID    the pid reported for the calling process instead of
+ *                        its own: an older driver inside a PID namespace,
+ *                        which gives host pids /proc does not show;
+ *   FAKE_NVML_MIG=1      MIG mode on (nvmlDeviceGetMigMode); unset: a GPU
+ *                        without MIG (NVML_ERROR_NOT_SUPPORTED);
+ *   FAKE_NVML_ENERGY=clock  the energy counter reads CLOCK_MONOTONIC in
+ *                        microseconds (1000 W): each sample then carries the
+ *                        absolute time it was taken, so a test can check
+ *                        the clock the series and windows are on.
+ *
  * Built by the tests themselves (tests/integration/test_telemetry.sh):
  *   cc -shared -fPIC -o libnvidia-ml.so.1 tests/fake/fake_nvml.c
  */
@@ -43,6 +55,7 @@ typedef struct {
 #define OK 0
 #define INVALID_ARGUMENT 2
 #define UNINITIALIZED 1
+#define NOT_SUPPORTED 3
 #define INSUFFICIENT_SIZE 7
 #define GIB (1024ULL * 1024 * 1024)
 
@@ -114,7 +127,8 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned n)
 {
     CHECK_DEV(d);
-    snprintf(name, n, "%s", "NVIDIA H100 80GB HBM3");
+    const char *v = getenv("FAKE_NVML_NAME");
+    snprintf(name, n, "%s", v && *v ? v : "NVIDIA H100 80GB HBM3");
     return OK;
 }
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned n)
@@ -156,7 +170,11 @@ nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw)
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
 {
     CHECK_DEV(d);
-    *mj = 1000000ULL + (unsigned long long)(elapsed() * 350000.0);
+    const char *v = getenv("FAKE_NVML_ENERGY");
+    if (v && strcmp(v, "clock") == 0)
+        *mj = (unsigned long long)(now_s() * 1e6);
+    else
+        *mj = 1000000ULL + (unsigned long long)(elapsed() * 350000.0);
     return OK;
 }
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t d, int sensor, unsigned *c)
@@ -204,13 +222,23 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned *c
         return INSUFFICIENT_SIZE;
     }
     memset(p, 0, n * sizeof(*p));
-    p[0].pid = (unsigned)getpid();
+    const char *own = getenv("FAKE_NVML_OWN_PID");
+    p[0].pid = own && *own ? (unsigned)strtoul(own, NULL, 10) : (unsigned)getpid();
     p[0].usedGpuMemory = 3 * GIB / 2;
     if (n == 2) {
         p[1].pid = (unsigned)atoi(f);
         p[1].usedGpuMemory = GIB / 2;
     }
     *count = n;
+    return OK;
+}
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t d, unsigned *current, unsigned *pending)
+{
+    CHECK_DEV(d);
+    const char *v = getenv("FAKE_NVML_MIG");
+    if (!v || strcmp(v, "1") != 0)
+        return NOT_SUPPORTED;
+    *current = *pending = 1;
     return OK;
 }
 nvmlReturn_t nvmlDeviceGetGraphicsRunningProcesses_v3(nvmlDevice_t d, unsigned *count, nvmlProcessInfo_t *p)

@@ -8,6 +8,10 @@
 #    tests/fake/fake_nvml.c) is stored as series, summarised as facts
 #    (energy per step, throttle share and reason, peak memory, the foreign
 #    process) and shown by show, report and compare;
+#  - a GPU cell's own facts (tests/specs/gpu_cell.py) through the fake: a pid
+#    NVML gives that /proc cannot resolve is unknown, not foreign; a Keras
+#    cell's "gpu" device; an H200 NVL's own peak; MIG mode; the series and
+#    the timed-step windows on the markers' clock;
 #  - no process outlives the test.
 # Needs the `base` environment (numpy) and a C compiler.
 set -u
@@ -126,7 +130,91 @@ check "report: the contended cell is flagged" grep -q "contended" "$TMP/gpu-repo
 check "report: HTML carries the same flags" grep -q "GPU throttled" "$TMP/gpu-report/report.html"
 check "the sleeping foreign process is gone" sh -c "! kill -0 $FOREIGN 2>/dev/null"
 
-# ---- 4. info --check ------------------------------------------------------------
+# ---- 4. a GPU cell's own facts, through the fake NVML -----------------------------
+# tests/specs/gpu_cell.py reports what a GPU cell does (device "gpu" as Keras,
+# "cuda" as torch, a FLOP count) while it sleeps: what the telemetry and the
+# report make of it is what a GPU node would see.
+gpu_spec() { # gpu_spec FILE MODEL...
+  local f=$1; shift
+  printf 'name: gpu-facts\nsteps: 10\nwarmup: 1\nprecision: bfloat16\nbackends: [numpy]\nrows:\n' >"$f"
+  for m in "$@"; do echo "  - {model: $m, task: predict, batch: 1, workload: $ROOT/tests/specs/gpu_cell.py}" >>"$f"; done
+}
+row() { grep "^| $2/predict/b1/numpy |" "$1/report.md"; } # row REPORT_DIR MODEL: its hardware table row
+# 4a. An older driver in a PID namespace: NVML gives the cell's worker a
+# host pid /proc does not show (above pid_max). It is unknown, not a foreign
+# process; the Keras-style "gpu" device still finds the GPU; an H200 NVL
+# gets its own peak; the series and windows are on the markers' clock.
+gpu_spec "$TMP/ns.yaml" gpucell cudacell
+HOSTPID=$(( $(cat /proc/sys/kernel/pid_max) + 12345 ))
+BENCHGEN_NVML_LIB=$FAKE FAKE_NVML_OWN_PID=$HOSTPID FAKE_NVML_NAME="NVIDIA H200 NVL" FAKE_NVML_ENERGY=clock \
+  FAKE_NVML_THROTTLE=0 "$BENCHGEN" run "$TMP/ns.yaml" --out "$TMP/ns" >"$TMP/ns.out" 2>&1
+check "namespace: run exits 0" test $? -eq 0
+"$BENCHGEN" show "$TMP/ns" --json >"$TMP/ns.json"
+kfact() { # kfact MODEL NAME: a fact of that row's cell in the namespace run
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=[c for c in d["cells"] if c["key"].startswith(sys.argv[2] + "/")][0]; print(c["facts"].get(sys.argv[3], "ABSENT"))' "$TMP/ns.json" "$1" "$2"
+}
+for m in cudacell gpucell; do
+  check "namespace, $m: the unresolvable pid is not foreign" test "$(kfact $m gpu.foreign)" = none
+  reason=$(kfact $m contention.reason)
+  check "namespace, $m: ... and does not make the cell contended" test "${reason#*GPU}" = "$reason"
+  check "namespace, $m: the unresolvable pid is named as such" \
+    grep -q "^pid $HOSTPID on GPU 0 (1536 MiB) (not in this PID namespace" <<<"$(kfact $m gpu.unresolved)"
+  check "namespace, $m: its device (\"$( [ $m = gpucell ] && echo gpu || echo cuda)\") finds the GPU" \
+    grep -q "^all devices (NVML gave pids" <<<"$(kfact $m gpu.match)"
+  check "namespace, $m: GPU facts recorded (name, MIG mode)" \
+    test "$(kfact $m gpu.name)/$(kfact $m gpu.mig)" = "NVIDIA H200 NVL/off"
+done
+# The fake's energy counter reads CLOCK_MONOTONIC: every sample says when it
+# was taken, and the workload says when its first timed step began.
+check "namespace: the series are on the worker's clock (within 0.3 ms)" python3 - "$TMP/ns" "$TMP/ns.json" <<'PY'
+import json, sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1] + "/run.db")
+bad = 0
+for c in json.load(open(sys.argv[2]))["cells"]:
+    w0 = int(c["facts"]["test.timed_start_ns"]) - int(c["markers"]["warmup"])  # the worker's start
+    pts = db.execute("SELECT t_ns, value FROM telemetry JOIN cells ON cells.id = cell_id "
+                     "WHERE cells.key = ? AND name = 'gpu.0.energy_j'", (c["key"],)).fetchall()
+    off = statistics.median(v * 1e6 - t for t, v in pts) if pts else float("inf")  # energy_j = monotonic ms
+    print(f"# {c['key']}: {len(pts)} samples; the series' origin - the worker's start = {(off - w0) / 1e6:+.3f} ms")
+    bad += not (len(pts) >= 5 and abs(off - w0) < 3e5)
+sys.exit(1 if bad else 0)
+PY
+"$BENCHGEN" report "$TMP/ns" --out "$TMP/ns-report" -q >/dev/null 2>&1
+check "namespace: MFU against the H200 NVL's 835 dense bf16 TFLOP/s" python3 - "$(row "$TMP/ns-report" gpucell)" <<'PY'
+import sys
+cols = [c.strip() for c in sys.argv[1].split("|")]
+tflops, mfu = float(cols[4].replace(",", "")), float(cols[5].rstrip("%"))
+print(f"# {cols[2]}: {tflops} TFLOP/s, MFU {mfu}%")
+sys.exit(0 if cols[2] == "NVIDIA H200 NVL" and abs(mfu - tflops / 835 * 100) < 0.1 else 1)
+PY
+# 4b. No NVML: a "gpu" cell is measured against its device's peak (device.name)
+# or has none, never the CPU's calibrated peak.
+export BENCHGEN_CALIBRATION=$TMP/calibration.txt
+"$BENCHGEN" info --calibrate 1 >/dev/null 2>&1
+gpu_spec "$TMP/nonvml.yaml" gpucell gpunoname
+"$BENCHGEN" run "$TMP/nonvml.yaml" --out "$TMP/nonvml" >/dev/null 2>&1
+check "no NVML: run exits 0" test $? -eq 0
+"$BENCHGEN" report "$TMP/nonvml" --out "$TMP/nonvml-report" -q >/dev/null 2>&1
+check "no NVML: a \"gpu\" cell's MFU uses its device name's peak (A100, 312)" python3 - "$(row "$TMP/nonvml-report" gpucell)" <<'PY'
+import sys
+cols = [c.strip() for c in sys.argv[1].split("|")]
+tflops, mfu = float(cols[4].replace(",", "")), float(cols[5].rstrip("%"))
+sys.exit(0 if cols[2] == "NVIDIA A100-SXM4-80GB" and abs(mfu - tflops / 312 * 100) < 0.1 else 1)
+PY
+check "no NVML: a \"gpu\" cell without a device name has no peak, not the CPU's" \
+  grep -q "^| gpunoname/predict/b1/numpy | GPU | .* | NA (no peak) |" <<<"$(row "$TMP/nonvml-report" gpunoname)"
+unset BENCHGEN_CALIBRATION
+# 4c. MIG mode on: recorded, and the board's peak does not apply to a slice.
+gpu_spec "$TMP/mig.yaml" cudacell
+BENCHGEN_NVML_LIB=$FAKE FAKE_NVML_MIG=1 FAKE_NVML_THROTTLE=0 "$BENCHGEN" run "$TMP/mig.yaml" --out "$TMP/mig" >/dev/null 2>&1
+check "MIG: run exits 0" test $? -eq 0
+"$BENCHGEN" show "$TMP/mig" --json >"$TMP/mig.json"
+check "MIG: gpu.mig = on" test "$(fact "$TMP/mig.json" gpu.mig)" = on
+"$BENCHGEN" report "$TMP/mig" --out "$TMP/mig-report" -q >/dev/null 2>&1
+check "MIG: the device says MIG and MFU is NA" \
+  grep -q "^| cudacell/predict/b1/numpy | NVIDIA H100 80GB HBM3 (MIG) | .* | NA (no peak) |" <<<"$(row "$TMP/mig-report" cudacell)"
+
+# ---- 5. info --check ------------------------------------------------------------
 BENCHGEN_NVML_LIB=$FAKE FAKE_NVML_FOREIGN_PID=1 "$BENCHGEN" info --check >"$TMP/check.txt"
 check "info --check exits 1 when something needs attention" test $? -eq 1
 check "info --check names the GPU's other process" grep -q "GPU 0: 1 other process on it (pid 1)" "$TMP/check.txt"

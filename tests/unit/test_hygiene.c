@@ -42,6 +42,12 @@ static void test_peaks_match_names(void **state)
         {"NVIDIA A10", "NVIDIA A10"},
         {"Tesla T4", "NVIDIA T4"},
         {"Tesla V100-SXM2-16GB", "NVIDIA V100 (SXM2)"},
+        {"Tesla V100-PCIE-16GB", "NVIDIA V100 PCIe"},
+        {"NVIDIA A100-PCIE-40GB", "NVIDIA A100 (SXM4 and PCIe, 40/80 GB)"},
+        {"NVIDIA H200 NVL", "NVIDIA H200 NVL"},
+        {"NVIDIA H100 NVL", "NVIDIA H100 NVL"},
+        {"NVIDIA H100 PCIE", "NVIDIA H100 PCIe"},
+        {"NVIDIA GH200 144G HBM3e", "NVIDIA GH200 (H100 GPU)"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const struct peak *p = peaks_find(cases[i].name);
@@ -50,6 +56,9 @@ static void test_peaks_match_names(void **state)
         assert_non_null(p->source);
     }
     assert_null(peaks_find("NVIDIA A1000")); /* an A10 look-alike */
+    /* a variant without an entry has no peak, never its model's SXM figures */
+    assert_null(peaks_find("NVIDIA L4 NVL"));
+    assert_null(peaks_find("NVIDIA H800 PCIe"));
     assert_null(peaks_find("NVIDIA GeForce RTX 9999"));
     assert_null(peaks_find(""));
     assert_null(peaks_find(NULL));
@@ -72,6 +81,12 @@ static void test_peaks_columns(void **state)
     /* no bfloat16 on a V100 */
     assert_true(peaks_tflops(peaks_find("Tesla V100-SXM2-16GB"), "bfloat16", false, NULL) == 0);
     assert_true(peaks_tflops(NULL, "bfloat16", false, NULL) == 0);
+    /* NVL and PCIe boards: their own columns, not the SXM board's */
+    assert_true(peaks_tflops(peaks_find("NVIDIA H200"), "bfloat16", false, NULL) == 989);
+    assert_true(peaks_tflops(peaks_find("NVIDIA H200 NVL"), "bfloat16", false, NULL) == 835);
+    assert_true(peaks_tflops(peaks_find("NVIDIA H200 NVL"), "float32", true, NULL) == 417.5);
+    assert_true(peaks_tflops(peaks_find("NVIDIA H100 NVL"), "bfloat16", false, NULL) == 835);
+    assert_true(peaks_tflops(peaks_find("NVIDIA H100 PCIe"), "bfloat16", false, NULL) == 756);
 }
 
 /* A child that spins for 0.3 s of CPU time is benchgen's own time, never
