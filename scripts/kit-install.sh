@@ -16,13 +16,17 @@
 #   5. registers venv/ as benchgen's environments with `benchgen env add`:
 #      base (numpy), torch (torch-eager, torch-compiled) when torch imports,
 #      keras3 (keras3-jax, keras3-torch, keras3-tensorflow) when jax, torch or
-#      tensorflow does.
+#      tensorflow does, keras2 (keras2-tensorflow) when tensorflow and tf_keras
+#      do. SAM needs torchvision (segment_anything imports it), which the kit
+#      does not carry: without it SAM is reported unsupported, the rest registered.
+# Workers run with no PYTHON* variable (PYTHONPATH, PYTHONHOME, ...), so this
+# script drops them too: what it finds is what the cells will find.
 # Environments are registered in $BENCHGEN_CACHE (default ~/.cache/benchgen).
 # Exit status: 0 ready, 1 something is missing (the message says what), 2 usage.
 set -uo pipefail
 
 kit=$(cd "$(dirname "$0")" && pwd)
-case ${1:-} in -h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case ${1:-} in -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 [ $# -le 1 ] || { echo "usage: $0 [PYTHON]" >&2; exit 2; }
 py=${1:-python3}
 venv=$kit/venv
@@ -33,6 +37,13 @@ unset PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_FIND_LINKS PIP_REQUIRE_VIRTUALENV PI
 export PIP_NO_INDEX=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1 PIP_CONFIG_FILE=/dev/null
 
 die() { echo "install.sh: $*" >&2; exit 1; }
+# Workers drop every PYTHON* variable (runners see only the interpreter's own
+# paths): check and install with the same environment, or a module system's
+# PYTHONPATH makes this script find what no cell will.
+dropped=()
+for v in $(compgen -e); do
+  case $v in PYTHON*) dropped+=("$v=${!v}"); unset "$v" ;; esac
+done
 step() { echo "== $*"; }
 
 # ---- 1. the machine ------------------------------------------------------------
@@ -48,6 +59,7 @@ command -v "$py" >/dev/null 2>&1 || [ -x "$py" ] || die "$py: no such interprete
 pyver=$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])') || die "$py does not run"
 "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' || die "$py is Python $pyver; the kit's wheels need 3.11 or later (Keras 3.15 does)"
 echo "python $("$py" -c 'import sys; print(sys.executable)') ($pyver); glibc ${have:-?}; benchgen $("$kit/benchgen" --version | head -1)"
+[ ${#dropped[@]} -eq 0 ] || echo "note: ignoring ${dropped[*]}: benchgen's workers run without PYTHON* variables, so packages found only through them are not used (install them into $py's own site-packages, or pass a venv)"
 
 # ---- 2. a venv that sees the node's packages ------------------------------------
 step "making $venv"
@@ -102,8 +114,16 @@ if has torch; then
     "$vpy" -c 'import importlib.metadata as m, sys; m.version(sys.argv[1])' "${spec%%==*}" 2>/dev/null ||
       die "the torch workloads need ${spec%%==*} (the kit does not carry it: wheels/requirements-node.txt); install it on the node"
   done <"$kit/wheels/requirements-node.txt"
-  out=$("$vpy" -c 'import torch, transformers, diffusers, peft, segment_anything, accelerate; print(torch.__version__)' 2>&1) ||
+  out=$("$vpy" -c 'import torch, transformers, diffusers, peft, accelerate; print(torch.__version__)' 2>&1) ||
     die "the torch workloads' libraries do not import: $(tail -2 <<<"$out")"
+  # segment_anything's __init__ imports torchvision, which the kit does not carry
+  if ! out=$("$vpy" -c 'import segment_anything' 2>&1); then
+    if ! has torchvision; then
+      echo "note: SAM is unsupported on torch here: segment_anything needs torchvision, which $py lacks (install torchvision on the node for SAM cells); every other torch cell runs"
+    else
+      die "segment_anything does not import: $(tail -2 <<<"$out")"
+    fi
+  fi
   envs+=(torch)
 fi
 for fw in jax torch tensorflow; do
@@ -112,6 +132,8 @@ for fw in jax torch tensorflow; do
     die "keras with the $fw backend does not import: $(tail -2 <<<"$out")"
 done
 [ ${#frameworks[@]} -gt 0 ] && envs+=(keras3)
+# keras2-tensorflow runs tf.keras as Keras 2 (TF_USE_LEGACY_KERAS=1): TensorFlow with tf_keras
+if has tensorflow && TF_USE_LEGACY_KERAS=1 "$vpy" -c 'import tf_keras' >/dev/null 2>&1; then envs+=(keras2); fi
 has tensorflow || echo "note: no tensorflow here: Keras 3 SD cells need it (keras-cv imports it); every other cell does not"
 echo "frameworks: ${frameworks[*]:-none}"
 
@@ -121,4 +143,5 @@ for e in "${envs[@]}"; do
   "$kit/benchgen" env add "$e" "$venv" || die "benchgen env add $e $venv failed"
 done
 echo
-echo "ready. next: $kit/benchgen info --check; $kit/benchgen run $kit/data/matrix/gpu-smoke.yaml --wait-idle 60"
+echo "ready. next: $kit/benchgen info --check; $kit/benchgen run $kit/data/matrix/gpu-smoke.yaml --wait-idle 60;"
+echo "the published matrix in these environments: $kit/benchgen run $kit/data/matrix/keras3-2024-kit.yaml"

@@ -7,13 +7,37 @@
 #include "run/envs_add.h"
 #include "run/envs_list.h"
 #include "run/envs_sync.h"
+#include "run/envs_variant.h"
+
+#include <stdbool.h>
+#include <stddef.h>
 
 struct env_opts {
     int unused;
 };
 
+struct sync_opts {
+    bool cuda, cpu;
+    int cuda_major;
+};
+
+static const struct opt sync_options[] = {
+    OPT_FLAG(struct sync_opts, cuda, "cuda", 0,
+             "build the CUDA variant (data/envs/cuda/NAME-cuN.txt): the newest\nCUDA major the NVIDIA driver "
+             "supports, the newest there is\nwithout a GPU; default: CUDA when NVML sees a GPU, else CPU"),
+    OPT_INT(struct sync_opts, cuda_major, "cuda-major", 0, "N", 11, 99,
+            "with --cuda: that CUDA major's variant (12, 13)"),
+    OPT_FLAG(struct sync_opts, cpu, "cpu", 0, "build the CPU variant (data/envs/NAME.txt)"),
+};
+
 static int env_sync(const struct cli_call *call)
 {
+    const struct sync_opts *o = call->opts;
+    if (o->cuda && o->cpu)
+        return cli_usage_error(&cli_env_sync, "--cuda and --cpu exclude each other");
+    if (o->cuda_major && !o->cuda)
+        return cli_usage_error(&cli_env_sync, "--cuda-major goes with --cuda");
+    envs_variant_set(o->cuda ? ENVS_WANT_CUDA : o->cpu ? ENVS_WANT_CPU : ENVS_WANT_AUTO, o->cuda_major);
     int err = envs_sync(call->args, (size_t)call->nargs);
     return err < 0 ? cli_fail(&cli_env_sync, err) : CLI_EXIT_OK;
 }
@@ -38,17 +62,20 @@ static int env_add(const struct cli_call *call)
 
 const struct cli_command cli_env_sync = {
     .name = "env sync",
-    .synopsis = "[NAME...]",
+    .synopsis = "[--cuda [--cuda-major N] | --cpu] [NAME...]",
     .summary = "build Python environments (data/envs/NAME.txt; all when no NAME)",
     .about = "Creates or repairs each environment in data/envs/ (all when no NAME is given)\n"
              "as a venv of the interpreter benchgen was built with, or of the Python a\n"
              "`# python: 3.12` line in the lock names, in the cache ($BENCHGEN_CACHE,\n"
-             "default ~/.cache/benchgen), keyed by a hash of its lock file.\n",
+             "default ~/.cache/benchgen), keyed by a hash of its lock file. An environment\n"
+             "with a CUDA variant (data/envs/cuda/NAME-cuN.txt) gets it when NVML sees an\n"
+             "NVIDIA GPU (the newest CUDA major its driver supports), else its CPU variant;\n"
+             "--cuda / --cpu force one (docs/ENVIRONMENTS.md).\n",
     .exits = "0    every environment is ready\n"
              "1    building one failed\n"
              "2    usage error, or no such environment",
-    .spec = {NULL, 0, 0, -1},
-    .opts_size = sizeof(struct env_opts),
+    .spec = {sync_options, sizeof(sync_options) / sizeof(sync_options[0]), 0, -1},
+    .opts_size = sizeof(struct sync_opts),
     .run = env_sync,
 };
 

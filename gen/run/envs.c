@@ -11,6 +11,7 @@
 #include "run/envs_cache.h"
 #include "run/envs_names.h"
 #include "run/envs_python.h"
+#include "run/envs_variant.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "base/xalloc.h"
@@ -61,6 +62,7 @@ void env_info_free(struct env_info *e)
     free(e->dir);
     free(e->python);
     free(e->builder);
+    free(e->note);
     for (char **a = e->prefix; a && *a; a++)
         free(*a);
     free(e->prefix);
@@ -101,6 +103,7 @@ static int resolve_external(const char *name, const char *reg, struct env_info *
         }
     }
     out->hash[0] = '\0';
+    snprintf(out->variant, sizeof(out->variant), "external");
     snprintf(out->pyver, sizeof(out->pyver), "%s", ver ? ver : "");
     if (cmd.n) {
         out->prefix = xcalloc(cmd.n + 1, sizeof(char *));
@@ -117,9 +120,10 @@ done:
     return err;
 }
 
-static int resolve_lock(const char *name, const char *lock, struct env_info *out)
+int envs_resolve_lock(const char *name, const char *lock, struct env_info *out)
 {
     int err;
+    memset(out, 0, sizeof(*out));
     char want[16];
     envs_python_requested(lock, want);
     out->builder = want[0] ? envs_python_find(want) : xstrdup(BENCHGEN_PYTHON);
@@ -136,7 +140,11 @@ static int resolve_lock(const char *name, const char *lock, struct env_info *out
     }
     out->name = xstrdup(name);
     out->lock_path = xstrdup(lock);
-    out->dir = xprintf("%s/envs/%s-%s", envs_cache_dir(), name, out->hash);
+    /* the lock's file name: NAME, or a variant's NAME-cuN */
+    const char *file = strrchr(lock, '/') ? strrchr(lock, '/') + 1 : lock;
+    size_t stem = strlen(file) > 4 ? strlen(file) - 4 : strlen(file);
+    out->dir = xprintf("%s/envs/%.*s-%s", envs_cache_dir(), (int)stem, file, out->hash);
+    envs_variant_label(name, lock, out->variant);
     out->python = xprintf("%s/bin/python", out->dir);
     char *marker = xprintf("%s/" ENVS_READY_MARKER, out->dir);
     if (util_is_file(marker))
@@ -149,7 +157,42 @@ static int resolve_lock(const char *name, const char *lock, struct env_info *out
     return 0;
 }
 
-int envs_resolve(const char *name, struct env_info *out)
+/* NAME's variant for this machine (envs_variant.h): the first candidate
+ * that is ready, or the first when none is or the variant is forced. */
+static int resolve_variant(const char *name, const char *lock, const char *backend, struct env_info *out)
+{
+    struct strlist cand = {0};
+    bool strict = false;
+    char *note = NULL;
+    int err = envs_variant_candidates(name, lock, backend, &cand, &strict, &note);
+    for (size_t i = 0; !err && i < cand.n; i++) {
+        struct env_info e;
+        if ((err = envs_resolve_lock(name, cand.v[i], &e)) < 0)
+            break;
+        bool take = i == 0 || strcmp(e.state, "ready") == 0;
+        if (take) {
+            env_info_free(out);
+            *out = e;
+        } else {
+            env_info_free(&e);
+        }
+        if (strict || strcmp(out->state, "ready") == 0)
+            break;
+    }
+    if (!err && out->name) {
+        out->note = note;
+        note = NULL;
+    }
+    free(note);
+    strlist_free(&cand);
+    if (err)
+        env_info_free(out);
+    return err;
+}
+
+int envs_resolve(const char *name, struct env_info *out) { return envs_resolve_for(name, NULL, out); }
+
+int envs_resolve_for(const char *name, const char *backend, struct env_info *out)
 {
     memset(out, 0, sizeof(*out));
     if (!util_is_safe_name(name))
@@ -161,13 +204,13 @@ int envs_resolve(const char *name, struct env_info *out)
     if (util_is_file(reg)) {
         err = resolve_external(name, reg, out);
     } else if (util_is_file(lock)) {
-        err = resolve_lock(name, lock, out);
+        err = resolve_variant(name, lock, backend, out);
     } else if (strchr(name, '+')) {
         /* A derived environment (`run --with`): its lock lives in the cache. */
         free(lock);
         lock = xprintf("%s/derived/%s.txt", envs_cache_dir(), name);
         if (util_is_file(lock))
-            err = resolve_lock(name, lock, out);
+            err = envs_resolve_lock(name, lock, out);
         else
             err = error_set(BG_ENOTFOUND, "no derived environment '%s' (made by `benchgen run --with`)", name);
     } else {

@@ -6,7 +6,7 @@
  * or of the Python a `# python: 3.12` line in the lock names (found with
  * pyenv, ~/.pyenv/versions/3.12*, or python3.12 on PATH), in
  *   $BENCHGEN_CACHE (default $XDG_CACHE_HOME/benchgen, ~/.cache/benchgen)
- *   /envs/<name>-<hash16>/
+ *   /envs/<name>-<hash16>/       (a CUDA variant: <name>-cuN-<hash16>, envs_variant.h)
  * where hash16 is the first 16 hex digits of SHA-256 over the lock file and
  * the interpreter version, so a changed lock or interpreter gets a new venv
  * and every checkout and CI run on the machine reuses a ready one. A venv is
@@ -55,12 +55,22 @@ struct env_info {
     char *builder;     /* a lock's: the interpreter that makes its venv; NULL when absent */
     char pyver[32];    /* its Python version ("3.12.1"; the requested "3.12" when absent) */
     const char *state; /* "ready", "missing", "incomplete", "external", "broken" */
+    char variant[16];  /* "cpu", "cu12", "cu13"; "-" for a lock with one build; "external" */
+    char *note;        /* why this variant (run/envs_variant.h); NULL for a name with one */
 };
 
 /* Resolves NAME: an external registration wins, else data/envs/NAME.txt.
  * BG_ENOTFOUND when neither exists. A missing venv is not an error: state
  * says "missing" and the run records its cells as skipped. */
 int envs_resolve(const char *name, struct env_info *out);
+
+/* envs_resolve() for a cell of backend (NULL: any): its variant for this
+ * machine (run/envs_variant.h), the first ready one unless a variant is
+ * forced, following a CUDA lock's `# backend:` line. */
+int envs_resolve_for(const char *name, const char *backend, struct env_info *out);
+
+/* Resolves a given lock file as environment name (a variant's lock). */
+int envs_resolve_lock(const char *name, const char *lock, struct env_info *out);
 
 /* The version of the interpreter benchgen was built with ("3.11.7"), which
  * makes lock-file venvs without a `# python:` line. Borrowed, static; ""

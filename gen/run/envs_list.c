@@ -6,6 +6,7 @@
 #include "run/envs.h"
 #include "run/envs_names.h"
 #include "run/envs_packages.h"
+#include "run/envs_variant.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "base/xalloc.h"
@@ -15,17 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int list_one(FILE *out, const char *name)
+/* One environment's line (as label) and what follows it. */
+static int list_env(FILE *out, const char *label, struct env_info e)
 {
-    struct env_info e;
     struct strlist pkgs = {0};
-    int err = envs_resolve(name, &e);
-    if (err < 0) {
-        fprintf(out, "%s  error  -  %s\n", name, error_last());
-        return 0; /* one unreadable registration must not hide the rest */
-    }
+    int err = 0;
     bool external = e.lock_path == NULL;
-    fprintf(out, "%s  %s  %s  %s\n", e.name, e.state, external ? "-" : e.hash, external ? e.python : e.dir);
+    fprintf(out, "%s  %s  %s  %s  %s\n", label, e.state, external ? "-" : e.hash, external ? e.python : e.dir,
+            e.variant);
     if (strcmp(e.state, "missing") == 0) {
         fprintf(out, "  (not built yet: run `benchgen env sync %s`)\n", e.name);
     } else if (strcmp(e.state, "incomplete") == 0) {
@@ -59,6 +57,38 @@ static int list_one(FILE *out, const char *name)
     }
 done:
     strlist_free(&pkgs);
+    return err;
+}
+
+static int list_one(FILE *out, const char *name)
+{
+    struct env_info e;
+    struct strlist locks = {0};
+    int err = envs_resolve(name, &e);
+    if (err < 0) {
+        fprintf(out, "%s  error  -  %s\n", name, error_last());
+        return 0; /* one unreadable registration must not hide the rest */
+    }
+    err = list_env(out, name, e);
+    /* its other variants, and the locks a CUDA variant sends a backend to */
+    if (!err && e.lock_path && strcmp(e.variant, "-") != 0) {
+        char *base = xprintf("%s/data/envs/%s.txt", util_home_dir(), name);
+        err = envs_variant_all(name, base, &locks);
+        for (size_t i = 0; i < locks.n && !err; i++)
+            err = envs_variant_splits(locks.v[i], &locks);
+        for (size_t i = 0; i < locks.n && !err; i++) {
+            struct env_info v;
+            if (strcmp(locks.v[i], e.lock_path) == 0 || envs_resolve_lock(name, locks.v[i], &v) < 0)
+                continue;
+            char *label = xprintf("%s:%s", name, v.variant);
+            if (strcmp(v.dir, e.dir) != 0)
+                err = list_env(out, label, v);
+            free(label);
+            env_info_free(&v);
+        }
+        free(base);
+    }
+    strlist_free(&locks);
     env_info_free(&e);
     return err;
 }
@@ -77,6 +107,9 @@ int envs_list(FILE *out)
     strlist_sort(&names, false);
     fprintf(out, "# cache %s; environments use Python %s (%s)\n", envs_cache_dir(),
             envs_base_python_version(), BENCHGEN_PYTHON);
+    fprintf(out, "# variants: %s; cells use the first ready of what it needs (--cuda / --cpu, "
+                 "BENCHGEN_ENV_VARIANT)\n",
+            envs_variant_gpu()->why);
     fprintf(out, "# " ENVS_LIST_COLUMNS "\n");
     if (names.n == 0) {
         char *dir = envs_names_lock_dir();

@@ -8,11 +8,13 @@
 
 /* The columns of an environment's line, printed as a "# " comment after the
  * cache line; README.md and docs/ENVIRONMENTS.md quote it (test_cli.sh). */
-#define ENVS_LIST_COLUMNS "NAME  STATE  HASH  PATH"
+#define ENVS_LIST_COLUMNS "NAME  STATE  HASH  PATH  VARIANT"
 
-/* Prints, for every environment, "NAME  STATE  HASH  PATH" (HASH "-" for a
- * registered interpreter), then its installed "name==version" lines or a
- * hint saying what to do. */
+/* Prints, for every environment, "NAME  STATE  HASH  PATH  VARIANT" (HASH
+ * "-" for a registered interpreter; VARIANT cpu, cuN, "-" for a lock with
+ * one build, or external), then its installed "name==version" lines or a
+ * hint saying what to do. NAME's line is the variant its cells use on this
+ * machine (run/envs_variant.h); its other variants follow as NAME:VARIANT. */
 int envs_list(FILE *out);
 
 #endif /* BENCHGEN_ENVS_LIST_H */

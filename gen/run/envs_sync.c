@@ -11,6 +11,7 @@
 #include "run/envs_seed.h"
 #include "run/envs_size.h"
 #include "run/envs_uv.h"
+#include "run/envs_variant.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "base/xalloc.h"
@@ -120,15 +121,19 @@ static int sync_one(const struct env_info *e, bool *base_checked)
     bool seeded = envs_seed_parent(e, &parent) == 0;
     error_clear();
     envs_size_announce(e, uv != NULL, seeded ? &parent : NULL);
-    printf("env %s: creating %s (Python %s, lock %s, with %s)\n", e->name, e->dir, e->pyver, e->lock_path,
-           uv ? "uv" : "pip");
+    bool no_deps = envs_variant_no_deps(e->lock_path);
+    bool one = strcmp(e->variant, "-") == 0; /* a lock with one build: no variant to name */
+    printf("env %s: creating %s (Python %s, lock %s%s%s, with %s%s)\n", e->name, e->dir, e->pyver, e->lock_path,
+           one ? "" : ", variant ", one ? "" : e->variant, uv ? "uv" : "pip", no_deps ? ", --no-deps" : "");
     char *venv_pip[] = {e->builder, "-I", "-m", "venv", e->dir, NULL};
     char *venv_uv[] = {uv, "venv", "--quiet", "--seed", "--python", e->builder, e->dir, NULL};
     if (seeded) /* no --seed: pip and setuptools come from the parent, as they were there */
         memmove(&venv_uv[3], &venv_uv[4], 4 * sizeof(venv_uv[0]));
+    /* `# install: no-deps`: exactly the pins, whose metadata conflicts on purpose (envs_variant.h) */
     char *inst_pip[] = {e->python, "-I", "-m", "pip", "install", "--no-input", "--disable-pip-version-check",
-                        "--progress-bar", "on", "-r", e->lock_path, NULL};
-    char *inst_uv[] = {uv, "pip", "install", "--python", e->python, "-r", e->lock_path, NULL};
+                        "--progress-bar", "on", "-r", e->lock_path, no_deps ? "--no-deps" : NULL, NULL};
+    char *inst_uv[] = {uv, "pip", "install", "--python", e->python, "-r", e->lock_path,
+                       no_deps ? "--no-deps" : NULL, NULL};
     char **steps[] = {uv ? venv_uv : venv_pip, uv ? inst_uv : inst_pip};
     const char *what[] = {"creating the venv", "installing the lock"};
     for (size_t k = 0; k < 2 && !err; k++) {
@@ -166,6 +171,50 @@ failed:
     return error_prefix(err, "environment %s", e->name);
 }
 
+/* Resolves every name of todo into *infos (*count of them): the variant
+ * for this machine, then the locks a CUDA variant sends a backend to
+ * (`# backend:` lines), each once. */
+static int resolve_all(const struct strlist *todo, struct env_info **infos, size_t *count)
+{
+    size_t cap = todo->n + 8;
+    int err = 0;
+    *infos = xcalloc(cap, sizeof(**infos));
+    *count = 0;
+    for (size_t i = 0; i < todo->n && !err; i++) {
+        struct env_info e;
+        struct strlist splits = {0};
+        if ((err = envs_resolve(todo->v[i], &e)) < 0)
+            break;
+        if (e.note)
+            printf("env %s: %s\n", e.name, e.note);
+        if (e.lock_path)
+            err = envs_variant_splits(e.lock_path, &splits);
+        (*infos)[(*count)++] = e;
+        for (size_t k = 0; k < splits.n && !err; k++) {
+            bool dup = false;
+            struct env_info s2;
+            if ((err = envs_resolve_lock(e.name, splits.v[k], &s2)) < 0)
+                break;
+            for (size_t j = 0; j < *count; j++)
+                dup = dup || strcmp((*infos)[j].dir, s2.dir) == 0;
+            if (dup) {
+                env_info_free(&s2);
+                continue;
+            }
+            printf("env %s: and the %s variant (%s), which its `# backend:` line sends a backend to\n", e.name,
+                   s2.variant, s2.lock_path);
+            if (*count == cap)
+                *infos = xrealloc(*infos, (cap *= 2) * sizeof(**infos));
+            (*infos)[(*count)++] = s2;
+        }
+        strlist_free(&splits);
+        if (*count + 8 > cap)
+            *infos = xrealloc(*infos, (cap *= 2) * sizeof(**infos));
+    }
+    fflush(stdout);
+    return err;
+}
+
 int envs_sync(const char *const *names, size_t n)
 {
     struct strlist todo = {0}, failed = {0};
@@ -192,10 +241,8 @@ int envs_sync(const char *const *names, size_t n)
                 goto done;
     }
     /* Resolve every name first, so a typo fails before anything is built. */
-    infos = xcalloc(todo.n, sizeof(*infos));
-    for (; count < todo.n; count++)
-        if ((err = envs_resolve(todo.v[count], &infos[count])) < 0)
-            goto done;
+    if ((err = resolve_all(&todo, &infos, &count)) < 0)
+        goto done;
 
     if ((err = util_mkdir_p(envs_dir, 0755)) < 0)
         goto done;
@@ -214,11 +261,12 @@ int envs_sync(const char *const *names, size_t n)
             }
         }
         /* The other sync may have built what we were about to build. */
-        for (size_t i = 0; i < count; i++) {
+        for (size_t i = 0; i < count; i++)
             env_info_free(&infos[i]);
-            if ((err = envs_resolve(todo.v[i], &infos[i])) < 0)
-                goto done;
-        }
+        free(infos);
+        infos = NULL;
+        if ((err = resolve_all(&todo, &infos, &count)) < 0)
+            goto done;
     }
 
     for (size_t i = 0; i < count; i++) {

@@ -59,7 +59,9 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
 {
     struct env_info env = {0};
     int err = 0;
-    if (envs_resolve(c->env, &env) < 0 || (strcmp(env.state, "ready") && strcmp(env.state, "external"))) {
+    /* the variant for this machine and backend (run/envs_variant.h) */
+    if (envs_resolve_for(c->env, c->backend, &env) < 0 ||
+        (strcmp(env.state, "ready") && strcmp(env.state, "external"))) {
         r->status = STATUS_SKIPPED;
         r->detail = env.state ? xprintf("environment %s is %s: run `benchgen env sync %s`", c->env, env.state, c->env)
                               : xstrdup(error_last());
@@ -86,6 +88,8 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
             goto done;
         }
         if ((err = telemetry_end(tm, r)) < 0)
+            goto done;
+        if ((err = kvlist_add(&r->env, "environment.variant", env.variant)) < 0)
             goto done;
         if (cerr == 0 && (err = canary_facts(&cn, &r->facts)) < 0)
             goto done;

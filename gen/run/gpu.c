@@ -232,7 +232,7 @@ static int nvml_probe_real(struct gpu_facts *f)
     }
     nvml_ret (*init)(void) = NULL, (*shutdown)(void) = NULL;
     nvml_ret (*driver_version)(char *, unsigned) = NULL;
-    nvml_ret (*count)(unsigned *) = NULL;
+    nvml_ret (*count)(unsigned *) = NULL, (*cuda_version)(int *) = NULL;
     nvml_ret (*by_index)(unsigned, nvml_dev *) = NULL;
     nvml_ret (*dev_name)(nvml_dev, char *, unsigned) = NULL;
     const char *(*err_str)(nvml_ret) = NULL;
@@ -244,6 +244,7 @@ static int nvml_probe_real(struct gpu_facts *f)
     *(void **)&by_index = dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
     *(void **)&dev_name = dlsym(lib, "nvmlDeviceGetName");
     *(void **)&err_str = dlsym(lib, "nvmlErrorString");
+    *(void **)&cuda_version = dlsym(lib, "nvmlSystemGetCudaDriverVersion_v2"); /* optional */
     if (!init || !shutdown || !driver_version || !count || !by_index || !dev_name) {
         snprintf(f->nvml_error, sizeof(f->nvml_error), "libnvidia-ml.so.1 lacks the expected symbols");
         goto done;
@@ -257,6 +258,8 @@ static int nvml_probe_real(struct gpu_facts *f)
     f->nvml_ok = true;
     if (driver_version(f->driver_version, sizeof(f->driver_version)) != 0)
         f->driver_version[0] = '\0';
+    if (!cuda_version || cuda_version(&f->nvml_cuda_version) != 0)
+        f->nvml_cuda_version = 0;
     unsigned n = 0;
     if (count(&n) == 0) {
         f->nvml_count = n > GPU_MAX_DEVICES ? GPU_MAX_DEVICES : (int)n;
@@ -337,11 +340,17 @@ int gpu_collect(struct gpu_facts *f)
     return 0;
 }
 
+int gpu_collect_nvml(struct gpu_facts *f)
+{
+    memset(f, 0, sizeof(*f));
+    return ops.nvml ? ops.nvml(f) : 0;
+}
+
 int gpu_nvml_count(void)
 {
     if (nvml_count_cache < 0) {
         struct gpu_facts *f = xcalloc(1, sizeof(*f));
-        nvml_count_cache = ops.nvml && ops.nvml(f) == 0 && f->nvml_ok ? f->nvml_count : 0;
+        nvml_count_cache = gpu_collect_nvml(f) == 0 && f->nvml_ok ? f->nvml_count : 0;
         free(f);
     }
     return nvml_count_cache;

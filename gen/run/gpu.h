@@ -53,6 +53,7 @@ struct gpu_facts {
     bool nvml_ok;
     char nvml_error[160];    /* why NVML is unavailable, "" when nvml_ok */
     char driver_version[96]; /* nvmlSystemGetDriverVersion: "570.124.06" */
+    int nvml_cuda_version;   /* nvmlSystemGetCudaDriverVersion_v2: 12080; 0 when unknown */
     int nvml_count;
     char nvml_name[GPU_MAX_DEVICES][96];
 
@@ -76,6 +77,10 @@ void gpu_set_ops(const struct gpu_ops *ops);
 
 /* Runs the probes into *f (zeroed first). */
 int gpu_collect(struct gpu_facts *f);
+
+/* Runs only the NVML probe into *f (zeroed first): no CUDA, no fork; for
+ * choosing an environment's CUDA variant (run/envs_variant.h). */
+int gpu_collect_nvml(struct gpu_facts *f);
 
 /* Appends gpu.count, gpu.N.name, gpu.N.compute_capability, gpu.N.memory_bytes,
  * gpu.N.sm_count, ..., gpu.driver, cuda.runtime, cuda.driver, cudnn.version

@@ -14,7 +14,9 @@
  *   FAKE_NVML_THROTTLE=0 turns the throttle off;
  *   processes: the calling process (benchgen, 1.5 GiB) and, when
  *   FAKE_NVML_FOREIGN_PID is set, that pid (512 MiB): a process that is not
- *   the cell's on its GPU.
+ *   the cell's on its GPU;
+ *   driver "999.99-fake" for CUDA 13.0, or FAKE_NVML_DRIVER and FAKE_NVML_CUDA
+ *   ("570.124.06", "12080"): the driver env sync chooses a CUDA variant for.
  *
  * Variations, for the cases a GPU node shows and this machine cannot:
  *   FAKE_NVML_NAME       the device name ("NVIDIA H200 NVL");
@@ -105,7 +107,15 @@ nvmlReturn_t nvmlShutdown(void)
 const char *nvmlErrorString(nvmlReturn_t r) { return r == OK ? "Success" : "Fake error"; }
 nvmlReturn_t nvmlSystemGetDriverVersion(char *v, unsigned n)
 {
-    snprintf(v, n, "%s", "999.99-fake");
+    const char *d = getenv("FAKE_NVML_DRIVER"); /* env sync's CUDA variant tests: "570.124.06" */
+    snprintf(v, n, "%s", d && *d ? d : "999.99-fake");
+    return OK;
+}
+/* The CUDA version the driver supports: FAKE_NVML_CUDA ("12080"), else 13000. */
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+    const char *c = getenv("FAKE_NVML_CUDA");
+    *v = c && *c ? atoi(c) : 13000;
     return OK;
 }
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n)

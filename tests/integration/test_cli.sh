@@ -180,7 +180,7 @@ rc=$?
 check "README.md's exit-status table has the codes of benchgen --help (0 1 2 3 130)" test $rc -eq 0
 [ $rc -eq 0 ] || cat "$TMP/readme-exit.out"
 
-# `env list`'s columns: its "# NAME  STATE  HASH  PATH" comment, what README.md
+# `env list`'s columns: its "# NAME  STATE  HASH  PATH  VARIANT" comment, what README.md
 # and docs/ENVIRONMENTS.md say, and the order of a real line (an empty cache
 # with one lock: the line says "missing")
 H=$TMP/listhome
@@ -188,7 +188,7 @@ mkdir -p "$H/data/envs"
 printf 'six==1.17.0\n' >"$H/data/envs/one.txt"
 BENCHGEN_HOME=$H BENCHGEN_CACHE=$TMP/listcache "$BENCHGEN" env list >"$TMP/list.out" 2>&1
 cols=$(sed -n 's/^# \([A-Z][A-Z ]*\)$/\1/p' "$TMP/list.out")
-check "env list names its columns" test "$cols" = "NAME  STATE  HASH  PATH"
+check "env list names its columns" test "$cols" = "NAME  STATE  HASH  PATH  VARIANT"
 check "README.md quotes them as env list prints them" grep -qF "\`$cols\`" README.md
 check "docs/ENVIRONMENTS.md too" grep -qF "\`$cols\`" docs/ENVIRONMENTS.md
 check "a line follows that order (name, state, hash, path)" \

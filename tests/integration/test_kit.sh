@@ -93,9 +93,14 @@ say "SHA256SUMS of the unpacked kit check" 'sha256sum --quiet -c SHA256SUMS'
 say "benchgen has RPATH \$ORIGIN/lib" 'readelf -d benchgen | grep -q "RPATH.*\\\$ORIGIN/lib"'
 other=$(ldd "$kit/benchgen" | sed 's|/\./|/|g' | awk '$2 == "=>" {print $1, "=>", $3}' | grep -vE "^(libc|libm)\.so|=> $kit/lib/" | grep -v "^$")
 say "every library beyond glibc resolves into the kit's lib/ ($(ls lib | wc -l) libraries)" '[ -z "$other" ] || { echo "$other" >&2; false; }'
+# A module system's PYTHONPATH (Lmod) holding a torch workers will never see
+# (they drop every PYTHON* variable): install.sh must not count it.
+mkdir -p "$t/modpath/torch" && echo '__version__ = "0+only-on-PYTHONPATH"' >"$t/modpath/torch/__init__.py"
 env -u PIP_FIND_LINKS -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL HOME="$t/home" BENCHGEN_CACHE="$t/cache" \
-  PIP_INDEX_URL=http://127.0.0.1:9/simple ./install.sh "$nodepy" >"$t/install.log" 2>&1
+  PYTHONPATH="$t/modpath" PIP_INDEX_URL=http://127.0.0.1:9/simple ./install.sh "$nodepy" >"$t/install.log" 2>&1
 say "install.sh binds the node's Python, offline (exit 0)" '[ $? -eq 0 ] || { tail -5 "$t/install.log" >&2; false; }'
+say "it ignores PYTHONPATH, and says so" 'grep -q "^note: ignoring .*PYTHONPATH=$t/modpath" "$t/install.log"'
+say "a torch only PYTHONPATH shows is not registered (workers would not import it)" '[ ! -e "$t/cache/external/torch" ] && [ -e "$t/cache/external/keras3" ]'
 HOME="$t/home" BENCHGEN_CACHE="$t/cache" ./benchgen run "$t/spec.yaml" --out "$t/run" >"$t/run.log" 2>&1
 say "the matrix runs from the kit (exit 0)" '[ $? -eq 0 ] || { tail -8 "$t/run.log" >&2; false; }'
 HOME="$t/home" BENCHGEN_CACHE="$t/cache" ./benchgen show "$t/run" --json >"$t/show.json"
@@ -109,6 +114,16 @@ check "the offline script ran to the end (exit $rc)" test "$rc" -eq 0
 [ -f "$TMP/show.json" ] || { not_ok "show --json of the offline run"; finish; }
 kit=$(cat "$TMP/kitdir")
 got=$(cells_py "$TMP/show.json" '" ".join(c["key"] + "=" + c["status"] for c in cells)')
+# docs/GPU.md's published matrix for a kit node names only what install.sh registers, with keras3-2024.yaml's cells
+kitenvs=$(sed -n '/^envs:/,/^[a-z]/s/^  [a-z0-9-]*: \([a-z0-9-]*\)$/\1/p' "$ROOT/data/matrix/keras3-2024-kit.yaml" | sort -u | tr '\n' ' ')
+check "keras3-2024-kit.yaml uses the kit's environments ($kitenvs)" test "$kitenvs" = "keras2 keras3 torch "
+for e in keras2 keras3 torch; do
+  check "install.sh can register $e" grep -q "envs+=($e)" "$ROOT/scripts/kit-install.sh"
+done
+keys() { "$BENCHGEN" run "$1" --dry-run 2>/dev/null | awk '$1 ~ /^[0-9]+$/ {print $2}' | tr '\n' ' '; }
+k_kit=$(keys "$ROOT/data/matrix/keras3-2024-kit.yaml") k_pub=$(keys "$ROOT/data/matrix/keras3-2024.yaml")
+check "keras3-2024-kit.yaml has keras3-2024.yaml's 72 cells" \
+  test "$k_kit" = "$k_pub" -a "$(wc -w <<<"$k_kit")" -eq 72
 check "cells ok ($got)" test "$got" = "mlp/predict/b32/numpy=ok bert/predict/b8/keras3-jax=ok"
 check "cells ran in the kit's venv of Python $node_v" test "$(cells_py "$TMP/show.json" \
   'sorted(set(w(c, "python.executable") + " " + w(c, "python.version")[:4] for c in cells))')" = "['$kit/venv/bin/python $node_v']"

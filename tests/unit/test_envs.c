@@ -473,7 +473,7 @@ static void test_list_reads_dist_info(void **state)
 
     char *out = list_to_string();
     char want[PATH_MAX * 2];
-    snprintf(want, sizeof(want), "listed  ready  %s  %s\n  aaa==0.1\n  foo-bar==1.2\n", e.hash, e.dir);
+    snprintf(want, sizeof(want), "listed  ready  %s  %s  -\n  aaa==0.1\n  foo-bar==1.2\n", e.hash, e.dir);
     assert_non_null(strstr(out, want));
     assert_null(strstr(out, "bogus"));
     assert_non_null(strstr(out, "known1  missing  "));
