@@ -399,11 +399,31 @@ static void set_detail(struct result *r, char *detail)
     r->detail = detail;
 }
 
+/* The signal the worker died of: its wait status's, or, behind a prefix, an
+ * exit status of 128+N, which is how container runtimes and shells report
+ * that their child died of signal N. */
+static int death_signal(const struct watch *w, const char **how)
+{
+    int ws = w->wstatus;
+    *how = "";
+    if (!w->reaped)
+        return 0;
+    if (WIFSIGNALED(ws))
+        return WTERMSIG(ws);
+    if (w->lis && WIFEXITED(ws) && WEXITSTATUS(ws) > 128 && WEXITSTATUS(ws) - 128 < NSIG) {
+        *how = " (the prefix's exit status 128+N)";
+        return WEXITSTATUS(ws) - 128;
+    }
+    return 0;
+}
+
 /* Decides the final status from what the parent saw. */
 static void judge(struct result *r, const struct cell *c, const struct watch *w, bool oom_killed)
 {
     const struct channel_reader *cr = &w->cr;
     int ws = w->wstatus;
+    const char *how;
+    int sig = death_signal(w, &how);
     bool exited0 = w->reaped && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
     const char *final = cr->final ? cr->final_type : "";
     enum status status;
@@ -424,13 +444,13 @@ static void judge(struct result *r, const struct cell *c, const struct watch *w,
     } else if (!w->reaped) {
         status = STATUS_ERROR;
         detail = strdup("the worker could not be reaped");
-    } else if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL) {
+    } else if (sig == SIGKILL) {
         /* Nobody here sent it: on Linux that is the kernel's OOM killer. */
         status = STATUS_OOM;
-        detail = strdup("killed by SIGKILL without a report (most likely the kernel's OOM killer)");
-    } else if (WIFSIGNALED(ws)) {
+        detail = util_printf("killed by SIGKILL without a report (most likely the kernel's OOM killer)%s", how);
+    } else if (sig) {
         status = STATUS_CRASH;
-        detail = util_printf("worker died of signal %d (SIG%s)%s%s", WTERMSIG(ws), signal_text(WTERMSIG(ws)),
+        detail = util_printf("worker died of signal %d (SIG%s)%s%s%s", sig, signal_text(sig), how,
                              strcmp(final, "done") == 0 ? " after reporting done" : "",
                              r->detail ? "" : "; see the cell log");
     } else if (cr->problem[0]) {
@@ -463,7 +483,7 @@ static void judge(struct result *r, const struct cell *c, const struct watch *w,
     }
     set_detail(r, detail);
     r->exit_code = w->reaped && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-    r->term_signal = w->reaped && WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+    r->term_signal = sig;
 }
 
 /* The one connection the socket takes; from then on it is the channel, and

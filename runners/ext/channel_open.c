@@ -11,9 +11,11 @@
  * The socket is also the worker's lifeline: a container runtime's client
  * that the parent kills (`docker run`) does not stop its container, so a
  * thread here waits for the parent's end to close and then ends the
- * process, which ends the container (its PID 1 or its init's child). A
- * workload that closes the descriptor itself only loses the lifeline; the
- * parent's deadlines still end the cell.
+ * process, which ends the container (its PID 1 or its init's child). The
+ * thread's descriptor sits at the top of the descriptor limit, out of reach
+ * of a workload that closes "all" its descriptors up to 1024; one that
+ * closes it anyway only loses the lifeline (the parent's deadlines still
+ * end the cell; its container is then the runtime's to stop).
  */
 #include "runners/ext/ext.h"
 #include "runners/channel.h"
@@ -27,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -56,6 +59,20 @@ __attribute__((format(printf, 3, 4))) static int fail(char *why, size_t len, con
     vsnprintf(why, len, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* The lifeline's own descriptor, as high as the limit allows, so that a
+ * workload closing "all" its descriptors (closerange(0, 1024)) keeps it. */
+static int lifeline_fd(int s)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > LIFELINE_FD_MIN &&
+        rl.rlim_cur <= (1u << 20)) {
+        for (int fd = (int)rl.rlim_cur - 1; fd > (int)rl.rlim_cur - 16; fd--)
+            if (fcntl(fd, F_GETFD) < 0 && errno == EBADF)
+                return dup3(s, fd, O_CLOEXEC) == fd ? fd : -1;
+    }
+    return fcntl(s, F_DUPFD_CLOEXEC, LIFELINE_FD_MIN);
 }
 
 static int connect_socket(const char *path, char *why, size_t len)
@@ -122,7 +139,7 @@ int ext_channel_open(const char *fdspec, const char *socket_path, char *why, siz
         close(s);
         s = 3;
     }
-    int watch = fcntl(s, F_DUPFD_CLOEXEC, LIFELINE_FD_MIN);
+    int watch = lifeline_fd(s);
     pthread_t t;
     pthread_attr_t attr;
     if (watch >= 0 && pthread_attr_init(&attr) == 0) {
