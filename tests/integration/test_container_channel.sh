@@ -17,10 +17,8 @@ if [ "$(id -u)" -ne 0 ] || ! unshare -m true 2>/dev/null; then
   echo "# skip: needs root for unshare -m and mount (uid $(id -u))"
   finish
 fi
-base=$("$BENCHGEN" env list 2>/dev/null | awk '$1 == "base" && $2 == "ready" { print $4 }')
-check "the base environment is ready (benchgen env sync base)" test -x "$base/bin/python"
-[ -x "$base/bin/python" ] || finish
-PY=$base/bin/python
+. "$ROOT/tests/container/spec.sh"
+base_python
 NS=$ROOT/tests/container/ns-prefix.sh
 export BENCHGEN_CACHE=$TMP/cache
 # The cells' directories (and so the sockets) live here; ns-prefix.sh hides
@@ -44,13 +42,6 @@ reg escape env NS_PREFIX_MODE=escape "$NS" -
 check "env add's probe ran the {cell} prefix with a stand-in directory it then removed" \
   test -z "$(ls "$TMPDIR")"
 
-spec() { # spec NAME ENV TIMEOUT ROWS...
-  local name=$1 env=$2 timeout=$3
-  shift 3
-  { printf 'name: %s\nsteps: 3\nwarmup: 1\nseed: 5\ntimeout: %s\nbackends: [numpy]\nenvs: {numpy: %s}\nrows:\n' \
-      "$name" "$timeout" "$env"
-    printf '  - %s\n' "$@"; } >"$TMP/$name.yaml"
-}
 OKROWS=("{model: mlp, task: fit, batch: 8}"
         "{model: echo, task: predict, batch: 2, workload: $ROOT/tests/workloads/echo_inputs.py}"
         "{model: probe, task: predict, batch: 1, workload: $ROOT/tests/container/probe_channel.py}")

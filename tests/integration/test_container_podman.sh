@@ -17,10 +17,8 @@ if ! command -v podman >/dev/null; then
   echo "# skip: podman is not installed (apt-get install podman runc)"
   finish
 fi
-base=$("$BENCHGEN" env list 2>/dev/null | awk '$1 == "base" && $2 == "ready" { print $4 }')
-check "the base environment is ready (benchgen env sync base)" test -x "$base/bin/python"
-[ -x "$base/bin/python" ] || finish
-PY=$base/bin/python
+. "$ROOT/tests/container/spec.sh"
+base_python
 PYHOME=$(sed -n 's/^home *= *//p' "$base/pyvenv.cfg")
 PYHOME=$(cd "$PYHOME/.." && pwd) # the interpreter's installation, for the bind
 ROOTFS=$TMP/rootfs
@@ -45,13 +43,6 @@ check "env add direct" test $? -eq 0
   >"$TMP/add-pod.out" 2>&1
 check "env add pod (the probe ran in a container)" test $? -eq 0
 
-spec() { # spec NAME ENV TIMEOUT ROWS...
-  local name=$1 env=$2 timeout=$3
-  shift 3
-  { printf 'name: %s\nsteps: 3\nwarmup: 1\nseed: 5\ntimeout: %s\nlog_limit: 8MiB\nbackends: [numpy]\nenvs: {numpy: %s}\nrows:\n' \
-      "$name" "$timeout" "$env"
-    printf '  - %s\n' "$@"; } >"$TMP/$name.yaml"
-}
 OKROWS=("{model: mlp, task: fit, batch: 8}"
         "{model: echo, task: predict, batch: 2, workload: $ROOT/tests/workloads/echo_inputs.py}")
 spec direct direct 60 "${OKROWS[@]}"
