@@ -611,9 +611,14 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
         goto done;
     }
     if (mode != CHAN_FD) {
-        if ((err = channel_listen(&lis, scratch)) < 0)
+        /* Offered beside fd 3, a socket that cannot be made (a TMPDIR too
+         * long for a socket address) is only not offered. */
+        if ((err = channel_listen(&lis, scratch)) < 0 && mode == CHAN_SOCKET)
             goto done;
-        w.lis = &lis;
+        if (err < 0)
+            mode = CHAN_FD;
+        else
+            w.lis = &lis;
     }
     if ((err = logcap_open(&w.log, job->log_path, c->log_limit)) < 0 ||
         (err = contain_open(&ct, c->key, c->memory_limit)) < 0)

@@ -80,7 +80,7 @@ static int parse_devices(struct local *l, const char *list)
     struct gpu_facts f;
     const char *inherited = getenv("CUDA_VISIBLE_DEVICES");
     int err = 0;
-    if ((strcmp(list, "auto") == 0 || inherited) && (err = gpu_collect(&f)) < 0)
+    if ((strcmp(list, "auto") == 0 || inherited) && (err = gpu_collect_nvml(&f)) < 0)
         return err;
     if (inherited && (err = gpu_allowed(&allowed, &f, inherited)) < 0)
         goto done;
@@ -144,7 +144,7 @@ static int bind_one_gpu(void)
 {
     struct gpu_facts f;
     struct strlist allowed = {0};
-    int err = gpu_collect(&f);
+    int err = gpu_collect_nvml(&f);
     if (err < 0 || !f.nvml_ok || f.nvml_count == 0)
         return err < 0 ? err : 0;
     const char *inherited = getenv("CUDA_VISIBLE_DEVICES");

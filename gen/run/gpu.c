@@ -335,6 +335,12 @@ int gpu_collect(struct gpu_facts *f)
     return 0;
 }
 
+int gpu_collect_nvml(struct gpu_facts *f)
+{
+    memset(f, 0, sizeof(*f));
+    return ops.nvml ? ops.nvml(f) : 0;
+}
+
 /* ---- formatting ----------------------------------------------------------- */
 
 const char *gpu_cuda_version_str(int v, char *buf, size_t len)

@@ -77,6 +77,8 @@ void gpu_set_ops(const struct gpu_ops *ops);
 
 /* Runs the probes into *f (zeroed first). */
 int gpu_collect(struct gpu_facts *f);
+/* NVML's part only (no CUDA probe child): the devices, names and UUIDs. */
+int gpu_collect_nvml(struct gpu_facts *f);
 
 /* Appends gpu.count, gpu.N.name, gpu.N.compute_capability, gpu.N.memory_bytes,
  * gpu.N.sm_count, ..., gpu.driver, cuda.runtime, cuda.driver, cudnn.version
