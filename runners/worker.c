@@ -4,6 +4,7 @@
 #include "runners/worker.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "plan/catalog.h"
 #include "runners/channel.h"
 #include "runners/contain.h"
@@ -28,6 +29,7 @@
 
 #define WATCH_INTERVAL_MS 100
 #define REPORT_FD 3
+#define CELL_DIR_WORD "{cell}"
 /* After the worker is gone, how long its pipes may stay open (they cannot
  * once the container is killed; this only bounds a kernel that is slow). */
 #define DRAIN_GRACE_NS 2000000000LL
@@ -52,6 +54,90 @@ static const char *signal_text(int sig)
 {
     const char *s = sigabbrev_np(sig);
     return s ? s : "?";
+}
+
+/* ---- the channel ------------------------------------------------------------ */
+
+/* How the report reaches the parent: the pipe on fd 3 (no prefix), the pipe
+ * or else the socket (a prefix: it may or may not pass descriptors), or the
+ * socket only (a prefix that names the cell's directory: a container). */
+enum chan_mode { CHAN_FD, CHAN_AUTO, CHAN_SOCKET };
+
+static enum chan_mode chan_mode(const char *const *prefix)
+{
+    if (!prefix || !prefix[0])
+        return CHAN_FD;
+    for (const char *const *p = prefix; *p; p++)
+        if (strstr(*p, CELL_DIR_WORD))
+            return CHAN_SOCKET;
+    return CHAN_AUTO;
+}
+
+char **worker_prefix_expand(const char *const *prefix, const char *cell_dir)
+{
+    size_t n = 0;
+    while (prefix && prefix[n])
+        n++;
+    char **out = xcalloc(n + 1, sizeof(*out));
+    size_t wlen = strlen(CELL_DIR_WORD);
+    for (size_t i = 0; i < n; i++) {
+        struct strbuf sb = {0};
+        const char *p = prefix[i], *hit;
+        while ((hit = strstr(p, CELL_DIR_WORD))) {
+            strbuf_append(&sb, p, (size_t)(hit - p));
+            strbuf_puts(&sb, cell_dir);
+            p = hit + wlen;
+        }
+        strbuf_puts(&sb, p);
+        out[i] = strbuf_detach(&sb);
+        if (!out[i])
+            out[i] = xstrdup("");
+    }
+    return out;
+}
+
+void worker_prefix_free(char **argv)
+{
+    for (char **a = argv; a && *a; a++)
+        free(*a);
+    free(argv);
+}
+
+/* The variables a container started by the prefix should receive: what
+ * benchgen sets for a worker and what the harness records (runners/harness.py
+ * RECORDED_ENV), never the host's PATH, HOME or library paths. */
+static bool env_for_container(const char *name, size_t n)
+{
+    static const char *const exact[] = {
+        "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "CUDA_CACHE_PATH", "JAX_COMPILATION_CACHE_DIR",
+        "KERAS_BACKEND", "TF_USE_LEGACY_KERAS", "XLA_FLAGS", "TF_XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS",
+        "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "TF_FORCE_GPU_ALLOW_GROWTH",
+        "NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "JAX_DEFAULT_MATMUL_PRECISION",
+        "JAX_ENABLE_X64", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "OMP_NUM_THREADS", "MKL_NUM_THREADS",
+        "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE", "NUMEXPR_NUM_THREADS", "VECLIB_MAXIMUM_THREADS"};
+    if ((n >= 6 && strncmp(name, "PYTHON", 6) == 0) || (n >= 9 && strncmp(name, "BENCHGEN_", 9) == 0))
+        return true;
+    for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+        if (strlen(exact[i]) == n && strncmp(name, exact[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* DIR/env: those variables as NAME=VALUE lines, for `--env-file {cell}/env`
+ * (docker and podman read it; a value holding a newline cannot be passed). */
+static void write_env_file(const char *dir)
+{
+    char *path = util_printf("%s/env", dir);
+    int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600) : -1;
+    free(path);
+    if (fd < 0)
+        return;
+    for (char **e = environ; e && *e; e++) {
+        size_t n = strcspn(*e, "=");
+        if ((*e)[n] == '=' && !strchr(*e, '\n') && env_for_container(*e, n))
+            dprintf(fd, "%s\n", *e);
+    }
+    close(fd);
 }
 
 /* ---- the child ------------------------------------------------------------- */
@@ -129,20 +215,25 @@ static void close_from(int lowfd)
         close((int)fd);
 }
 
-/* argv: [prefix...] python -s -u -X utf8 -c BOOT ext runners 3 t0 key=value... */
-static char **build_argv(const struct worker_job *job, int64_t t0)
+/* argv: [prefix...] python -s -u -X utf8 -c BOOT ext runners FD t0 key=value...
+ * FD is "3", or "-" when the channel is the socket only; key channel= names
+ * the socket when one is offered. {cell} in the prefix is the cell's
+ * directory. */
+static char **build_argv(const struct worker_job *job, int64_t t0, const char *scratch, enum chan_mode mode,
+                         const struct channel_listener *lis)
 {
     const struct cell *c = job->cell;
     const struct catalog_backend *b = catalog_backend_find(c->backend);
+    char **prefix = worker_prefix_expand(job->prefix, scratch);
     size_t np = 0;
-    while (job->prefix && job->prefix[np])
+    while (prefix[np])
         np++;
     char **argv = calloc(np + 32, sizeof(*argv));
     if (!argv)
         return NULL;
     size_t k = 0;
     for (size_t i = 0; i < np; i++)
-        argv[k++] = (char *)job->prefix[i];
+        argv[k++] = prefix[i]; /* the child execs or exits: nothing to free */
     argv[k++] = (char *)job->python;
     argv[k++] = "-s";
     argv[k++] = "-u";
@@ -152,7 +243,7 @@ static char **build_argv(const struct worker_job *job, int64_t t0)
     argv[k++] = (char *)worker_bootstrap;
     argv[k++] = (char *)worker_ext_dir();
     argv[k++] = util_printf("%s/runners", job->home);
-    argv[k++] = util_printf("%d", REPORT_FD);
+    argv[k++] = mode == CHAN_SOCKET ? "-" : util_printf("%d", REPORT_FD);
     argv[k++] = util_printf("%lld", (long long)t0);
     argv[k++] = util_printf("key=%s", c->key);
     argv[k++] = util_printf("model=%s", c->model);
@@ -171,6 +262,8 @@ static char **build_argv(const struct worker_job *job, int64_t t0)
     argv[k++] = util_printf("seed=%llu", (unsigned long long)c->seed);
     argv[k++] = util_printf("device=%s", job->device ? job->device : "cpu");
     argv[k++] = util_printf("device_rule=%s", c->device ? c->device : "auto");
+    if (lis)
+        argv[k++] = util_printf("channel=%s/%s", scratch, CHANNEL_SOCKET_NAME);
     argv[k] = NULL;
     for (size_t i = 0; i < k; i++)
         if (!argv[i])
@@ -179,7 +272,8 @@ static char **build_argv(const struct worker_job *job, int64_t t0)
 }
 
 static _Noreturn void child(const struct worker_job *job, struct contain *ct, int report_w, int log_w,
-                            int64_t t0, const char *scratch, pid_t parent)
+                            int64_t t0, const char *scratch, pid_t parent, enum chan_mode mode,
+                            const struct channel_listener *lis)
 {
     setpgid(0, 0);
     /* A SIGKILLed parent must not leave a worker running on its own (its
@@ -208,12 +302,20 @@ static _Noreturn void child(const struct worker_job *job, struct contain *ct, in
     place_fd(log, 1);
     place_fd(log, 2);
     place_fd(rep, REPORT_FD);
+    /* Socket only: the pipe stays for this process's own failure to exec. */
+    if (mode == CHAN_SOCKET)
+        fcntl(REPORT_FD, F_SETFD, FD_CLOEXEC);
     close_from(REPORT_FD + 1);
     if (joined < 0)
         dprintf(2, "benchgen: could not join the cell's container (%s)\n", strerror(errno));
 
     set_environment(job->cell, scratch, contain_token(ct));
-    char **argv = build_argv(job, t0);
+    if (lis) {
+        setenv(CHANNEL_TOKEN_VAR, lis->token, 1);
+        setenv("BENCHGEN_CELL_DIR", scratch, 1);
+        write_env_file(scratch);
+    }
+    char **argv = build_argv(job, t0, scratch, mode, lis);
     if (argv)
         execvp(argv[0], argv);
     char msg[PATH_MAX + 128];
@@ -230,12 +332,41 @@ struct watch {
     struct channel_reader cr;
     struct logcap log;
     int report_fd, log_fd;      /* -1 once at EOF */
+    struct channel_listener *lis; /* the offered socket, NULL when none */
+    int sock_fd;                /* the accepted connection; -1 before and after */
+    bool sock_used, sock_ok;    /* a connection came; it presented the token */
+    bool pipe_spoke;            /* the pipe delivered a byte */
+    char peer[64];              /* SO_PEERCRED of the connection */
     enum status killed_for;     /* STATUS_NONE, or why the parent killed it: timeout, oom, interrupted, error */
     int wstatus, reaped;
     int64_t reaped_at;
 };
 
-/* Reads what is ready on one pipe; 1 at EOF. */
+/* Feeds report bytes; on the socket, the hello line comes first. */
+static void feed_report(struct watch *w, int fd, const char *buf, size_t n, struct result *out)
+{
+    if (fd == w->report_fd && n && !w->pipe_spoke) {
+        w->pipe_spoke = true;
+        if (w->lis)
+            channel_listener_close(w->lis); /* the pipe is the channel: no socket from now on */
+    }
+    if (fd == w->sock_fd && !w->sock_ok) {
+        int ok = 0;
+        long used = w->cr.problem[0] ? 0 : channel_hello(w->lis, buf, n, &ok);
+        if (used < 0 && !w->cr.problem[0])
+            snprintf(w->cr.problem, sizeof(w->cr.problem),
+                     "the connection to the report socket did not present this cell's token");
+        if (!ok)
+            return;
+        w->sock_ok = true;
+        buf += used;
+        n -= (size_t)used;
+    }
+    if (n && channel_feed(&w->cr, buf, n, out) < 0 && !w->cr.problem[0])
+        snprintf(w->cr.problem, sizeof(w->cr.problem), "%s", error_last());
+}
+
+/* Reads what is ready on one descriptor; 1 at EOF. */
 static int drain(struct watch *w, int fd, struct result *out)
 {
     char buf[65536];
@@ -244,8 +375,8 @@ static int drain(struct watch *w, int fd, struct result *out)
         if (n > 0) {
             if (fd == w->log_fd)
                 logcap_write(&w->log, buf, (size_t)n);
-            else if (channel_feed(&w->cr, buf, (size_t)n, out) < 0 && !w->cr.problem[0])
-                snprintf(w->cr.problem, sizeof(w->cr.problem), "%s", error_last());
+            else
+                feed_report(w, fd, buf, (size_t)n, out);
             if ((size_t)n < sizeof(buf))
                 return 0;
             continue;
@@ -270,11 +401,31 @@ static void set_detail(struct result *r, char *detail)
     r->detail = detail;
 }
 
+/* The signal the worker died of: its wait status's, or, behind a prefix, an
+ * exit status of 128+N, which is how container runtimes and shells report
+ * that their child died of signal N. */
+static int death_signal(const struct watch *w, const char **how)
+{
+    int ws = w->wstatus;
+    *how = "";
+    if (!w->reaped)
+        return 0;
+    if (WIFSIGNALED(ws))
+        return WTERMSIG(ws);
+    if (w->lis && WIFEXITED(ws) && WEXITSTATUS(ws) > 128 && WEXITSTATUS(ws) - 128 < NSIG) {
+        *how = " (the prefix's exit status 128+N)";
+        return WEXITSTATUS(ws) - 128;
+    }
+    return 0;
+}
+
 /* Decides the final status from what the parent saw. */
 static void judge(struct result *r, const struct cell *c, const struct watch *w, bool oom_killed)
 {
     const struct channel_reader *cr = &w->cr;
     int ws = w->wstatus;
+    const char *how;
+    int sig = death_signal(w, &how);
     bool exited0 = w->reaped && WIFEXITED(ws) && WEXITSTATUS(ws) == 0;
     const char *final = cr->final ? cr->final_type : "";
     enum status status;
@@ -295,13 +446,13 @@ static void judge(struct result *r, const struct cell *c, const struct watch *w,
     } else if (!w->reaped) {
         status = STATUS_ERROR;
         detail = strdup("the worker could not be reaped");
-    } else if (WIFSIGNALED(ws) && WTERMSIG(ws) == SIGKILL) {
+    } else if (sig == SIGKILL) {
         /* Nobody here sent it: on Linux that is the kernel's OOM killer. */
         status = STATUS_OOM;
-        detail = strdup("killed by SIGKILL without a report (most likely the kernel's OOM killer)");
-    } else if (WIFSIGNALED(ws)) {
+        detail = util_printf("killed by SIGKILL without a report (most likely the kernel's OOM killer)%s", how);
+    } else if (sig) {
         status = STATUS_CRASH;
-        detail = util_printf("worker died of signal %d (SIG%s)%s%s", WTERMSIG(ws), signal_text(WTERMSIG(ws)),
+        detail = util_printf("worker died of signal %d (SIG%s)%s%s%s", sig, signal_text(sig), how,
                              strcmp(final, "done") == 0 ? " after reporting done" : "",
                              r->detail ? "" : "; see the cell log");
     } else if (cr->problem[0]) {
@@ -334,7 +485,26 @@ static void judge(struct result *r, const struct cell *c, const struct watch *w,
     }
     set_detail(r, detail);
     r->exit_code = w->reaped && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-    r->term_signal = w->reaped && WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+    r->term_signal = sig;
+}
+
+/* The one connection the socket takes; from then on it is the channel, and
+ * the pipe (closed by the prefix, or never used) is dropped. */
+static void accept_socket(struct watch *w)
+{
+    if (w->pipe_spoke || w->sock_used) {
+        channel_listener_close(w->lis);
+        return;
+    }
+    int fd = channel_accept(w->lis, w->peer, sizeof(w->peer));
+    if (fd < 0)
+        return;
+    w->sock_fd = fd;
+    w->sock_used = true;
+    if (w->report_fd >= 0) {
+        close(w->report_fd);
+        w->report_fd = -1;
+    }
 }
 
 /* The parent's side of a running cell: every wait bounded. */
@@ -346,16 +516,22 @@ static void watch_cell(struct watch *w, pid_t pid, struct contain *ct, const str
     int64_t deadline = t0 + (int64_t)(c->timeout * 1e9), next_watch = 0, killed_at = 0;
     for (;;) {
         int64_t now = util_now_ns();
-        if (w->reaped && ((w->report_fd < 0 && w->log_fd < 0) || now - w->reaped_at > DRAIN_GRACE_NS))
+        if (w->reaped && ((w->report_fd < 0 && w->log_fd < 0 && w->sock_fd < 0) ||
+                          now - w->reaped_at > DRAIN_GRACE_NS))
             break;
         if (w->killed_for && !w->reaped && now - killed_at > DRAIN_GRACE_NS * 5)
             break; /* unkillable (D state): give up on it rather than hang */
-        struct pollfd p[2];
+        struct pollfd p[4];
         int np = 0;
         if (w->report_fd >= 0)
             p[np++] = (struct pollfd){.fd = w->report_fd, .events = POLLIN};
         if (w->log_fd >= 0)
             p[np++] = (struct pollfd){.fd = w->log_fd, .events = POLLIN};
+        if (w->sock_fd >= 0)
+            p[np++] = (struct pollfd){.fd = w->sock_fd, .events = POLLIN};
+        int lfd = w->lis ? w->lis->fd : -1;
+        if (lfd >= 0)
+            p[np++] = (struct pollfd){.fd = lfd, .events = POLLIN};
         int64_t wait_ms = WATCH_INTERVAL_MS;
         if (!w->killed_for && deadline - now < wait_ms * 1000000LL)
             wait_ms = deadline > now ? (deadline - now) / 1000000LL + 1 : 0;
@@ -363,10 +539,18 @@ static void watch_cell(struct watch *w, pid_t pid, struct contain *ct, const str
             for (int i = 0; i < np; i++) {
                 if (!(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
                     continue;
+                if (p[i].fd == lfd) {
+                    accept_socket(w);
+                    continue;
+                }
+                if (p[i].fd != w->report_fd && p[i].fd != w->log_fd && p[i].fd != w->sock_fd)
+                    continue; /* closed earlier in this round */
                 if (drain(w, p[i].fd, out)) {
                     close(p[i].fd);
                     if (p[i].fd == w->report_fd)
                         w->report_fd = -1;
+                    else if (p[i].fd == w->sock_fd)
+                        w->sock_fd = -1;
                     else
                         w->log_fd = -1;
                 }
@@ -410,7 +594,9 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
                worker_tick_fn tick, void *tick_arg)
 {
     const struct cell *c = job->cell;
-    struct watch w = {.report_fd = -1, .log_fd = -1};
+    struct watch w = {.report_fd = -1, .log_fd = -1, .sock_fd = -1};
+    struct channel_listener lis = {.fd = -1};
+    enum chan_mode mode = chan_mode(job->prefix);
     struct contain *ct = NULL;
     int rep[2] = {-1, -1}, logp[2] = {-1, -1}, err;
     const char *tmp = getenv("TMPDIR");
@@ -426,6 +612,16 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
         err = error_set(BG_EIO, "pipe: %s", strerror(errno));
         goto done;
     }
+    if (mode != CHAN_FD) {
+        /* Offered beside fd 3, a socket that cannot be made (a TMPDIR too
+         * long for a socket address) is only not offered. */
+        if ((err = channel_listen(&lis, scratch)) < 0 && mode == CHAN_SOCKET)
+            goto done;
+        if (err < 0)
+            mode = CHAN_FD;
+        else
+            w.lis = &lis;
+    }
     if ((err = logcap_open(&w.log, job->log_path, c->log_limit)) < 0 ||
         (err = contain_open(&ct, c->key, c->memory_limit)) < 0)
         goto done;
@@ -440,7 +636,7 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
         goto done;
     }
     if (pid == 0)
-        child(job, ct, rep[1], logp[1], t0, scratch, parent);
+        child(job, ct, rep[1], logp[1], t0, scratch, parent, mode, w.lis);
     setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
     contain_started(ct, pid);
     close(rep[1]);
@@ -463,6 +659,11 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
     if (peak > out->peak_rss)
         out->peak_rss = peak;
     judge(out, c, &w, contain_oom(ct));
+    if (w.lis && !w.sock_used && !w.pipe_spoke && out->status != STATUS_OK)
+        set_detail(out, util_printf("no report arrived: fd 3 did not reach the worker and it never connected to "
+                                    "the report socket in the cell's directory (bind-mount {cell}; see the cell log)"));
+    if (w.sock_used)
+        kvlist_addf(&out->env, "worker.channel", "unix socket (%s)", w.peer);
     uint64_t dropped = logcap_close(&w.log);
     if (dropped)
         kvlist_addf(&out->facts, "log.dropped_bytes", "%llu", (unsigned long long)dropped);
@@ -479,6 +680,9 @@ done:
         close(w.report_fd);
     if (w.log_fd >= 0)
         close(w.log_fd);
+    if (w.sock_fd >= 0)
+        close(w.sock_fd);
+    channel_listener_close(&lis);
     if (w.log.fd >= 0)
         logcap_close(&w.log);
     channel_reader_free(&w.cr);

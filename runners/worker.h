@@ -11,6 +11,19 @@
  * with every step timed in C and reports over the pipe, one JSON object per
  * line (runners/channel.h).
  *
+ * The channel crosses a container boundary. Without a prefix it is the pipe
+ * on fd 3. With a prefix, the cell's directory (mode 0700, which also holds
+ * the cell's TMPDIR and compiler caches) gets a Unix socket, report.sock,
+ * and the worker uses fd 3 when it arrives as a pipe, else connects to the
+ * socket with the one-time token in $BENCHGEN_CHANNEL_TOKEN. A prefix word
+ * containing `{cell}` is replaced by that directory and makes the socket the
+ * only channel (`docker run -v {cell}:{cell} --env-file {cell}/env ...`);
+ * {cell}/env then lists the variables the worker would get (PYTHON*,
+ * BENCHGEN_*, the caches, CUDA_VISIBLE_DEVICES, the recorded numerics and
+ * threading settings), since a container runtime passes none by itself.
+ * $BENCHGEN_CELL_DIR names the directory for a prefix script. The parent
+ * accepts one connection, and judges what arrives exactly as the pipe's.
+ *
  * Every wait of the parent has a deadline: the cell's timeout, the memory
  * limit, Ctrl-C and SIGTERM hold whether the pipe is closed, full, or held
  * open by a grandchild. The parent turns what it saw into exactly one final
@@ -52,6 +65,11 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
 /* The directory holding _benchgen.abi3.so ($BENCHGEN_EXT_DIR, else the
  * build's, under the benchgen home). Static storage. */
 const char *worker_ext_dir(void);
+
+/* The prefix with every `{cell}` replaced by cell_dir: a NULL-terminated
+ * copy the caller frees with worker_prefix_free(). */
+char **worker_prefix_expand(const char *const *prefix, const char *cell_dir);
+void worker_prefix_free(char **argv);
 
 /* The -c program that puts the module and runners/ on sys.path and hands
  * over to _benchgen._main(); argv[1] and [2] are those two directories. */

@@ -48,6 +48,29 @@ int envs_python_version_number(const char *ver)
     return major * 100 + minor;
 }
 
+/* A prefix that names the cell's directory ({cell}, runners/worker.h) gets
+ * an empty stand-in for the probe, with the empty env file it may read. */
+static char *probe_cell_dir(const char *const *cmd_prefix)
+{
+    bool named = false;
+    for (const char *const *p = cmd_prefix; p && *p; p++)
+        named = named || strstr(*p, "{cell}");
+    if (!named)
+        return NULL;
+    const char *tmp = getenv("TMPDIR");
+    char *dir = xprintf("%s/benchgen-probe-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        free(dir);
+        return NULL;
+    }
+    char *env = xprintf("%s/env", dir);
+    FILE *f = fopen(env, "w");
+    if (f)
+        fclose(f);
+    free(env);
+    return dir;
+}
+
 int envs_python_probe(const char *python, const char *const *cmd_prefix, bool check_module, char ver[32],
                       char **prefix)
 {
@@ -55,13 +78,15 @@ int envs_python_probe(const char *python, const char *const *cmd_prefix, bool ch
     while (cmd_prefix && cmd_prefix[np])
         np++;
     char **argv = xcalloc(np + 8, sizeof(*argv));
+    char *cell_dir = probe_cell_dir(cmd_prefix);
+    char **expanded = cell_dir ? worker_prefix_expand(cmd_prefix, cell_dir) : NULL;
     struct strbuf out = {0};
     int status = 0, err = 0;
     *prefix = NULL;
     ver[0] = '\0';
     size_t k = 0;
     for (size_t i = 0; i < np; i++)
-        argv[k++] = (char *)cmd_prefix[i];
+        argv[k++] = expanded ? expanded[i] : (char *)cmd_prefix[i];
     argv[k++] = (char *)python;
     argv[k++] = "-I";
     argv[k++] = "-c";
@@ -104,6 +129,10 @@ int envs_python_probe(const char *python, const char *const *cmd_prefix, bool ch
     *prefix = xstrdup(l2);
 done:
     free(argv);
+    worker_prefix_free(expanded);
+    if (cell_dir)
+        util_rm_rf(cell_dir);
+    free(cell_dir);
     strbuf_free(&out);
     return err;
 }

@@ -61,23 +61,44 @@ struct local {
 
 /* ---- options -------------------------------------------------------------- */
 
-/* One slot per listed device; "auto" asks NVML. */
+/* An explicit device outside the inherited allocation is refused: on a node
+ * without device cgroups it would land on another job's GPU. */
+static int check_inherited(const struct gpu_facts *f, const char *inherited, const struct strlist *allowed,
+                           const char *dev)
+{
+    int want = gpu_entry_index(f, dev);
+    for (size_t i = 0; i < allowed->n; i++)
+        if (strcmp(allowed->v[i], dev) == 0 || (want >= 0 && gpu_entry_index(f, allowed->v[i]) == want))
+            return 0;
+    return error_set(BG_EUSAGE, "--devices: device %s is not among the GPUs this process was given "
+                                "(CUDA_VISIBLE_DEVICES=%s); use --devices auto, or unset CUDA_VISIBLE_DEVICES",
+                     dev, inherited);
+}
+
+/* One slot per listed device; "auto": the GPUs this process may use (NVML's,
+ * or those an inherited CUDA_VISIBLE_DEVICES names, run/gpu.h). */
 static int parse_devices(struct local *l, const char *list)
 {
-    struct strlist devs = {0};
+    struct strlist devs = {0}, allowed = {0};
+    struct gpu_facts f;
+    const char *inherited = getenv("CUDA_VISIBLE_DEVICES");
     int err = 0;
+    if ((strcmp(list, "auto") == 0 || inherited) && (err = gpu_collect_nvml(&f)) < 0)
+        return err;
+    if (inherited && (err = gpu_allowed(&allowed, &f, inherited)) < 0)
+        goto done;
     if (strcmp(list, "auto") == 0) {
-        struct gpu_facts f;
-        if ((err = gpu_collect(&f)) < 0)
-            return err;
-        if (!f.nvml_ok || f.nvml_count == 0) {
-            return error_set(BG_EUSAGE, "--devices auto: NVML reports no GPU (%s); list them, e.g. --devices 0,1",
-                             f.nvml_ok ? "0 devices" : f.nvml_error);
-        }
-        for (int i = 0; !err && i < f.nvml_count; i++) {
-            char v[16];
-            snprintf(v, sizeof(v), "%d", i);
-            err = strlist_add(&devs, v);
+        if (inherited) {
+            if (allowed.n == 0)
+                err = error_set(BG_EUSAGE, "--devices auto: the inherited CUDA_VISIBLE_DEVICES=%s allows no GPU",
+                                inherited);
+            for (size_t i = 0; !err && i < allowed.n; i++)
+                strlist_add(&devs, allowed.v[i]);
+        } else if (!f.nvml_ok || f.nvml_count == 0) {
+            err = error_set(BG_EUSAGE, "--devices auto: NVML reports no GPU (%s); list them, e.g. --devices 0,1",
+                            f.nvml_ok ? "0 devices" : f.nvml_error);
+        } else {
+            err = gpu_allowed(&devs, &f, NULL);
         }
     } else {
         const char *p = list;
@@ -97,6 +118,8 @@ static int parse_devices(struct local *l, const char *list)
             if (!err && strlist_contains(&devs, tok))
                 err = error_set(BG_EUSAGE, "--devices %s: device %s is listed twice (two cells must never share a device)",
                                 list, tok);
+            if (!err && inherited)
+                err = check_inherited(&f, inherited, &allowed, tok);
             if (!err)
                 err = strlist_add(&devs, tok);
             if (!p[n])
@@ -110,7 +133,29 @@ static int parse_devices(struct local *l, const char *list)
         devs.v[i] = NULL;
         l->nslots++;
     }
+done:
     strlist_free(&devs);
+    strlist_free(&allowed);
+    return err;
+}
+
+/* Without --devices, one cell at a time still gets one GPU, the first this
+ * process may use: JAX and TensorFlow would otherwise open every visible GPU
+ * (and the cell's telemetry would sum them all). Nothing changes where NVML
+ * sees no GPU. */
+static int bind_one_gpu(void)
+{
+    struct gpu_facts f;
+    struct strlist allowed = {0};
+    int err = gpu_collect_nvml(&f);
+    if (err < 0 || !f.nvml_ok || f.nvml_count == 0)
+        return err < 0 ? err : 0;
+    const char *inherited = getenv("CUDA_VISIBLE_DEVICES");
+    if ((err = gpu_allowed(&allowed, &f, inherited)) == 0 && allowed.n > 0) {
+        setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+        setenv("CUDA_VISIBLE_DEVICES", allowed.v[0], 1);
+    }
+    strlist_free(&allowed);
     return err;
 }
 
@@ -174,6 +219,8 @@ static int local_open(struct executor *ex)
     if (o->cpus_per_cell < 0)
         return error_set(BG_EUSAGE, "--cpus-per-cell %d: expected a positive number", o->cpus_per_cell);
     if (o->devices && (err = parse_devices(l, o->devices)) < 0)
+        return err;
+    if (!o->devices && (err = bind_one_gpu()) < 0)
         return err;
     if (o->cpus_per_cell > 0 && (err = assign_cpus(l, o->cpus_per_cell)) < 0)
         return err;

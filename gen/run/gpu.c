@@ -235,6 +235,7 @@ static int nvml_probe_real(struct gpu_facts *f)
     nvml_ret (*count)(unsigned *) = NULL, (*cuda_version)(int *) = NULL;
     nvml_ret (*by_index)(unsigned, nvml_dev *) = NULL;
     nvml_ret (*dev_name)(nvml_dev, char *, unsigned) = NULL;
+    nvml_ret (*dev_uuid)(nvml_dev, char *, unsigned) = NULL;
     const char *(*err_str)(nvml_ret) = NULL;
     /* nvml.h #defines the unsuffixed names to the _v2 symbols. */
     *(void **)&init = dlsym(lib, "nvmlInit_v2");
@@ -243,6 +244,7 @@ static int nvml_probe_real(struct gpu_facts *f)
     *(void **)&count = dlsym(lib, "nvmlDeviceGetCount_v2");
     *(void **)&by_index = dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
     *(void **)&dev_name = dlsym(lib, "nvmlDeviceGetName");
+    *(void **)&dev_uuid = dlsym(lib, "nvmlDeviceGetUUID");
     *(void **)&err_str = dlsym(lib, "nvmlErrorString");
     *(void **)&cuda_version = dlsym(lib, "nvmlSystemGetCudaDriverVersion_v2"); /* optional */
     if (!init || !shutdown || !driver_version || !count || !by_index || !dev_name) {
@@ -267,6 +269,8 @@ static int nvml_probe_real(struct gpu_facts *f)
             nvml_dev d = NULL;
             if (by_index((unsigned)i, &d) != 0 || dev_name(d, f->nvml_name[i], sizeof(f->nvml_name[i])) != 0)
                 f->nvml_name[i][0] = '\0';
+            if (!d || !dev_uuid || dev_uuid(d, f->nvml_uuid[i], sizeof(f->nvml_uuid[i])) != 0)
+                f->nvml_uuid[i][0] = '\0';
         }
     }
     shutdown();
@@ -545,4 +549,59 @@ int gpu_describe(struct kvlist *out)
         err = gpu_format(f, out);
     free(f);
     return err;
+}
+
+/* ---- the devices a cell may be given ---------------------------------------- */
+
+int gpu_entry_index(const struct gpu_facts *f, const char *entry)
+{
+    if (!f->nvml_ok || !*entry)
+        return -1;
+    char *end;
+    long i = strtol(entry, &end, 10);
+    if (end != entry && !*end)
+        return i >= 0 && i < f->nvml_count ? (int)i : -1;
+    if (strncmp(entry, "GPU-", 4) != 0)
+        return -1;
+    int found = -1;
+    for (int d = 0; d < f->nvml_count; d++) {
+        if (f->nvml_uuid[d][0] && strncmp(f->nvml_uuid[d], entry, strlen(entry)) == 0) {
+            if (found >= 0)
+                return -1; /* a prefix of two UUIDs names neither */
+            found = d;
+        }
+    }
+    return found;
+}
+
+int gpu_allowed(struct strlist *out, const struct gpu_facts *f, const char *inherited)
+{
+    if (!inherited) {
+        for (int i = 0; f->nvml_ok && i < f->nvml_count; i++) {
+            char v[16];
+            snprintf(v, sizeof(v), "%d", i);
+            strlist_add(out, v);
+        }
+        return 0;
+    }
+    if (!*inherited || strcmp(inherited, "-1") == 0 || strcmp(inherited, "NoDevFiles") == 0)
+        return 0;
+    for (const char *p = inherited; *p;) {
+        size_t n = strcspn(p, ",");
+        char entry[128];
+        snprintf(entry, sizeof(entry), "%.*s", (int)(n < sizeof(entry) ? n : sizeof(entry) - 1), p);
+        if (!entry[0] || n >= sizeof(entry))
+            return error_set(BG_EUSAGE, "CUDA_VISIBLE_DEVICES=%s: an empty or overlong entry", inherited);
+        bool mig = strncmp(entry, "MIG-", 4) == 0;
+        if (!mig && f->nvml_ok && f->nvml_count > 0 && gpu_entry_index(f, entry) < 0)
+            return error_set(BG_EUSAGE,
+                             "CUDA_VISIBLE_DEVICES=%s: '%s' is none of the %d GPU(s) NVML sees here (an index "
+                             "0-%d or a UUID \"GPU-...\")", inherited, entry, f->nvml_count, f->nvml_count - 1);
+        if (!strlist_contains(out, entry))
+            strlist_add(out, entry);
+        p += n;
+        if (*p)
+            p++;
+    }
+    return 0;
 }

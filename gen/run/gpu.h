@@ -56,6 +56,7 @@ struct gpu_facts {
     int nvml_cuda_version;   /* nvmlSystemGetCudaDriverVersion_v2: 12080; 0 when unknown */
     int nvml_count;
     char nvml_name[GPU_MAX_DEVICES][96];
+    char nvml_uuid[GPU_MAX_DEVICES][96]; /* "GPU-..."; "" when NVML gives none */
 
     /* cuDNN */
     size_t cudnn_version;    /* cudnnGetVersion: 91900 (v9), 8907 (v8); 0 = not found */
@@ -77,6 +78,8 @@ void gpu_set_ops(const struct gpu_ops *ops);
 
 /* Runs the probes into *f (zeroed first). */
 int gpu_collect(struct gpu_facts *f);
+/* NVML's part only (no CUDA probe child): the devices, names and UUIDs. */
+int gpu_collect_nvml(struct gpu_facts *f);
 
 /* Runs only the NVML probe into *f (zeroed first): no CUDA, no fork; for
  * choosing an environment's CUDA variant (run/envs_variant.h). */
@@ -94,6 +97,23 @@ int gpu_nvml_count(void);
 
 /* gpu_collect() then gpu_format(). */
 int gpu_describe(struct kvlist *out);
+
+/* The GPUs a cell of this process may be given, as CUDA_VISIBLE_DEVICES
+ * values (the local executor sets CUDA_DEVICE_ORDER=PCI_BUS_ID, so an index
+ * means NVML's device of that index). Without an inherited allocation
+ * (inherited NULL): every NVML device, "0", "1", ... With one (the
+ * CUDA_VISIBLE_DEVICES benchgen was started with, e.g. by a batch system on
+ * a node without device cgroups): only the devices it names, in its order
+ * and as it spells them - an index, a UUID or a UUID's prefix ("GPU-8f3c"),
+ * or a MIG instance ("MIG-...", passed through unchecked). An inherited
+ * value that is empty, "-1" or "NoDevFiles" allows none. An entry that names
+ * no device NVML sees (when NVML sees any) is BG_EUSAGE, naming it. Appends
+ * to out (the caller's); returns 0 or BG_EUSAGE. */
+int gpu_allowed(struct strlist *out, const struct gpu_facts *f, const char *inherited);
+
+/* NVML's index of a CUDA_VISIBLE_DEVICES entry (an index or a UUID or its
+ * prefix), or -1 when it names none of f's devices. */
+int gpu_entry_index(const struct gpu_facts *f, const char *entry);
 
 /* "13.0" for 13000, "12.8" for 12080; buf of 32 bytes always suffices. */
 const char *gpu_cuda_version_str(int v, char *buf, size_t len);

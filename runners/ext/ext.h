@@ -9,6 +9,8 @@
  *
  *   module.c  the module object: now_ns, mark, fact, cell, and _main(), the
  *             entry point the bootstrap calls with the cell description
+ *   channel_open.c  the report channel: the inherited fd 3, or the socket
+ *             in the cell's directory when no descriptor crossed the prefix
  *   steps.c   the cell itself: the harness, C-generated inputs, the timed
  *             step loop and the final report
  */
@@ -47,6 +49,12 @@ int64_t ext_now_ns(void);
 /* str(o) as malloc'd UTF-8 (undecodable characters replaced); NULL with a
  * Python exception set on failure. */
 char *ext_str(PyObject *o);
+
+/* Opens the report channel: fd FDSPEC when it arrived as a pipe (FDSPEC "-"
+ * offers none), else the socket at SOCKET_PATH (NULL: none offered), which
+ * is moved to fd 3 when that is free. Returns the descriptor, or -1 with the
+ * reason in why (channel_open.c). */
+int ext_channel_open(const char *fdspec, const char *socket_path, char *why, size_t len);
 
 /* Runs the cell and exits the process (steps.c). */
 _Noreturn void ext_run_cell(const struct ext_cell *c);

@@ -121,7 +121,26 @@ static const char *field(PyObject *argv, Py_ssize_t i)
     return copy;
 }
 
-/* _main([report_fd, t0_ns, "key=value", ...]): see runners/worker.c. */
+/* Removes the channel's token from os.environ (C's unsetenv() does not
+ * reach the copy Python made at start-up). */
+static int forget_token(void)
+{
+    PyObject *os = PyImport_ImportModule("os");
+    PyObject *env = os ? PyObject_GetAttrString(os, "environ") : NULL;
+    PyObject *key = env ? PyUnicode_FromString(CHANNEL_TOKEN_VAR) : NULL;
+    int rc = -1;
+    if (key) {
+        rc = PyMapping_HasKey(env, key) ? PyObject_DelItem(env, key) : 0;
+    }
+    Py_XDECREF(key);
+    Py_XDECREF(env);
+    Py_XDECREF(os);
+    return rc;
+}
+
+/* _main([report_fd, t0_ns, "key=value", ...]): see runners/worker.c.
+ * report_fd is "-" when no descriptor is offered; key channel=PATH offers
+ * the report socket (runners/ext/channel_open.c). */
 static PyObject *mod_main(PyObject *self, PyObject *argv)
 {
     if (!PyList_Check(argv) || PyList_Size(argv) < 2)
@@ -129,11 +148,9 @@ static PyObject *mod_main(PyObject *self, PyObject *argv)
     const char *fd = field(argv, 0), *t0 = field(argv, 1);
     if (!fd || !t0)
         return NULL;
-    ext_report_fd = atoi(fd);
-    /* Nothing the workload execs inherits the report pipe. */
-    fcntl(ext_report_fd, F_SETFD, FD_CLOEXEC);
     ext_t0 = strtoll(t0, NULL, 10);
     struct ext_cell c = {0};
+    const char *channel = NULL;
     for (Py_ssize_t i = 2; i < PyList_Size(argv); i++) {
         const char *kv = field(argv, i);
         const char *eq = kv ? strchr(kv, '=') : NULL;
@@ -159,8 +176,18 @@ static PyObject *mod_main(PyObject *self, PyObject *argv)
         else if (IS("warmup")) c.warmup = strtoll(v, NULL, 10);
         else if (IS("repeat")) c.repeat = strtoll(v, NULL, 10);
         else if (IS("seed")) c.seed = strtoull(v, NULL, 10);
+        else if (IS("channel")) channel = v;
 #undef IS
     }
+    char why[640];
+    ext_report_fd = ext_channel_open(fd, channel, why, sizeof(why));
+    if (ext_report_fd < 0)
+        return PyErr_Format(PyExc_OSError, "benchgen worker: %s", why);
+    /* Nothing the workload execs inherits the report channel, and the
+     * workload does not see the socket's token. */
+    fcntl(ext_report_fd, F_SETFD, FD_CLOEXEC);
+    if (channel && forget_token() < 0)
+        return NULL;
     if (!c.key || !c.model || !c.task || !c.size)
         return PyErr_Format(PyExc_ValueError, "_main: the cell description lacks key, model, task or size");
     PyObject *d = cell_dict(&c);

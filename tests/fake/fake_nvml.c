@@ -30,6 +30,9 @@
  *                        absolute time it was taken, so a test can check
  *                        the clock the series and windows are on.
  *
+ * FAKE_NVML_COUNT=N (1 to 8, default 1) makes N such devices, device i with
+ * UUID "GPU-0000000i-fake-0000-0000-000000000000" (index i).
+ *
  * Built by the tests themselves (tests/integration/test_telemetry.sh):
  *   cc -shared -fPIC -o libnvidia-ml.so.1 tests/fake/fake_nvml.c
  */
@@ -65,7 +68,15 @@ static int inited;
 static double t_init;
 static struct nvmlDevice_st {
     int index;
-} dev0 = {0};
+} devs[8] = {{0}, {1}, {2}, {3}, {4}, {5}, {6}, {7}};
+#define dev0 (devs[0])
+
+static unsigned device_count(void)
+{
+    const char *v = getenv("FAKE_NVML_COUNT");
+    int n = v ? atoi(v) : 1;
+    return n >= 1 && n <= 8 ? (unsigned)n : 1;
+}
 
 static double now_s(void)
 {
@@ -88,7 +99,7 @@ static int throttled(void)
     do {                                                                                                     \
         if (!inited)                                                                                         \
             return UNINITIALIZED;                                                                            \
-        if ((d) != &dev0)                                                                                    \
+        if ((d) < &devs[0] || (d) >= &devs[device_count()])                                                  \
             return INVALID_ARGUMENT;                                                                         \
     } while (0)
 
@@ -122,16 +133,16 @@ nvmlReturn_t nvmlDeviceGetCount_v2(unsigned *n)
 {
     if (!inited)
         return UNINITIALIZED;
-    *n = 1;
+    *n = device_count();
     return OK;
 }
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned i, nvmlDevice_t *d)
 {
     if (!inited)
         return UNINITIALIZED;
-    if (i != 0)
+    if (i >= device_count())
         return INVALID_ARGUMENT;
-    *d = &dev0;
+    *d = &devs[i];
     return OK;
 }
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned n)
@@ -144,7 +155,7 @@ nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t d, char *name, unsigned n)
 nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t d, char *uuid, unsigned n)
 {
     CHECK_DEV(d);
-    snprintf(uuid, n, "%s", "GPU-00000000-fake-0000-0000-000000000000");
+    snprintf(uuid, n, "GPU-0000000%d-fake-0000-0000-000000000000", d->index);
     return OK;
 }
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t d, int type, unsigned *mhz)

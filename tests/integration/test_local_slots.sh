@@ -47,6 +47,62 @@ check "... listing both cells with their devices" \
 check "... and warning that the row ran on two GPU kinds" \
   grep -q "ran on different kinds of GPU: Fake GPU A; Fake GPU B" "$TMP/kinds-report/report.md"
 
+# GPUs from NVML (four fake ones, tests/fake/fake_nvml.c): --devices auto
+# takes only those an inherited CUDA_VISIBLE_DEVICES names (by index or
+# UUID), refuses an allocation that names no GPU here and an explicit device
+# outside it; without --devices every cell is bound to one GPU, the first
+# allowed one.
+FAKE=$TMP/fake-nvml/libnvidia-ml.so.1
+mkdir -p "$(dirname "$FAKE")"
+cc -shared -fPIC -O1 -o "$FAKE" tests/fake/fake_nvml.c
+gpus() { # gpus CUDA_VISIBLE_DEVICES|unset NAME ARGS...: a run on the fake GPUs
+  local cvd=$1 name=$2
+  shift 2
+  if [ "$cvd" = unset ]; then
+    env -u CUDA_VISIBLE_DEVICES BENCHGEN_NVML_LIB="$FAKE" FAKE_NVML_COUNT=4 \
+      "$BENCHGEN" run "$SPEC" --out "$TMP/$name" "$@" >"$TMP/$name.out" 2>&1
+  else
+    CUDA_VISIBLE_DEVICES=$cvd BENCHGEN_NVML_LIB="$FAKE" FAKE_NVML_COUNT=4 \
+      "$BENCHGEN" run "$SPEC" --out "$TMP/$name" "$@" >"$TMP/$name.out" 2>&1
+  fi
+}
+seen() { "$BENCHGEN" show "$TMP/$1" --json >"$TMP/$1.json" && cells_py "$TMP/$1.json" "$2"; }
+U2=GPU-00000002-fake-0000-0000-000000000000
+gpus 1,3 inh --devices auto --only model=place1,model=place2
+check "auto with CUDA_VISIBLE_DEVICES=1,3: run exits 0" test $? -eq 0
+check "... each cell on GPU 1 or 3, never on 0 or 2, both used" \
+  test "$(seen inh 'sorted(f(c,"seen.devices") for c in cells)')" = "['1', '3']"
+check "... the slots were the inherited GPUs" grep -q "device 1" "$TMP/inh.out"
+gpus GPU-00000002 inhuuid --devices auto --only model=place1
+check "auto with a UUID prefix: the cell gets that GPU as given" \
+  test "$(seen inhuuid '[f(c,"seen.devices") for c in cells]')" = "['GPU-00000002']"
+gpus unset all --devices auto --only model=place1,model=place2
+check "auto without CUDA_VISIBLE_DEVICES: NVML's GPUs (0-3)" \
+  test "$(seen all 'all(f(c,"seen.devices") in ("0","1","2","3") for c in cells)')" = True
+gpus 7 bad --devices auto --only model=place1
+check "auto with CUDA_VISIBLE_DEVICES=7 (no such GPU): exit 2" test $? -eq 2
+check "... naming the entry" grep -q "'7' is none of the 4 GPU(s) NVML sees here" "$TMP/bad.out"
+gpus 1,3 outside --devices 0,1 --only model=place1
+check "--devices 0,1 with CUDA_VISIBLE_DEVICES=1,3: exit 2" test $? -eq 2
+check "... device 0 is not among the GPUs given" grep -q "device 0 is not among the GPUs this process was given" "$TMP/outside.out"
+gpus 1,3 inside --devices "$U2" --only model=place1
+check "--devices GPU-...2 with CUDA_VISIBLE_DEVICES=1,3: exit 2 (index and UUID compared)" test $? -eq 2
+gpus 3,1 inside2 --devices GPU-00000003 --only model=place1
+check "--devices by UUID inside CUDA_VISIBLE_DEVICES=3,1 by index: runs" test $? -eq 0
+gpus unset one --only model=place1,model=place2
+check "no --devices: every cell bound to GPU 0 (recorded and seen), PCI bus order" \
+  test "$(seen one '{(w(c,"where.devices"), f(c,"seen.devices"), f(c,"seen.device_order")) for c in cells}')" = "{('0', '0', 'PCI_BUS_ID')}"
+gpus 2,3 oneinh --only model=place1
+check "no --devices, CUDA_VISIBLE_DEVICES=2,3: the cell gets GPU 2 only" \
+  test "$(seen oneinh '[f(c,"seen.devices") for c in cells]')" = "['2']"
+gpus "$U2" oneuuid --only model=place1
+check "no --devices, CUDA_VISIBLE_DEVICES by UUID: that GPU" \
+  test "$(seen oneuuid '[f(c,"seen.devices") for c in cells]')" = "['$U2']"
+env -u CUDA_VISIBLE_DEVICES BENCHGEN_NVML_LIB=$TMP/no-such-libnvidia-ml.so "$BENCHGEN" run "$SPEC" \
+  --out "$TMP/nonvml" --only model=place1 >/dev/null 2>&1
+check "no --devices and no NVML: no binding (as before)" \
+  test "$(seen nonvml '[(w(c,"where.devices"), f(c,"seen.devices")) for c in cells]')" = "[('', '')]"
+
 # --cpus-per-cell 1 alone: one slot per core, disjoint affinity, threads = 1.
 ncores=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
 RUN=$TMP/cpu

@@ -10,7 +10,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
+#include <stdio.h>
 
 #include "runners/channel.h"
 
@@ -143,10 +146,58 @@ static void test_byte_at_a_time(void **state)
     result_free(&r);
 }
 
+/* The socket: one connection, the token first, a second one refused. */
+static void test_socket_hello(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/benchgen-unit-sock-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    struct channel_listener l;
+    assert_int_equal(channel_listen(&l, dir), 0);
+    assert_int_equal((int)strlen(l.token), CHANNEL_TOKEN_LEN);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    snprintf(a.sun_path, sizeof(a.sun_path), "%s/%s", dir, CHANNEL_SOCKET_NAME);
+    int c1 = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_int_equal(connect(c1, (struct sockaddr *)&a, sizeof(a)), 0);
+    char peer[64] = "";
+    int s = -1;
+    for (int i = 0; i < 100 && s < 0; i++)
+        s = channel_accept(&l, peer, sizeof(peer));
+    assert_true(s >= 0);
+    assert_non_null(strstr(peer, "pid "));
+    assert_int_equal(l.fd, -1);
+    assert_int_equal(access(a.sun_path, F_OK), -1); /* the file is gone: no second connection */
+    int c2 = socket(AF_UNIX, SOCK_STREAM, 0);
+    assert_int_equal(connect(c2, (struct sockaddr *)&a, sizeof(a)), -1);
+    close(c2);
+    /* The hello in two pieces, then report bytes in the same read. */
+    char msg[256];
+    int n = snprintf(msg, sizeof(msg), "%s%s\n{\"t\":\"done\"}\n", CHANNEL_HELLO, l.token);
+    int ok = 0;
+    assert_int_equal(channel_hello(&l, msg, 5, &ok), 5);
+    assert_int_equal(ok, 0);
+    long used = channel_hello(&l, msg + 5, (size_t)n - 5, &ok);
+    assert_int_equal(ok, 1);
+    assert_string_equal(msg + 5 + used, "{\"t\":\"done\"}\n");
+    /* A wrong token is refused at its first wrong byte. */
+    struct channel_listener l2 = l;
+    l2.hello_len = 0;
+    char bad[256];
+    snprintf(bad, sizeof(bad), "%s%s\n", CHANNEL_HELLO, "00000000000000000000000000000000");
+    if (strcmp(l.token, "00000000000000000000000000000000") != 0)
+        assert_int_equal(channel_hello(&l2, bad, strlen(bad), &ok), -1);
+    assert_int_equal(channel_hello(&l2, "{\"t\":\"done\"}\n", 12, &ok), -1);
+    close(c1);
+    close(s);
+    channel_listener_close(&l);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_error_and_torn_line),
                                        cmocka_unit_test(test_protocol_violations),
-                                       cmocka_unit_test(test_byte_at_a_time)};
+                                       cmocka_unit_test(test_byte_at_a_time),
+                                       cmocka_unit_test(test_socket_hello)};
     return cmocka_run_group_tests_name("channel", tests, NULL, NULL);
 }

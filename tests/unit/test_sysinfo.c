@@ -13,6 +13,7 @@
 #include "run/envs.h"
 #include "run/gpu.h"
 #include "run/sysinfo.h"
+#include "base/error.h"
 #include "base/util.h"
 
 #include <ctype.h>
@@ -346,6 +347,48 @@ static void test_version_strings(void **state)
     assert_string_equal(gpu_cudnn_version_str(7605, buf, sizeof(buf)), "7.6.5");
 }
 
+/* The GPUs a cell may be given: NVML's, or an inherited allocation's. */
+static void test_gpu_allowed(void **state)
+{
+    (void)state;
+    struct gpu_facts f = {.nvml_ok = true, .nvml_count = 4};
+    for (int i = 0; i < 4; i++)
+        snprintf(f.nvml_uuid[i], sizeof(f.nvml_uuid[i]), "GPU-%d%d%d%d-aaaa", i, i, i, i);
+    snprintf(f.nvml_uuid[3], sizeof(f.nvml_uuid[3]), "GPU-2222-bbbb"); /* shares a prefix with GPU 2 */
+    struct strlist l = {0};
+    assert_int_equal(gpu_allowed(&l, &f, NULL), 0);
+    assert_int_equal((int)l.n, 4);
+    assert_string_equal(l.v[0], "0");
+    strlist_free(&l);
+    assert_int_equal(gpu_allowed(&l, &f, "3,1"), 0);
+    assert_int_equal((int)l.n, 2);
+    assert_string_equal(l.v[0], "3");
+    assert_string_equal(l.v[1], "1");
+    strlist_free(&l);
+    assert_int_equal(gpu_allowed(&l, &f, "GPU-1111,MIG-abc"), 0);
+    assert_int_equal((int)l.n, 2);
+    strlist_free(&l);
+    assert_int_equal(gpu_entry_index(&f, "GPU-1111"), 1);
+    assert_int_equal(gpu_entry_index(&f, "GPU-2222"), -1); /* ambiguous prefix */
+    assert_int_equal(gpu_entry_index(&f, "GPU-2222-b"), 3);
+    assert_int_equal(gpu_entry_index(&f, "4"), -1);
+    assert_int_equal(gpu_allowed(&l, &f, "1,4"), BG_EUSAGE);
+    strlist_free(&l);
+    assert_int_equal(gpu_allowed(&l, &f, "GPU-2222"), BG_EUSAGE);
+    strlist_free(&l);
+    assert_int_equal(gpu_allowed(&l, &f, ""), 0);
+    assert_int_equal((int)l.n, 0);
+    assert_int_equal(gpu_allowed(&l, &f, "-1"), 0);
+    assert_int_equal((int)l.n, 0);
+    /* Without NVML an allocation is taken as given. */
+    struct gpu_facts none = {0};
+    assert_int_equal(gpu_allowed(&l, &none, "7,9"), 0);
+    assert_int_equal((int)l.n, 2);
+    strlist_free(&l);
+    assert_int_equal(gpu_allowed(&l, &none, NULL), 0);
+    assert_int_equal((int)l.n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -359,6 +402,7 @@ int main(void)
         cmocka_unit_test_teardown(test_fake_probe_crashed, restore_ops),
         cmocka_unit_test_teardown(test_fake_built_without_cuda, restore_ops),
         cmocka_unit_test(test_version_strings),
+        cmocka_unit_test(test_gpu_allowed),
     };
     return cmocka_run_group_tests_name("sysinfo", tests, NULL, NULL);
 }
