@@ -16,6 +16,7 @@ pkgs=(
   zlib1g-dev                    # PNG encoding of charts
   poppler-utils                 # pdfinfo/pdftoppm in tests
   slurmctld slurmd slurm-client munge   # the one-node cluster of tests/integration/test_slurm.sh
+  podman runc uidmap            # container workers in tests/integration/test_container_podman.sh
 )
 
 missing=()
