@@ -116,35 +116,28 @@ done:
     return 0;
 }
 
+static int warmup_value(const struct spec_ctx *c, const char *key, const yaml_node_t *v, const char *backend,
+                        void *arg)
+{
+    (void)arg;
+    int w = 0, err = node_get_int(c, key, v, 0, &w);
+    if (err < 0)
+        return err;
+    if (!backend)
+        c->spec->warmup = w;
+    return backend ? kvlist_addf(&c->spec->warmup_by_backend, backend, "%d", w) : 0;
+}
+
 /* warmup: N, or {default: N, <backend>: N, ...} */
 static int get_warmup(const struct spec_ctx *c, const yaml_node_t *n)
 {
-    char buf[96], list[512];
-    struct spec *spec = c->spec;
+    char buf[96];
     if (n->type == YAML_SCALAR_NODE)
-        return node_get_int(c, "warmup", n, 0, &spec->warmup);
+        return node_get_int(c, "warmup", n, 0, &c->spec->warmup);
     if (n->type != YAML_MAPPING_NODE)
         return FAIL(c, n, "warmup: expected an integer or a map {default: N, <backend>: N}, got %s",
                     node_describe(n, buf, true));
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
-        const char *name = node_scalar(k);
-        int w = 0, err;
-        if (!name || (strcmp(name, "default") != 0 && !catalog_backend_find(name)))
-            return FAIL(c, k, "warmup: unknown key %s (allowed: default, %s)", node_describe(k, buf, false),
-                        catalog_backend_names());
-        if ((err = node_unique_key(c, n, p)) < 0)
-            return err;
-        snprintf(list, sizeof(list), "warmup.%s", name);
-        if ((err = node_get_int(c, list, v, 0, &w)) < 0)
-            return err;
-        if (strcmp(name, "default") == 0)
-            spec->warmup = w;
-        else if ((err = kvlist_addf(&spec->warmup_by_backend, name, "%d", w)) < 0)
-            return err;
-    }
-    return 0;
+    return node_each_backend(c, "warmup", n, warmup_value, NULL);
 }
 
 /* One method value: published | corrected, or a list of both ([published,
@@ -175,39 +168,32 @@ static int get_method_value(const struct spec_ctx *c, const char *key, const yam
     return err;
 }
 
+static int method_value(const struct spec_ctx *c, const char *key, const yaml_node_t *v, const char *backend,
+                        void *arg)
+{
+    (void)arg;
+    if (!backend)
+        return get_method_value(c, key, v, &c->spec->method);
+    char *m = NULL;
+    int err = get_method_value(c, key, v, &m);
+    if (err == 0)
+        err = kvlist_add(&c->spec->method_by_backend, backend, m);
+    free(m);
+    return err;
+}
+
 /* method: M, or {default: M, <backend>: M, ...}, where M is published,
  * corrected or [published, corrected] */
 static int get_method(const struct spec_ctx *c, const yaml_node_t *n)
 {
-    char buf[96], key[128];
-    struct spec *spec = c->spec;
+    char buf[96];
     if (n->type == YAML_SCALAR_NODE || n->type == YAML_SEQUENCE_NODE)
-        return get_method_value(c, "method", n, &spec->method);
+        return get_method_value(c, "method", n, &c->spec->method);
     if (n->type != YAML_MAPPING_NODE)
         return FAIL(c, n, "method: expected published, corrected, [published, corrected] or a map "
                           "{default: M, <backend>: M}, got %s",
                     node_describe(n, buf, true));
-    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
-        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-        yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
-        const char *name = node_scalar(k);
-        char *m = NULL;
-        int err;
-        if (!name || (strcmp(name, "default") != 0 && !catalog_backend_find(name)))
-            return FAIL(c, k, "method: unknown key %s (allowed: default, %s)", node_describe(k, buf, false),
-                        catalog_backend_names());
-        if ((err = node_unique_key(c, n, p)) < 0)
-            return err;
-        snprintf(key, sizeof(key), "method.%s", name);
-        if (strcmp(name, "default") == 0)
-            err = get_method_value(c, key, v, &spec->method);
-        else if ((err = get_method_value(c, key, v, &m)) == 0)
-            err = kvlist_add(&spec->method_by_backend, name, m);
-        free(m);
-        if (err < 0)
-            return err;
-    }
-    return 0;
+    return node_each_backend(c, "method", n, method_value, NULL);
 }
 
 /* envs: {<backend>: <environment name>, ...} */

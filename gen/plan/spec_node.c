@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "base/util.h"
+#include "plan/catalog.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -287,6 +288,27 @@ int node_unique_key(const struct spec_ctx *c, const yaml_node_t *map, const yaml
         if (node_scalar(k) && strcmp(node_scalar(k), name) == 0)
             return FAIL(c, key, "duplicate key '%s' (first at line %zu, column %zu)", name,
                         k->start_mark.line + 1, k->start_mark.column + 1);
+    }
+    return 0;
+}
+
+int node_each_backend(const struct spec_ctx *c, const char *what, const yaml_node_t *map,
+                      node_backend_value_fn value, void *arg)
+{
+    char buf[96], key[128];
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+        const char *name = node_scalar(k);
+        int err;
+        if (!name || (strcmp(name, "default") != 0 && !catalog_backend_find(name)))
+            return FAIL(c, k, "%s: unknown key %s (allowed: default, %s)", what, node_describe(k, buf, false),
+                        catalog_backend_names());
+        if ((err = node_unique_key(c, map, p)) < 0)
+            return err;
+        snprintf(key, sizeof(key), "%s.%s", what, name);
+        bool dflt = strcmp(name, "default") == 0;
+        if ((err = value(c, key, yaml_document_get_node(c->doc, p->value), dflt ? NULL : name, arg)) < 0)
+            return err;
     }
     return 0;
 }

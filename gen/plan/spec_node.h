@@ -82,4 +82,14 @@ int node_require(const struct spec_ctx *c, const yaml_node_t *map, const char *w
  * earlier pair when one has the same key. */
 int node_unique_key(const struct spec_ctx *c, const yaml_node_t *map, const yaml_node_pair_t *pair);
 
+/* A key given once for every backend or as {default: V, <backend>: V, ...}
+ * (warmup, method, device): walks the map, refusing a key that is neither
+ * `default` nor a backend of the catalog and a key given twice, and calls
+ * value(c, "WHAT.KEY", v, backend, arg) for each pair, backend NULL for
+ * `default`. */
+typedef int (*node_backend_value_fn)(const struct spec_ctx *c, const char *key, const yaml_node_t *v,
+                                     const char *backend, void *arg);
+int node_each_backend(const struct spec_ctx *c, const char *what, const yaml_node_t *map,
+                      node_backend_value_fn value, void *arg);
+
 #endif /* BENCHGEN_SPEC_NODE_H */
