@@ -670,18 +670,11 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
     kvlist_add(&out->env, "worker.containment", contain_describe(ct));
     err = 0;
 done:
-    for (int i = 0; i < 2; i++) {
-        if (rep[i] >= 0)
-            close(rep[i]);
-        if (logp[i] >= 0)
-            close(logp[i]);
-    }
-    if (w.report_fd >= 0)
-        close(w.report_fd);
-    if (w.log_fd >= 0)
-        close(w.log_fd);
-    if (w.sock_fd >= 0)
-        close(w.sock_fd);
+    util_close_fds(rep, 2);
+    util_close_fds(logp, 2);
+    util_close_fds(&w.report_fd, 1);
+    util_close_fds(&w.log_fd, 1);
+    util_close_fds(&w.sock_fd, 1);
     channel_listener_close(&lis);
     if (w.log.fd >= 0)
         logcap_close(&w.log);

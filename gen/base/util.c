@@ -502,6 +502,15 @@ int64_t util_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
+void util_close_fds(int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fds[i] >= 0) {
+            close(fds[i]);
+            fds[i] = -1;
+        }
+}
+
 void util_iso8601_utc(time_t t, char buf[32])
 {
     struct tm tm;

@@ -104,6 +104,8 @@ int util_mkdir_p(const char *path, unsigned mode);
 /* Removes path and everything below it, never following symlinks; a missing
  * path is not an error. */
 int util_rm_rf(const char *path);
+/* Closes each of the n descriptors that is open (>= 0) and marks it -1. */
+void util_close_fds(int *fds, size_t n);
 bool util_is_dir(const char *path);
 bool util_is_file(const char *path);
 /* Absolute, normalised path (realpath); the file must exist. */

@@ -13,6 +13,7 @@
 #include "runners/contain.h"
 #include "base/error.h"
 #include "base/xalloc.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -211,16 +212,10 @@ int envs_probe_run(char *const argv[], const char *what, struct strbuf *out, int
     else if (!reaped)
         err = error_set(BG_EIO, "%s could not be stopped", what);
 done:
-    for (int i = 0; i < 2; i++) {
-        if (outp[i] >= 0)
-            close(outp[i]);
-        if (errp[i] >= 0)
-            close(errp[i]);
-    }
-    if (p.out_fd >= 0)
-        close(p.out_fd);
-    if (p.err_fd >= 0)
-        close(p.err_fd);
+    util_close_fds(outp, 2);
+    util_close_fds(errp, 2);
+    util_close_fds(&p.out_fd, 1);
+    util_close_fds(&p.err_fd, 1);
     contain_close(ct);
     return err;
 }
