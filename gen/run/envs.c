@@ -158,8 +158,10 @@ int envs_resolve_lock(const char *name, const char *lock, struct env_info *out)
 }
 
 /* NAME's variant for this machine (envs_variant.h): the first candidate
- * that is ready, or the first when none is or the variant is forced. */
-static int resolve_variant(const char *name, const char *lock, const char *backend, struct env_info *out)
+ * that is ready, or the first when none is, the variant is forced or
+ * wanted (what `env sync` builds) is set. */
+static int resolve_variant(const char *name, const char *lock, const char *backend, bool wanted,
+                           struct env_info *out)
 {
     struct strlist cand = {0};
     bool strict = false;
@@ -176,7 +178,7 @@ static int resolve_variant(const char *name, const char *lock, const char *backe
         } else {
             env_info_free(&e);
         }
-        if (strict || strcmp(out->state, "ready") == 0)
+        if (strict || wanted || strcmp(out->state, "ready") == 0)
             break;
     }
     if (!err && out->name) {
@@ -190,9 +192,18 @@ static int resolve_variant(const char *name, const char *lock, const char *backe
     return err;
 }
 
-int envs_resolve(const char *name, struct env_info *out) { return envs_resolve_for(name, NULL, out); }
+static int resolve_(const char *name, const char *backend, bool wanted, struct env_info *out);
+
+int envs_resolve(const char *name, struct env_info *out) { return resolve_(name, NULL, false, out); }
 
 int envs_resolve_for(const char *name, const char *backend, struct env_info *out)
+{
+    return resolve_(name, backend, false, out);
+}
+
+int envs_resolve_wanted(const char *name, struct env_info *out) { return resolve_(name, NULL, true, out); }
+
+static int resolve_(const char *name, const char *backend, bool wanted, struct env_info *out)
 {
     memset(out, 0, sizeof(*out));
     if (!util_is_safe_name(name))
@@ -204,7 +215,7 @@ int envs_resolve_for(const char *name, const char *backend, struct env_info *out
     if (util_is_file(reg)) {
         err = resolve_external(name, reg, out);
     } else if (util_is_file(lock)) {
-        err = resolve_variant(name, lock, backend, out);
+        err = resolve_variant(name, lock, backend, wanted, out);
     } else if (strchr(name, '+')) {
         /* A derived environment (`run --with`): its lock lives in the cache. */
         free(lock);

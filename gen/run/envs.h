@@ -69,6 +69,11 @@ int envs_resolve(const char *name, struct env_info *out);
  * forced, following a CUDA lock's `# backend:` line. */
 int envs_resolve_for(const char *name, const char *backend, struct env_info *out);
 
+/* envs_resolve(), but the variant this machine wants whether or not it is
+ * ready (a ready CUDA variant does not stand in for the CPU one on a machine
+ * without a GPU): the one `env sync` builds. */
+int envs_resolve_wanted(const char *name, struct env_info *out);
+
 /* Resolves a given lock file as environment name (a variant's lock). */
 int envs_resolve_lock(const char *name, const char *lock, struct env_info *out);
 

@@ -183,7 +183,7 @@ static int resolve_all(const struct strlist *todo, struct env_info **infos, size
     for (size_t i = 0; i < todo->n && !err; i++) {
         struct env_info e;
         struct strlist splits = {0};
-        if ((err = envs_resolve(todo->v[i], &e)) < 0)
+        if ((err = envs_resolve_wanted(todo->v[i], &e)) < 0)
             break;
         if (e.note)
             printf("env %s: %s\n", e.name, e.note);

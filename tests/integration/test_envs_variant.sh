@@ -40,6 +40,12 @@ check "and the lock its backend line sends tiny-tf to" grep -q "and the cu12 var
 check "both CUDA venvs exist beside the CPU one" \
   test -f "$(ls -d "$TMP"/cache/envs/tiny-cu13-*)/.benchgen-ready" -a -f "$(ls -d "$TMP"/cache/envs/tiny-cu12-*)/.benchgen-ready"
 check "the CUDA variant holds its own pins" test -n "$(ls -d "$TMP"/cache/envs/tiny-cu13-*/lib/python3*/site-packages/idna)"
+# A ready CUDA variant does not stand in for the CPU one that env sync
+# is asked for on a machine without a GPU (runs may still fall back to it).
+for d in "$TMP"/cache/envs/tiny-*; do case $d in */tiny-cu*) ;; *) rm -rf "$d" ;; esac; done
+BENCHGEN_NVML_LIB=$NOGPU timeout 300 "$BENCHGEN" env sync tiny >"$TMP/cpu2.out" 2>&1
+check "no GPU, CUDA variants ready, CPU one gone: env sync builds the CPU one" \
+  grep -q "env tiny: ready in .*/tiny-[0-9a-f]*)$" "$TMP/cpu2.out"
 
 BENCHGEN_NVML_LIB=$NOGPU "$BENCHGEN" env list >"$TMP/l0.out" 2>&1
 check "no GPU: env list's tiny line is the CPU variant" test "$(line tiny "$TMP/l0.out" | cut -d' ' -f1-2)" = "ready cpu"
