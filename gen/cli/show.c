@@ -248,14 +248,10 @@ static void show_flags_(const struct rundata *rd, FILE *out, int wkey, struct st
     }
 }
 
-/* The kind of processor a cell ran on: the device guard's placement.device
- * (runners/workloads/placement.py), else the older audit.device, else "-". */
 static const char *device_(const struct rd_cell *c)
 {
-    const char *d = kvlist_get(&c->result.facts, "placement.device");
-    if (!d)
-        d = kvlist_get(&c->result.facts, "audit.device");
-    return d && *d ? d : "-";
+    const char *d = result_device(&c->result);
+    return d ? d : "-";
 }
 
 static int show_text_(const struct rundata *rd, FILE *out)

@@ -44,12 +44,7 @@ static void warn_row(struct doc *d, const struct rundata *rd, size_t first, cons
     strlist_free(&kinds);
 }
 
-/* The kind of processor a cell ran on: the device guard's placement.device, else audit.device. */
-static const char *cell_device(const struct rd_cell *c)
-{
-    const char *v = kvlist_get(&c->result.facts, "placement.device");
-    return v && *v ? v : kvlist_get(&c->result.facts, "audit.device");
-}
+static const char *cell_device(const struct rd_cell *c) { return result_device(&c->result); }
 
 void placement_device_alert(struct doc *d, const struct rctx *x)
 {
@@ -69,7 +64,7 @@ void placement_device_alert(struct doc *d, const struct rctx *x)
             strbuf_printf(&sb, "%s %s (%zu cell%s)", k ? ";" : "", kinds.v[k], n, n == 1 ? "" : "s");
         }
         strbuf_puts(&sb, ". Times are comparable only between cells on one kind; each cell's device is in its "
-                         "log below (set device: gpu or cpu in the spec to require one).");
+                         "log (Cell logs) and in `benchgen show` (set device: gpu or cpu in the spec to require one).");
         doc_para(d, DOC_ALERT, sb.len ? sb.buf : "");
         strbuf_free(&sb);
     }

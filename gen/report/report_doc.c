@@ -113,7 +113,7 @@ static void cell_logs(struct doc *d, const struct rctx *x)
 {
     doc_section(d, "logs", "Cell logs");
     doc_para(d, DOC_MUTED,
-             "Per cell: its status, worker phases (seconds since the worker started), wall time, peak memory, "
+             "Per cell: its status, the device it ran on, worker phases (seconds since the worker started), wall time, peak memory, "
              "log file, and a failure's full detail. The tables link each cell's name here.");
     struct strbuf sb = {0};
     for (size_t i = 0; i < x->rd->ncells && !d->err; i++) {
@@ -121,9 +121,13 @@ static void cell_logs(struct doc *d, const struct rctx *x)
         int ok = c->result.status == STATUS_OK;
         char *phases = rctx_phases(c);
         strbuf_free(&sb);
-        strbuf_printf(&sb, "status    %s\nenv       %s (%s, %s)\nsteps     %zu timed, %zu warm-up\n",
+        const char *dev = result_device(&c->result);
+        strbuf_printf(&sb,
+                      "status    %s\nenv       %s (%s, %s)\ndevice    %s (the spec: %s)\n"
+                      "steps     %zu timed, %zu warm-up\n",
                       c->result.status ? status_name(c->result.status) : "not run", c->cell.env, c->cell.size,
-                      c->cell.precision, c->result.ntimed, c->result.nwarmup);
+                      c->cell.precision, dev ? dev : "not reported", c->cell.device ? c->cell.device : "auto",
+                      c->result.ntimed, c->result.nwarmup);
         if (c->result.status)
             strbuf_printf(&sb, "wall      %.2f s, peak RSS %.1f MiB, exit %d%s%s\n", c->result.wall_s,
                           (double)c->result.peak_rss / (1024.0 * 1024.0), c->result.exit_code,

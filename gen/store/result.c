@@ -22,6 +22,14 @@ int result_add_sample(struct result *r, int warmup, int64_t ns)
     return 0;
 }
 
+const char *result_device(const struct result *r)
+{
+    const char *d = kvlist_get(&r->facts, "placement.device");
+    if (!d || !*d)
+        d = kvlist_get(&r->facts, "audit.device");
+    return d && *d ? d : NULL;
+}
+
 void result_free(struct result *r)
 {
     free(r->detail);

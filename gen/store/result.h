@@ -55,6 +55,11 @@ struct result {
 int result_add_sample(struct result *r, int warmup, int64_t ns);
 void result_free(struct result *r);
 
+/* The kind of processor the cell ran on: the device guard's fact
+ * placement.device (runners/workloads/placement.py), else the older
+ * audit.device; NULL when the workload reported neither. */
+const char *result_device(const struct result *r);
+
 /* Appends a point; names longer than 31 bytes are cut. */
 int tseries_add(struct tseries *s, const char *name, int64_t t_ns, double value);
 void tseries_free(struct tseries *s);
