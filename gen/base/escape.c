@@ -15,6 +15,7 @@
 
 #define REPLACEMENT "\xEF\xBF\xBD"
 #define XLSX_MAX_CELL 32767
+#define XLSX_NOTE_ROOM 96 /* " ... [truncated: N of N characters shown]" */
 
 /* Decodes one code point at s (n bytes left). Returns its length in bytes
  * and sets *cp, or returns 1 with *cp = -1 for an invalid sequence. */
@@ -214,20 +215,25 @@ char *escape_xlsx(const char *s)
 {
     struct strbuf sb = {0};
     walk(&sb, s, emit_xml_text); /* appends only, to a fresh strbuf: nothing can fail but memory, which exits */
-    /* Excel counts UTF-16 units; cutting at a code point boundary past the
-     * limit in characters keeps the cell valid and below the limit. */
-    size_t chars = 0, i = 0;
+    /* Excel counts UTF-16 units; a longer text is cut at a code point
+     * boundary with room left for a note saying so, which keeps the cell
+     * valid and below the limit. */
+    size_t chars = 0, i = 0, cut = 0, cut_chars = 0;
     while (i < sb.len) {
         unsigned char c = (unsigned char)sb.buf[i];
         size_t step = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
         size_t units = step == 4 ? 2 : 1;
-        if (chars + units > XLSX_MAX_CELL) {
-            sb.buf[i] = '\0';
-            sb.len = i;
-            break;
+        if (chars + units <= XLSX_MAX_CELL - XLSX_NOTE_ROOM) {
+            cut = i + step;
+            cut_chars = chars + units;
         }
         chars += units;
         i += step;
+    }
+    if (chars > XLSX_MAX_CELL) {
+        sb.len = cut;
+        sb.buf[cut] = '\0';
+        strbuf_printf(&sb, " \xE2\x80\xA6 [truncated: %zu of %zu characters shown]", cut_chars, chars);
     }
     return strbuf_detach(&sb);
 }

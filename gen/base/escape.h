@@ -37,7 +37,8 @@ int escape_pango(struct strbuf *sb, const char *s);
 
 /* A cell string for the workbook: characters XML 1.0 forbids are replaced by
  * U+FFFD (libxlsxwriter escapes & < > itself), invalid UTF-8 is replaced too,
- * and the text is cut to Excel's 32,767-character cell limit. */
+ * and a text longer than Excel's 32,767-character cell limit is cut to fit
+ * with a note saying how long it was. */
 char *escape_xlsx(const char *s);
 
 /* File-name component: [A-Za-z0-9._-] kept, anything else becomes '_';

@@ -245,6 +245,14 @@ static void test_escape_other(void **state)
     memset(big, 'x', 39999);
     big[39999] = '\0';
     s = escape_xlsx(big);
+    /* cut with a note, within Excel's limit */
+    assert_true(strlen(s) <= 32767 + 2); /* the ellipsis is 3 bytes, 1 character */
+    assert_non_null(strstr(s, " \xE2\x80\xA6 [truncated: "));
+    assert_non_null(strstr(s, " of 39999 characters shown]"));
+    assert_int_equal(strspn(s, "x"), 32767 - 96);
+    free(s);
+    big[32767] = '\0'; /* exactly the limit: whole */
+    s = escape_xlsx(big);
     assert_int_equal(strlen(s), 32767);
     free(s);
     free(big);
