@@ -21,16 +21,63 @@ void doc_init(struct doc *d, const char *title, const char *subtitle, const stru
     d->subtitle = xstrdup(subtitle ? subtitle : "");
 }
 
+/* The longest prefix of text[0..max) that ends at a character boundary. */
+static size_t char_cut(const char *text, size_t max)
+{
+    size_t cut = max;
+    while (cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
+        cut--;
+    return cut;
+}
+
 char *doc_cap(const char *text, size_t max, const char *whole_in)
 {
     size_t n = text ? strlen(text) : 0;
     if (n <= max)
         return NULL;
-    size_t cut = max;
-    while (cut > 0 && ((unsigned char)text[cut] & 0xC0) == 0x80) /* not inside a UTF-8 sequence */
-        cut--;
+    size_t cut = char_cut(text, max);
     return xprintf("%.*s \xE2\x80\xA6 [truncated: %zu of %zu bytes shown; %s has the whole text]", (int)cut, text,
                    cut, n, whole_in);
+}
+
+char *doc_cap_lines(const char *text, size_t line_max, size_t max, const char *whole_in)
+{
+    size_t n = text ? strlen(text) : 0, longest = 0;
+    for (const char *s = text; s && *s;) {
+        size_t len = strcspn(s, "\n");
+        if (len > longest)
+            longest = len;
+        s += len + (s[len] == '\n');
+    }
+    if (n <= max && longest <= line_max)
+        return NULL;
+    struct strbuf sb = {0};
+    const char *s = text;
+    size_t lines = 0, shown = 0;
+    for (const char *t = text; *t; t++)
+        lines += *t == '\n' || t[1] == '\0';
+    while (*s && sb.len < max) {
+        size_t len = strcspn(s, "\n");
+        if (len > line_max) {
+            size_t cut = char_cut(s, line_max);
+            strbuf_printf(&sb, "%.*s \xE2\x80\xA6 [line truncated: %zu of %zu bytes shown]", (int)cut, s, cut, len);
+        } else {
+            strbuf_append(&sb, s, len);
+        }
+        if (s[len] == '\n')
+            strbuf_puts(&sb, "\n");
+        s += len + (s[len] == '\n');
+        shown++;
+    }
+    if (*s)
+        strbuf_printf(&sb, "\xE2\x80\xA6 [truncated: %zu of %zu lines shown; %s has the whole text]\n", shown, lines,
+                      whole_in);
+    return strbuf_detach(&sb);
+}
+
+char *doc_cap_spec(const char *spec_text)
+{
+    return doc_cap_lines(spec_text, DOC_TEXT_MAX, DOC_CODE_MAX, "`benchgen show RUN --json` (spec_text)");
 }
 
 void doc_free(struct doc *d)

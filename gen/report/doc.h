@@ -95,6 +95,20 @@ struct doc {
  * NULL when text is not longer than max. */
 char *doc_cap(const char *text, size_t max, const char *whole_in);
 
+/* The most of a code block from a run (its spec) the documents show: its
+ * lines until DOC_CODE_MAX bytes are shown, each cut to DOC_TEXT_MAX. */
+#define DOC_CODE_MAX (64u << 10)
+
+/* A text of lines (a spec) as the documents show it: each line longer than
+ * line_max cut (at a character boundary) with a note saying how long it
+ * was; the lines after the first max bytes shown left out with a note saying how
+ * many lines the text has and that `whole_in` has it all (malloc'd). NULL when
+ * nothing is cut. Linear in the text's length. */
+char *doc_cap_lines(const char *text, size_t line_max, size_t max, const char *whole_in);
+/* A run's spec as every document and the workbook show it: doc_cap_lines
+ * with DOC_TEXT_MAX and DOC_CODE_MAX, pointing at `benchgen show --json`. */
+char *doc_cap_spec(const char *spec_text);
+
 /* Starts d with its title, subtitle (NULL: none) and figure list. */
 void doc_init(struct doc *d, const char *title, const char *subtitle, const struct figure *figs, size_t nfigs);
 void doc_free(struct doc *d);

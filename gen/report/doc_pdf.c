@@ -307,7 +307,7 @@ static void draw_row(struct doc_pdf *p, const struct table *t, const double *cw,
     p->y += h;
 }
 
-void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
+static void table_laid_out(struct doc_pdf *p, const struct table *t, double size)
 {
     if (t->ncols == 0 || t->nrows == 0) {
         doc_pdf_paragraph(p, "None.", CHART_FONT_ITALIC, 9, CHART_MUTED, 0);
@@ -394,6 +394,43 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
     free(minw);
 }
 
+/* The most of one cell's text the PDF shows: a row is never taller than a
+ * page (1 KiB wraps to at most ~50 lines in the narrowest column a long
+ * text gets), and laying it out stays cheap. */
+#define PDF_CELL_MAX 1024
+
+/* A table whose cells (or heads) hold longer texts is laid out from a view
+ * of it with those texts cut (doc_cap), noting that report.html has them. */
+void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
+{
+    size_t n = t->ncols * t->nrows, longs = 0;
+    for (size_t i = 0; i < n; i++)
+        longs += strlen(t->cells[i].text) > PDF_CELL_MAX;
+    for (size_t c = 0; c < t->ncols; c++)
+        longs += strlen(t->head[c]) > PDF_CELL_MAX;
+    if (!longs) {
+        table_laid_out(p, t, size);
+        return;
+    }
+    struct table view = *t;
+    view.cells = xmalloc(n * sizeof(*view.cells));
+    view.head = xmalloc(t->ncols * sizeof(*view.head));
+    char **cut = xcalloc(n + t->ncols, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        view.cells[i] = t->cells[i];
+        if ((cut[i] = doc_cap(t->cells[i].text, PDF_CELL_MAX, "report.html")))
+            view.cells[i].text = cut[i];
+    }
+    for (size_t c = 0; c < t->ncols; c++)
+        view.head[c] = (cut[n + c] = doc_cap(t->head[c], PDF_CELL_MAX, "report.html")) ? cut[n + c] : t->head[c];
+    table_laid_out(p, &view, size);
+    for (size_t i = 0; i < n + t->ncols; i++)
+        free(cut[i]);
+    free(cut);
+    free(view.head);
+    free(view.cells);
+}
+
 /* ---- figures and code ----------------------------------------------------------- */
 
 double doc_pdf_figure_scale(double w, double h, double *page_h)
@@ -437,12 +474,20 @@ int doc_pdf_figure(struct doc_pdf *p, const struct figure *f)
     return err;
 }
 
+/* A code block, line by line; a line longer than PDF_PIECE bytes is laid
+ * out in pieces of at most that (cut at a character boundary), as a long
+ * paragraph is: linear in its length, and never a box taller than a page. */
 void doc_pdf_code(struct doc_pdf *p, const char *text)
 {
     const char *s = text ? text : "";
     double size = 7.5, lh = size * 1.35;
     while (*s) {
         size_t len = strcspn(s, "\n");
+        if (len > PDF_PIECE) {
+            len = PDF_PIECE;
+            while (len > 1 && ((unsigned char)s[len] & 0xC0) == 0x80)
+                len--;
+        }
         char *line = xstrndup(s, len);
         double h;
         chart_text_size(&p->c, CHART_FONT_MONO, size, BODY_W - 8, CHART_WRAP, line, NULL, &h);

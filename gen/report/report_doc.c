@@ -232,7 +232,10 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     cell_logs(d, x);
 
     doc_section(d, "spec", "Spec");
-    doc_code(d, x->rd->spec_text, "yaml");
+    /* a page of each line, 64 KiB in all: layout cost never grows with the spec */
+    char *spec = doc_cap_spec(x->rd->spec_text);
+    doc_code(d, spec ? spec : x->rd->spec_text, "yaml");
+    free(spec);
     doc_end(d);
     return doc_error(d);
 }

@@ -528,7 +528,9 @@ static int sheet_method(struct workbook *w, lxw_worksheet *ws)
     if (x->ref && x->hardware_note[0])
         workbook_put_str(w, ws, r++, 0, x->hardware_note, w->warn);
     workbook_put_str(w, ws, r++, 0, "Spec", w->title);
-    const char *p = x->rd->spec_text;
+    /* the spec as the documents show it (report_doc.c) */
+    char *spec = doc_cap_spec(x->rd->spec_text);
+    const char *p = spec ? spec : x->rd->spec_text;
     while (p && *p && !w->err) {
         size_t len = strcspn(p, "\n");
         char *line = xstrndup(p, len);
@@ -536,6 +538,7 @@ static int sheet_method(struct workbook *w, lxw_worksheet *ws)
         free(line);
         p += len + (p[len] == '\n');
     }
+    free(spec);
     workbook_print_setup(w, ws, 0, r, 0);
     err = w->err;
 done:

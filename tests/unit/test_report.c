@@ -527,6 +527,24 @@ static void test_doc_model(void **state)
  * format cannot expand (a wide character the C locale cannot encode) is
  * BG_EGENERIC, the calls after it do nothing, table_finish() returns it once
  * and a document that takes the table over carries it. */
+/* The spec as the documents show it: long lines cut with a note, the
+ * lines past the limit left out with a note; short specs untouched. */
+static void test_doc_cap_lines(void **state)
+{
+    (void)state;
+    assert_null(doc_cap_lines("a: 1\nb: 2\n", 8, 100, "X"));
+    char *s = doc_cap_lines("a: 1\nb: 123456789\nc: 3", 8, 100, "X");
+    assert_string_equal(s, "a: 1\nb: 12345 \xE2\x80\xA6 [line truncated: 8 of 12 bytes shown]\nc: 3");
+    free(s);
+    s = doc_cap_lines("a\nb\nc\nd\n", 8, 4, "X");
+    assert_string_equal(s, "a\nb\n\xE2\x80\xA6 [truncated: 2 of 4 lines shown; X has the whole text]\n");
+    free(s);
+    /* never inside a UTF-8 sequence */
+    s = doc_cap_lines("\xC3\xA9\xC3\xA9\xC3\xA9", 3, 100, "X");
+    assert_string_equal(s, "\xC3\xA9 \xE2\x80\xA6 [line truncated: 2 of 6 bytes shown]");
+    free(s);
+}
+
 static void test_table_first_error(void **state)
 {
     (void)state;
@@ -1074,6 +1092,7 @@ int main(void)
         cmocka_unit_test(test_escape_other),
         cmocka_unit_test(test_template),
         cmocka_unit_test(test_doc_model),
+        cmocka_unit_test(test_doc_cap_lines),
         cmocka_unit_test(test_table_first_error),
         cmocka_unit_test(test_figures_add_arena),
         cmocka_unit_test(test_palette_contrast),
