@@ -295,3 +295,11 @@ char *escape_terminal_dup(const char *s)
     }
     return strbuf_detach(&sb);
 }
+
+const char *escape_terminal_keep(struct strlist *keep, const char *s)
+{
+    char *e = escape_terminal_dup(s);
+    strlist_add(keep, e ? e : "?"); /* x-family: never fails */
+    free(e);
+    return keep->v[keep->n - 1];
+}

@@ -53,5 +53,9 @@ char *escape_filename(const char *s);
  * escape_terminal_dup() returns a malloc'd copy (never NULL: out of memory exits). */
 int escape_terminal(struct strbuf *sb, const char *s);
 char *escape_terminal_dup(const char *s);
+/* escape_terminal_dup(s) kept in keep (the caller frees keep once the
+ * output is written), for a printf argument: every string a run stored
+ * goes through it on its way to a terminal (show, compare). */
+const char *escape_terminal_keep(struct strlist *keep, const char *s);
 
 #endif /* BENCHGEN_ESCAPE_H */

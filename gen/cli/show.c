@@ -136,13 +136,7 @@ static void fmt_ms_(char *buf, size_t n, double ms)
 /* Every stored string is someone else's text: printed escaped for the
  * terminal (escape.h), so a description cannot fake a line or send terminal
  * commands. The copies live in keep until the output is written. */
-static const char *tx_(struct strlist *keep, const char *s)
-{
-    char *e = escape_terminal_dup(s);
-    strlist_add(keep, e ? e : "?");
-    free(e);
-    return keep->v[keep->n - 1];
-}
+static const char *tx_(struct strlist *keep, const char *s) { return escape_terminal_keep(keep, s); }
 
 static void show_header_(const struct rundata *rd, FILE *out, struct strlist *k)
 {

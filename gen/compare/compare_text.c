@@ -7,6 +7,7 @@
 #include "compare/crep.h"
 #include "compare/compare_env.h"
 #include "base/error.h"
+#include "base/escape.h"
 #include "base/util.h"
 #include "base/xalloc.h"
 
@@ -93,19 +94,25 @@ void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c)
         snprintf(buf, n, "%s", significance_verdict_name(c->t.verdict));
 }
 
-static void print_change_(FILE *out, const struct compare_change *c, const struct compare_pair *p, int width)
+/* Every string a run stored (names, environment keys and values, hosts)
+ * reaches the terminal through escape_terminal_keep(k, ...), as in `show`:
+ * a run.db cannot send terminal commands or fake a line. The copies live
+ * in k until the output is written. */
+
+static void print_change_(FILE *out, const struct compare_change *c, const struct compare_pair *p, int width,
+                          struct strlist *k)
 {
     const char *tag = !c->counted     ? "not counted"
                       : !p->nintended ? "counted"
                       : c->intended   ? "intended"
                                       : "NOT intended";
-    fprintf(out, "  %-*s %s -> %s  (%s)\n", width, c->key, c->a ? c->a : "(none)", c->b ? c->b : "(none)",
-            tag);
+    fprintf(out, "  %-*s %s -> %s  (%s)\n", width, escape_terminal_keep(k, c->key),
+            escape_terminal_keep(k, c->a ? c->a : "(none)"), escape_terminal_keep(k, c->b ? c->b : "(none)"), tag);
 }
 
 /* Per-cell environment differences, grouped: cells with the same list share
  * one paragraph (typically one per Python environment). */
-static int print_cell_changes_(FILE *out, const struct compare_pair *p)
+static int print_cell_changes_(FILE *out, const struct compare_pair *p, struct strlist *k)
 {
     char **sig = xcalloc(p->ncells ? p->ncells : 1, sizeof(*sig));
     bool *done = xcalloc(p->ncells ? p->ncells : 1, sizeof(*done));
@@ -118,23 +125,25 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p)
             continue;
         }
         size_t quiet = 0;
-        for (size_t k = 0; k < c->nchanges; k++) {
-            const struct compare_change *ch = &c->changes[k];
+        for (size_t j = 0; j < c->nchanges; j++) {
+            const struct compare_change *ch = &c->changes[j];
             const char *tag = !p->nintended ? "counted" : ch->intended ? "intended" : "NOT intended";
             if (ch->counted)
-                strbuf_printf(&sb, "    %s %s -> %s  (%s)\n", compare_env_display_key(ch->key),
-                              ch->a ? ch->a : "(none)", ch->b ? ch->b : "(none)", tag);
+                strbuf_printf(&sb, "    %s %s -> %s  (%s)\n", escape_terminal_keep(k, compare_env_display_key(ch->key)),
+                              escape_terminal_keep(k, ch->a ? ch->a : "(none)"),
+                              escape_terminal_keep(k, ch->b ? ch->b : "(none)"), tag);
             else
                 quiet++;
         }
         /* paths and the like differ between any two environments: named, not listed */
         size_t shown = 0;
-        for (size_t k = 0; quiet && k < c->nchanges; k++) {
-            if (c->changes[k].counted)
+        for (size_t j = 0; quiet && j < c->nchanges; j++) {
+            if (c->changes[j].counted)
                 continue;
             shown++;
             strbuf_printf(&sb, "%s%s%s", shown == 1 ? "    not counted: " : ", ",
-                          compare_env_display_key(c->changes[k].key), shown == quiet ? "\n" : "");
+                          escape_terminal_keep(k, compare_env_display_key(c->changes[j].key)),
+                          shown == quiet ? "\n" : "");
         }
         if (!sb.buf)
             strbuf_puts(&sb, compare_side_rep(&c->a)->result.env.n && compare_side_rep(&c->b)->result.env.n
@@ -152,8 +161,9 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p)
         size_t count = 0;
         for (size_t j = i; j < p->ncells; j++)
             count += !done[j] && !strcmp(sig[i], sig[j]);
-        fprintf(out, "  %zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s", p->cells[i].a.reps[0]->cell.env,
-                p->cells[i].b.reps[0]->cell.env);
+        fprintf(out, "  %zu cell%s (env %s -> %s):", count, count == 1 ? "" : "s",
+                escape_terminal_keep(k, p->cells[i].a.reps[0]->cell.env),
+                escape_terminal_keep(k, p->cells[i].b.reps[0]->cell.env));
         size_t shown = 0;
         for (size_t j = i; j < p->ncells; j++) {
             if (done[j] || strcmp(sig[i], sig[j]) != 0)
@@ -161,7 +171,7 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p)
             if (j != i)
                 done[j] = true;
             if (shown < 4)
-                fprintf(out, "%s %s", shown ? "," : "", p->cells[j].id);
+                fprintf(out, "%s %s", shown ? "," : "", escape_terminal_keep(k, p->cells[j].id));
             shown++;
         }
         if (shown > 4)
@@ -176,14 +186,16 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p)
     return err;
 }
 
-static void print_pair_(FILE *out, const struct compare_result *r, const struct compare_pair *p, int idw)
+static void print_pair_(FILE *out, const struct compare_result *r, const struct compare_pair *p, int idw,
+                        struct strlist *k)
 {
     const struct rundata *A = r->runs[0], *B = r->runs[p->run];
-    fprintf(out, "\n== [%zu] %s vs [0] %s\n", p->run, B->name, A->name);
+    fprintf(out, "\n== [%zu] %s vs [0] %s\n", p->run, escape_terminal_keep(k, B->name),
+            escape_terminal_keep(k, A->name));
     if (p->nintended) {
         fprintf(out, "intended change:");
         for (size_t i = 0; i < p->nintended; i++)
-            fprintf(out, "%s %s", i ? "," : "", p->intended[i]);
+            fprintf(out, "%s %s", i ? "," : "", escape_terminal_keep(k, p->intended[i]));
         fprintf(out, "\n");
     } else {
         fprintf(out,
@@ -197,9 +209,9 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
         if ((int)strlen(p->env[i].key) > w)
             w = (int)strlen(p->env[i].key);
     for (size_t i = 0; i < p->nenv; i++)
-        print_change_(out, &p->env[i], p, w);
+        print_change_(out, &p->env[i], p, w, k);
     fprintf(out, "\nenvironment, per cell (Python and packages):\n");
-    print_cell_changes_(out, p);
+    print_cell_changes_(out, p, k);
 
     if (p->canary_a >= 2 && p->canary_b >= 2)
         fprintf(out, "\ndrift canary: B/A %.4f [%.4f, %.4f] over %zu and %zu processes: %s\n", p->canary_ratio,
@@ -225,10 +237,10 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
         }
         fmt_p_(q, sizeof(q), c->t.p_adj);
         compare_verdict_text(v, sizeof(v), c);
-        fprintf(out, "%-*s  %10s  %10s  %5s  %6s  %7s  %-17s  %8s  %s", idw, c->id, ma, mb, procs, noise, ratio, ci,
-                q, v);
+        fprintf(out, "%-*s  %10s  %10s  %5s  %6s  %7s  %-17s  %8s  %s", idw, escape_terminal_keep(k, c->id), ma, mb,
+                procs, noise, ratio, ci, q, v);
         if (c->match == COMPARE_MISMATCH)
-            fprintf(out, ": %s", c->mismatch);
+            fprintf(out, ": %s", escape_terminal_keep(k, c->mismatch));
         else if (c->t.verdict == SIGNIFICANCE_AMBIGUOUS)
             fprintf(out, " (%s)", c->t.why);
         if (c->confounded)
@@ -237,17 +249,17 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
             fprintf(out, "  [machine drift: canary %.4f, B/A / canary %.4f]", c->canary_ratio,
                     c->t.ratio / c->canary_ratio);
         if (c->host_changed[0])
-            fprintf(out, "  [host changed: %s]", c->host_changed);
+            fprintf(out, "  [host changed: %s]", escape_terminal_keep(k, c->host_changed));
         fprintf(out, "\n");
     }
     if (p->ncells == 0)
         fprintf(out, "(no cells)\n");
 
     fprintf(out, "\ngeometric-mean ratio B/A over tested cells (below 1: B is faster)\n");
-    for (size_t k = 0; k < p->nbackends; k++)
-        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)\n", p->backends[k].backend,
-                p->backends[k].ncells, p->backends[k].ncells == 1 ? " " : "s", p->backends[k].geomean_ratio,
-                1.0 / p->backends[k].geomean_ratio);
+    for (size_t b = 0; b < p->nbackends; b++)
+        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)\n", escape_terminal_keep(k, p->backends[b].backend),
+                p->backends[b].ncells, p->backends[b].ncells == 1 ? " " : "s", p->backends[b].geomean_ratio,
+                1.0 / p->backends[b].geomean_ratio);
     if (p->naffected)
         fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)  the cells the change can affect\n", "overall",
                 p->naffected, p->naffected == 1 ? " " : "s", p->geomean_affected, 1.0 / p->geomean_affected);
@@ -263,7 +275,8 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
                 p->nconfounded, p->nconfounded == 1 ? "" : "s", p->nintended ? "" : " (none stated)");
         for (size_t i = 0; i < p->ncells; i++)
             if (p->cells[i].confounded)
-                fprintf(out, "  %-*s  %s\n", idw, p->cells[i].id, p->cells[i].unintended);
+                fprintf(out, "  %-*s  %s\n", idw, escape_terminal_keep(k, p->cells[i].id),
+                        escape_terminal_keep(k, p->cells[i].unintended));
     }
     fprintf(out,
             "\nsummary: %zu slower, %zu faster, %zu same, %zu ambiguous, %zu untested, %zu mismatched, "
@@ -274,19 +287,20 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
 
 int compare_write_text(const struct compare_result *r, FILE *out)
 {
+    struct strlist keep = {0}, *k = &keep;
     int idw = 4;
     for (size_t i = 0; i < r->ntrend; i++)
         if ((int)strlen(r->trend[i].id) > idw)
             idw = (int)strlen(r->trend[i].id);
-    for (size_t k = 0; k < r->npairs; k++)
-        if (r->pairs[k].drift)
+    for (size_t j = 0; j < r->npairs; j++)
+        if (r->pairs[j].drift)
             fprintf(out,
                     "MACHINE DRIFT: the drift canary (a fixed C GEMM and memory copy, timed before every cell)\n"
                     "ran %.3fx [%.3f, %.3f] as long in run [%zu] as in the baseline: the machine itself moved\n"
                     "beyond the +/-%g%% band, so the %zu verdict%s of that comparison are confounded by machine drift.\n"
                     "Rerun both sides interleaved (benchgen run SPEC --ab) to separate the change from the drift.\n\n",
-                    r->pairs[k].canary_ratio, r->pairs[k].canary_lo, r->pairs[k].canary_hi, r->pairs[k].run,
-                    r->opt.noise * 100.0, r->pairs[k].ndrift, r->pairs[k].ndrift == 1 ? "" : "s");
+                    r->pairs[j].canary_ratio, r->pairs[j].canary_lo, r->pairs[j].canary_hi, r->pairs[j].run,
+                    r->opt.noise * 100.0, r->pairs[j].ndrift, r->pairs[j].ndrift == 1 ? "" : "s");
     fprintf(out,
             "benchgen compare: %zu runs, each compared with the first. The process is the unit: each\n"
             "process gives its mean ms/step. A cell is faster or slower only when it has at least %d\n"
@@ -297,37 +311,40 @@ int compare_write_text(const struct compare_result *r, FILE *out)
             "procs: processes per side; noise: measured between-process CV (! too noisy to find a 5%% change).\n\n",
             r->nruns, SIGNIFICANCE_MIN_PROCESSES, r->opt.alpha, (1.0 - r->opt.alpha) * 100.0, r->opt.noise * 100.0);
     int namew = 0;
-    for (size_t k = 0; k < r->nruns; k++)
-        if ((int)strlen(r->runs[k]->name) > namew)
-            namew = (int)strlen(r->runs[k]->name);
-    for (size_t k = 0; k < r->nruns; k++) {
-        const struct rundata *rd = r->runs[k];
-        fprintf(out, "  [%zu] %-*s  created %s  benchgen %s (%s)  %s%s\n", k, namew, rd->name,
-                rd->created_utc, rd->benchgen_version, rd->git_commit, rd->dir, k == 0 ? "  (baseline)" : "");
+    for (size_t j = 0; j < r->nruns; j++)
+        if ((int)strlen(r->runs[j]->name) > namew)
+            namew = (int)strlen(r->runs[j]->name);
+    for (size_t i = 0; i < r->nruns; i++) {
+        const struct rundata *rd = r->runs[i];
+        fprintf(out, "  [%zu] %-*s  created %s  benchgen %s (%s)  %s%s\n", i, namew, escape_terminal_keep(k, rd->name),
+                escape_terminal_keep(k, rd->created_utc), escape_terminal_keep(k, rd->benchgen_version),
+                escape_terminal_keep(k, rd->git_commit), escape_terminal_keep(k, rd->dir),
+                i == 0 ? "  (baseline)" : "");
     }
-    for (size_t k = 0; k < r->npairs; k++)
-        print_pair_(out, r, &r->pairs[k], idw);
+    for (size_t i = 0; i < r->npairs; i++)
+        print_pair_(out, r, &r->pairs[i], idw, k);
 
     if (r->nruns >= 3) {
         fprintf(out, "\n== trend: mean ms/step in each run\n%-*s", idw, "cell");
-        for (size_t k = 0; k < r->nruns; k++)
-            fprintf(out, "  %10s%zu]", "[", k);
+        for (size_t j = 0; j < r->nruns; j++)
+            fprintf(out, "  %10s%zu]", "[", j);
         fprintf(out, "\n");
         for (size_t i = 0; i < r->ntrend; i++) {
-            fprintf(out, "%-*s", idw, r->trend[i].id);
-            for (size_t k = 0; k < r->nruns; k++) {
+            fprintf(out, "%-*s", idw, escape_terminal_keep(k, r->trend[i].id));
+            for (size_t j = 0; j < r->nruns; j++) {
                 char buf[32];
-                fmt_side_status_(buf, sizeof(buf), &r->trend[i].points[k]);
-                if (k > 0 && compare_pair_mismatch(&r->pairs[k - 1], r->trend[i].id))
+                fmt_side_status_(buf, sizeof(buf), &r->trend[i].points[j]);
+                if (j > 0 && compare_pair_mismatch(&r->pairs[j - 1], r->trend[i].id))
                     snprintf(buf, sizeof(buf), "mismatch"); /* other conditions: no comparable number */
                 fprintf(out, "  %12s", buf);
             }
             fprintf(out, "\n");
         }
     }
-    char *result = crep_result_text(r, 5); /* the slower cells by name and by how much */
-    fprintf(out, "\n%s\n", result);
+    char *result = crep_result_text(r, 5); /* the slower cells by name and by how much: one line */
+    fprintf(out, "\n%s\n", escape_terminal_keep(k, result));
     free(result);
+    strlist_free(&keep);
     if (ferror(out))
         return error_set(BG_EIO, "compare: write failed: %s", strerror(errno));
     return 0;

@@ -4,7 +4,8 @@
 # report --out DIR survive, a DIR/charts symlink is refused, compare --out
 # keeps a user's compare.md, bundle --out never replaces run.db or an
 # existing file without --force, the arms of run --ab are told apart,
-# SIGTERM exits 130 and no renderer outlives a killed report.
+# SIGTERM exits 130 and no renderer outlives a killed report; compare's
+# text escapes terminal commands stored in run.db (issue 26, "Why" 9).
 # Needs the `base` environment (numpy) for the run --ab case.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -65,4 +66,21 @@ check "kill -KILL of report -j 2 leaves no renderer ($(echo ${kids:-none seen}))
 sleep 1
 check "... and no report.pdf appears in DIR" test ! -e K/report.pdf
 "$BENCHGEN" report a --out K -q -j 1; check "... the next render into DIR works" test $? -eq 0
+# compare's text: terminal escapes stored in run.db come out escaped, as in show
+cp -r "$ROOT/tests/fixtures/compare/base" cA; cp -r "$ROOT/tests/fixtures/compare/upgrade" cB
+python3 - cB/run.db <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+E = "\x1b[2J\x1b]0;pwned\x07\x9b31m"
+db.execute("UPDATE run SET name = name || ?, benchgen_version = ?, git_commit = ?", (E, "0.1" + E, "c" + E))
+db.execute("UPDATE environment SET value = value || ? WHERE key IN ('cpu.model', 'torch.version', 'cuda.runtime')", (E,))
+db.execute("UPDATE environment SET value = value || ? WHERE key LIKE 'pkg.%'", (E,))
+db.execute("UPDATE cells SET env = env || ?", (E,))
+db.commit()
+PY
+"$BENCHGEN" compare cA cB >ctext 2>cerr; rc=$?
+check "compare of a run.db holding terminal escapes runs (exit $rc: 0 or 3)" test $rc -eq 0 -o $rc -eq 3
+check "... its text has no raw ESC, BEL or C1 CSI byte" python3 -c '
+import sys; t = open("ctext", "rb").read(); sys.exit(not t or any(b in t for b in (b"\x1b", b"\x07", b"\xc2\x9b")))'
+check "... they are shown escaped (\\x1b[2J)" grep -qF '\x1b[2J' ctext
 finish
