@@ -24,6 +24,11 @@
 #define PAGE_H 595.28
 #define MARGIN 36.0
 #define FOOTER_H 18.0
+/* The most of one heading or table cell the PDF shows, longer texts (a
+ * spec's name, a description) cut by doc_cap with a note: a heading or a
+ * row stays well inside a page, and laying it out stays cheap (pango's
+ * line breaking of a long run without spaces is quadratic). */
+#define PDF_SHORT_MAX 1024
 #define BODY_W (PAGE_W - 2 * MARGIN)
 #define BOTTOM (p->page_h - MARGIN - FOOTER_H)
 /* the least a figure is scaled to fit a page's height; below it the page
@@ -147,7 +152,9 @@ static void need(struct doc_pdf *p, double h)
 void doc_pdf_heading(struct doc_pdf *p, const char *text, int level)
 {
     release(p, 0); /* two headings in a row: the first goes down now */
-    p->held = xstrdup(text);
+    p->held = doc_cap(text, PDF_SHORT_MAX, "the HTML document");
+    if (!p->held)
+        p->held = xstrdup(text);
     p->held_level = level;
 }
 
@@ -394,20 +401,15 @@ static void table_laid_out(struct doc_pdf *p, const struct table *t, double size
     free(minw);
 }
 
-/* The most of one cell's text the PDF shows: a row is never taller than a
- * page (1 KiB wraps to at most ~50 lines in the narrowest column a long
- * text gets), and laying it out stays cheap. */
-#define PDF_CELL_MAX 1024
-
-/* A table whose cells (or heads) hold longer texts is laid out from a view
- * of it with those texts cut (doc_cap), noting that report.html has them. */
+/* A table whose cells (or heads) hold longer texts than PDF_SHORT_MAX is
+ * laid out from a view of it with those texts cut (doc_cap, with a note). */
 void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
 {
     size_t n = t->ncols * t->nrows, longs = 0;
     for (size_t i = 0; i < n; i++)
-        longs += strlen(t->cells[i].text) > PDF_CELL_MAX;
+        longs += strlen(t->cells[i].text) > PDF_SHORT_MAX;
     for (size_t c = 0; c < t->ncols; c++)
-        longs += strlen(t->head[c]) > PDF_CELL_MAX;
+        longs += strlen(t->head[c]) > PDF_SHORT_MAX;
     if (!longs) {
         table_laid_out(p, t, size);
         return;
@@ -418,11 +420,11 @@ void doc_pdf_table(struct doc_pdf *p, const struct table *t, double size)
     char **cut = xcalloc(n + t->ncols, sizeof(char *));
     for (size_t i = 0; i < n; i++) {
         view.cells[i] = t->cells[i];
-        if ((cut[i] = doc_cap(t->cells[i].text, PDF_CELL_MAX, "report.html")))
+        if ((cut[i] = doc_cap(t->cells[i].text, PDF_SHORT_MAX, "the HTML document")))
             view.cells[i].text = cut[i];
     }
     for (size_t c = 0; c < t->ncols; c++)
-        view.head[c] = (cut[n + c] = doc_cap(t->head[c], PDF_CELL_MAX, "report.html")) ? cut[n + c] : t->head[c];
+        view.head[c] = (cut[n + c] = doc_cap(t->head[c], PDF_SHORT_MAX, "the HTML document")) ? cut[n + c] : t->head[c];
     table_laid_out(p, &view, size);
     for (size_t i = 0; i < n + t->ncols; i++)
         free(cut[i]);
