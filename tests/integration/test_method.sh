@@ -70,6 +70,13 @@ bad = [r for r in rows if want.get(r[0]) != r[1] or r[2] != "published"]
 print(bad[:3], file=sys.stderr) if bad else None
 sys.exit(1 if bad or len(rows) != 72 else 0)
 PY
+# keras3-2024 pins the TensorFlow the original pinned (2.15.0.post1,
+# requirements/keras-tensorflow.txt) with keras 3.0.5 over its keras<2.16,
+# so both locks install exactly their pins.
+for lock in keras3-2024 cuda/keras3-2024-cu12; do
+  check "data/envs/$lock.txt: TensorFlow 2.15.0.post1 and keras 3.0.5, installed with no-deps" \
+    bash -c 'grep -qx "tensorflow==2.15.0.post1" "$1" && grep -qx "keras==3.0.5" "$1" && grep -qx "# install: no-deps" "$1"' _ "$ROOT/data/envs/$lock.txt"
+done
 "$BENCHGEN" run "$ROOT/data/matrix/keras3-2024-corrected.yaml" --dry-run >"$TMP/drycor" 2>&1
 check "keras3-2024-corrected.yaml: every cell corrected, on today's environments" python3 - "$TMP/drycor" <<'PY'
 import re, sys
