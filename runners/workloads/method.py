@@ -262,6 +262,12 @@ def choices(model, task, backend, method):
             ref = V + "benchmark/keras_utils.py:73-79"
         out["xla"] = ("on (jit_compile=True)" if jit else "off", ref)
         out["sync"] = ("step result fetched as NumPy", "")
+        if model in ("sd", "sam") and task == "fit":
+            src = {"sd": "benchmark/stable_diffusion/keras/fit.py:10-22",
+                   "sam": "benchmark/sam/keras/fit.py:10-22"}[model]
+            out["fit_inputs"] = (("float64 arrays, as the original's np.random.rand batches through an uncached "
+                                  "tf.data: converted and cast to the model's dtype every step", V + src) if pub
+                                 else ("float32 arrays", ""))
     if task == "generate":
         if pub and fam == "torch":
             out["new_tokens"] = (PUBLISHED_MAX_LENGTH - PUBLISHED_NUM_WORDS, V + "benchmark/torch_utils.py:56-60")

@@ -110,8 +110,8 @@ rows:
   - {model: bert, task: fit, batch: 2, backends: [torch-eager]}
   - {model: gemma, task: generate, batch: 1, precision: bfloat16, backends: [torch-compiled, keras3-torch], method: published}
   - {model: bert, task: predict, batch: 2, backends: [keras3-jax], method: published}
-  - {model: bert, task: predict, batch: 2, backends: [torch-compiled], method: published}
-  - {model: sd, task: predict, batch: 2, backends: [torch-eager], method: published, steps: 100}
+  - {model: bert, task: predict, batch: 4, backends: [torch-compiled], method: published}
+  - {model: sd, task: predict, batch: 3, backends: [torch-eager], method: published, steps: 100}
 YAML
 "$BENCHGEN" run "$TMP/spec.yaml" --dry-run >"$TMP/dry" 2>&1
 check "dry run shows each cell's environment and method" \
@@ -187,7 +187,7 @@ check "published Trainer fit: grad_norm.item() read every step" test "$(f $P tra
 # first warm-up step) compiles; the timed steps run the uncompiled model,
 # with TF32 as TrainingArguments(torch_compile=True) sets it (on where the
 # GPU has TF32, off on a CPU).
-K=bert/predict/b2/torch-compiled
+K=bert/predict/b4/torch-compiled
 check "published compiled BERT predict: the first step ran the compiled model, the timed ones the uncompiled" \
   test "$(f $K trainer.steps_compiled_model) $(f $K trainer.timed_steps_compiled_model) $(f $K trainer.timed_steps_model)" \
   = "1 0 uncompiled (self.model)"
@@ -195,7 +195,7 @@ check "published compiled BERT predict: nothing compiled in the timed steps" tes
 check "published compiled BERT predict: TF32 as the Trainer sets it (on with a CUDA GPU, else off)" python3 - "$J" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-f = [c for c in d["cells"] if c["key"] == "bert/predict/b2/torch-compiled"][0]["facts"]
+f = [c for c in d["cells"] if c["key"] == "bert/predict/b4/torch-compiled"][0]["facts"]
 gpu = f.get("device", "").startswith("cuda")
 ok = str(f.get("trainer.tf32", "")).startswith("on" if gpu else "off") and f.get("tf32.matmul") == str(gpu)
 sys.exit(0 if ok else f"{f.get('device')}: trainer.tf32 {f.get('trainer.tf32')!r}, tf32.matmul {f.get('tf32.matmul')}")
@@ -204,7 +204,7 @@ PY
 # Native SD predict under published: PNDM's 101-step call makes 102 UNet
 # calls, the 1-step call subtracted one, so 100 timed steps make 101, with
 # one host copy (the call's image output).
-K=sd/predict/b2/torch-eager
+K=sd/predict/b3/torch-eager
 check "published native SD predict: 101 UNet calls over 100 timed steps (1.01 per step)" \
   test "$(f $K sd.unet_calls_timed) $(f $K sd.unet_calls_per_timed_step)" = "101 1.01"
 check "published native SD predict: one host copy over the window" test "$(f $K sd.host_copies_timed)" = 1
@@ -256,6 +256,10 @@ PY
 # corrected; Keras 3 JAX keeps it under published.
 check "published Keras 2 SD fit runs without XLA" test "$(f sd/fit/b1/keras2-tensorflow@published jit_compile)" = False
 check "corrected Keras 2 SD fit runs with XLA" test "$(f sd/fit/b1/keras2-tensorflow@corrected jit_compile)" = True
+# Keras SD and SAM fit data: float64 batches under published, as the
+# original's np.random.rand through an uncached tf.data; float32 corrected.
+check "published Keras SD fit is fed float64 batches, corrected float32" \
+  test "$(f sd/fit/b1/keras2-tensorflow@published inputs.fed_dtype) $(f sd/fit/b1/keras2-tensorflow@corrected inputs.fed_dtype)" = "float64 float32"
 check "published Keras 2 SAM predict runs without XLA" test "$(f sam/predict/b1/keras2-tensorflow jit_compile)" = False
 check "published Keras 3 JAX keeps XLA" test "$(f bert/predict/b2/keras3-jax jit_compile)" = True
 
