@@ -468,8 +468,9 @@ def _sd_pndm_step(env, cell, cfg, unet, context, start):
     UNet calls of its first timesteps, the next 99 one each, and the 100th
     copies the latents to the host (the end of the call; the 102nd UNet call
     stands for the 1-step call subtracted). So any 100 timed steps make 101
-    UNet calls and one host copy (facts sd.unet_calls_*). The whole loop
-    object is what torch.compile wraps, as torch.compile(pipe) did."""
+    UNet calls and one host copy (facts sd.unet_calls_*). torch.compile
+    wraps the loop iteration object, standing for torch.compile(pipe)
+    (method.choices: compile_scope says how the two differ)."""
     torch = env.torch
     import diffusers
 
@@ -486,11 +487,15 @@ def _sd_pndm_step(env, cell, cfg, unet, context, start):
     counts = {"unet": [], "copies": []}  # per step
 
     class Pipeline:
+        """One iteration of the pipeline's denoising loop: what
+        torch.compile wraps. The call's bookkeeping (which timestep, when a
+        101-step call begins and ends) stays outside, in step(), so the
+        compiled object sees no step counter of its own."""
+
         def __init__(self):
-            self.n = 0  # steps run
             self.latents = start
 
-        def denoise(self, s, k):
+        def __call__(self, s, k):
             t = s.timesteps[k]
             with torch.no_grad(), env.amp():
                 x = s.scale_model_input(torch.cat([self.latents] * 2), t)
@@ -498,35 +503,33 @@ def _sd_pndm_step(env, cell, cfg, unet, context, start):
                 u, c = e.chunk(2)
                 self.latents = s.step(method.guide(u, c, guidance), t, self.latents).prev_sample
 
-        def __call__(self):
-            n, self.n = self.n, self.n + 1
-            if n < cell.warmup:  # a 1-step call, as the original's warm-up
-                one.set_timesteps(1, device=env.device)
-                self.latents = start * one.init_noise_sigma
-                self.denoise(one, 0)
-                return 1, 1
-            j = (n - cell.warmup) % cycle
-            if j == 0:  # the 101-step call begins: PLMS' first two timesteps
-                sched.set_timesteps(n_inference, device=env.device)
-                self.latents = start * sched.init_noise_sigma
-                self.denoise(sched, 0)
-                self.denoise(sched, 1)
-            else:
-                self.denoise(sched, j + 1)
-            # the call's end (j == cycle - 1): its output is copied to the host
-            return (2 if j == 0 else 1), int(j == cycle - 1)
-
     _state["scheduler"] = type(sched).__name__
     _state["sd.counts"] = counts
     pipe = Pipeline()
     run = torch.compile(pipe, mode="reduce-overhead") if env.compiled else pipe
+    n = [0]  # steps run
 
     def step():
-        calls, copies = run()
-        if copies:  # outside the compiled call, so the copy cannot be optimised away
+        i, n[0] = n[0], n[0] + 1
+        if i < cell.warmup:  # a 1-step call, as the original's warm-up
+            one.set_timesteps(1, device=env.device)
+            pipe.latents = start * one.init_noise_sigma
+            run(one, 0)
+            calls, copy = 1, True
+        else:
+            j = (i - cell.warmup) % cycle
+            if j == 0:  # the 101-step call begins: PLMS' first two timesteps
+                sched.set_timesteps(n_inference, device=env.device)
+                pipe.latents = start * sched.init_noise_sigma
+                run(sched, 0)
+                run(sched, 1)
+            else:
+                run(sched, j + 1)
+            calls, copy = (2 if j == 0 else 1), j == cycle - 1  # the call's end: its output to the host
+        if copy:
             pipe.latents.cpu()
         counts["unet"].append(calls)
-        counts["copies"].append(copies)
+        counts["copies"].append(int(copy))
         env.sync()
     return step
 
