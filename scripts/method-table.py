@@ -25,7 +25,7 @@ NAMES = {
     "driver": "driver", "compile_scope": "torch.compile scope", "sync": "synchronisation",
     "lora_alpha": "LoRA alpha", "lora_adapter_dtype": "LoRA adapter dtype", "xla": "XLA",
     "new_tokens": "new tokens", "stop_at_eos": "stops at EOS", "scheduler": "scheduler",
-    "unet_calls": "UNet calls per step", "warmup": "warm-up steps",
+    "unet_calls": "UNet calls per step", "warmup": "warm-up steps", "fit_inputs": "fit inputs",
 }
 
 

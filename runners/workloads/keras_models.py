@@ -412,7 +412,14 @@ def _setup_encoder_fit(env, enc, data, default_jit=False):
     else:
         enc.compile(loss="mse", optimizer=env.adam(), jit_compile=env.jit)
     images, targets = data["images"], data["targets"]
+    if env.published:
+        # The original fed np.random.rand batches, float64, through an
+        # uncached tf.data (sam/keras/fit.py:10-22,
+        # stable_diffusion/keras/fit.py:10-22): each step converts a float64
+        # batch and casts it to the model's dtype (method.choices: fit_inputs).
+        images, targets = images.astype("float64"), targets.astype("float64")
     _state["model"] = enc
+    _state["fit_inputs_dtype"] = str(images.dtype)
 
     def step():
         np.asarray(enc.train_on_batch(images, targets))
@@ -665,6 +672,8 @@ def facts(cell):
         out["sd.unet_calls_per_step"] = calls["unet"] / calls["steps"]
     if st.get("sam.positional_encoding"):
         out["sam.positional_encoding"] = st["sam.positional_encoding"]
+    if st.get("fit_inputs_dtype"):
+        out["inputs.fed_dtype"] = st["fit_inputs_dtype"]
     if st.get("tf_growth") is not None:
         out["tf.memory_growth"] = (f"TF_FORCE_GPU_ALLOW_GROWTH={st['tf_growth']}, set where TensorFlow is "
                                    f"imported beside {backend}")

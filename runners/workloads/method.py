@@ -191,10 +191,11 @@ def choices(model, task, backend, method):
         compiled = backend == "torch-compiled"
         trainer = model == "bert" or (model in ("gemma", "mistral") and task == "fit")
         if trainer:
-            ref = {("bert", "fit"): "benchmark/bert/torch/fit.py:21-40",
+            ref = {("bert", "fit"): "benchmark/bert/torch/fit.py:21-40; transformers 4.38.2 trainer.py:2003-2014",
                    ("bert", "predict"): "benchmark/bert/torch/predict.py:23-48"}.get(
-                (model, task), f"benchmark/{model}/torch/fit.py:25-44")
-            out["driver"] = (("HF Trainer: collated batch, training_step, grad clipping, LR schedule"
+                (model, task), f"benchmark/{model}/torch/fit.py:25-44; transformers 4.38.2 trainer.py:2003-2014")
+            out["driver"] = (("HF Trainer: collated batch, training_step, grad clipping, grad_norm.item() "
+                              "(a host sync), LR schedule"
                               if task == "fit" else "HF Trainer: collated batch, prediction_step")
                              if pub else "bare loop", V + ref if pub else "")
         else:
@@ -205,8 +206,11 @@ def choices(model, task, backend, method):
             scope, ref = {
                 ("bert", "fit"): ("TrainingArguments(torch_compile=True): the model, through the Trainer",
                                   "benchmark/bert/torch/fit.py:26-29"),
-                ("bert", "predict"): ("TrainingArguments(torch_compile=True): the model, through the Trainer",
-                                      "benchmark/bert/torch/predict.py:26-29"),
+                ("bert", "predict"): ("TrainingArguments(torch_compile=True): only the first trainer.predict "
+                                      "call compiles the model; later calls, the timed one included, run the "
+                                      "uncompiled model, with TF32 on",
+                                      "benchmark/bert/torch/predict.py:23-36; transformers 4.38.2 "
+                                      "trainer.py:3346-3356, training_args.py:1575-1583"),
                 ("gemma", "fit"): ("TrainingArguments(torch_compile=True): the model, through the Trainer",
                                    "benchmark/gemma/torch/fit.py:29-32"),
                 ("mistral", "fit"): ("TrainingArguments(torch_compile=True): the model, through the Trainer",
@@ -217,7 +221,10 @@ def choices(model, task, backend, method):
                                           "is the uncompiled one", "benchmark/mistral/torch/predict.py:14-15"),
                 ("sd", "fit"): ("the whole train function: zero_grad, forward, loss, backward, optimizer step",
                                 "benchmark/stable_diffusion/torch/fit.py:13-21"),
-                ("sd", "predict"): ("torch.compile(pipeline): the pipeline object's call, not pipe.unet",
+                ("sd", "predict"): ("torch.compile of benchgen's one-step loop object (PNDM step, UNet, "
+                                    "guidance), standing for the original's torch.compile(pipeline), whose "
+                                    "nested UNet and scheduler frames dynamo compiled: graphs, breaks and "
+                                    "recompiles are the loop object's, not the pipeline's",
                                     "benchmark/stable_diffusion/torch/predict.py:40-41"),
                 ("sam", "fit"): ("the whole train function: zero_grad, forward, loss, backward, optimizer step",
                                  "benchmark/sam/torch/fit.py:39-47"),
@@ -255,6 +262,12 @@ def choices(model, task, backend, method):
             ref = V + "benchmark/keras_utils.py:73-79"
         out["xla"] = ("on (jit_compile=True)" if jit else "off", ref)
         out["sync"] = ("step result fetched as NumPy", "")
+        if model in ("sd", "sam") and task == "fit":
+            src = {"sd": "benchmark/stable_diffusion/keras/fit.py:10-22",
+                   "sam": "benchmark/sam/keras/fit.py:10-22"}[model]
+            out["fit_inputs"] = (("float64 arrays, as the original's np.random.rand batches through an uncached "
+                                  "tf.data: converted and cast to the model's dtype every step", V + src) if pub
+                                 else ("float32 arrays", ""))
     if task == "generate":
         if pub and fam == "torch":
             out["new_tokens"] = (PUBLISHED_MAX_LENGTH - PUBLISHED_NUM_WORDS, V + "benchmark/torch_utils.py:56-60")
@@ -274,6 +287,10 @@ def choices(model, task, backend, method):
         if fam == "keras" and pub:
             out["unet_calls"] = ("two of the batch (unconditional, then conditional)",
                                  V + "benchmark/stable_diffusion/keras/predict.py:24-28")
+        elif pub:
+            out["unet_calls"] = ("one of twice the batch; 101 per 100 timed steps (PNDM's 101-step call makes "
+                                 "102, less the 1-step call's one), the latents copied to the host every 100th "
+                                 "(the call's image output)", V + "benchmark/stable_diffusion/torch/predict.py:14-33")
         else:
             out["unet_calls"] = ("one of twice the batch (unconditional and conditional together)", "")
     if fam == "torch":

@@ -406,7 +406,7 @@ def _setup_sd(env, cell, cfg, mods, data):
     context = torch.cat([uncond, cond]).to(env.pdtype)
     guidance = cfg["guidance"]
     if env.published:
-        return _sd_pndm_step(env, cfg, unet, context, env.nchw(data["latents"])), [unet, te]
+        return _sd_pndm_step(env, cell, cfg, unet, context, env.nchw(data["latents"])), [unet, te]
 
     def eps_fn(latents, t):
         with torch.no_grad(), env.amp():
@@ -453,43 +453,83 @@ def _setup_sam(env, cell, cfg, mods, data):
     return _forward_step(env, fwd), [sam]
 
 
-def _sd_pndm_step(env, cfg, unet, context, start):
+def _sd_pndm_step(env, cell, cfg, unet, context, start):
     """The published SD predict: diffusers' pipeline loop with its default
-    scheduler for SD v1.4 (PNDM, PLMS steps: 101 inference steps make 102
-    UNet calls) and classifier-free guidance, one loop iteration per step.
-    The whole loop object is what torch.compile wraps, as torch.compile(pipe)
-    did."""
+    scheduler for SD v1.4 (PNDM, PLMS steps) and classifier-free guidance.
+
+    The original (stable_diffusion/torch/predict.py:14-33) warmed up with
+    two 1-step calls, then timed a 101-step call less a 1-step call, over
+    100: PNDM repeats its second timestep, so the 101-step call makes 102
+    UNet calls and the 1-step call one, 101 per 100 steps; both calls end
+    with the image copied to the host, so the window waits for its last
+    kernel. Here each warm-up step is a 1-step call (one UNet call, the
+    latents copied to the host), and the timed steps walk cycles of 100: the
+    first step of a cycle starts the 101-step schedule and makes the two
+    UNet calls of its first timesteps, the next 99 one each, and the 100th
+    copies the latents to the host (the end of the call; the 102nd UNet call
+    stands for the 1-step call subtracted). So any 100 timed steps make 101
+    UNet calls and one host copy (facts sd.unet_calls_*). torch.compile
+    wraps the loop iteration object, standing for torch.compile(pipe)
+    (method.choices: compile_scope says how the two differ)."""
     torch = env.torch
     import diffusers
-    sched = diffusers.PNDMScheduler(num_train_timesteps=1000, beta_start=0.00085, beta_end=0.012,
+
+    def pndm(n):
+        s = diffusers.PNDMScheduler(num_train_timesteps=1000, beta_start=0.00085, beta_end=0.012,
                                     beta_schedule="scaled_linear", skip_prk_steps=True, set_alpha_to_one=False,
                                     steps_offset=1)
+        s.set_timesteps(n, device=env.device)
+        return s
     n_inference = 101  # NUM_STEPS + 1 (stable_diffusion/torch/predict.py:19-24)
+    sched, one = pndm(n_inference), pndm(1)
+    cycle = n_inference - 1  # timed steps per 101-step call, less the 1-step call
     guidance = cfg["guidance"]
+    counts = {"unet": [], "copies": []}  # per step
 
     class Pipeline:
+        """One iteration of the pipeline's denoising loop: what
+        torch.compile wraps. The call's bookkeeping (which timestep, when a
+        101-step call begins and ends) stays outside, in step(), so the
+        compiled object sees no step counter of its own."""
+
         def __init__(self):
-            self.i = 0
             self.latents = start
 
-        def __call__(self):
-            if self.i == 0:
-                sched.set_timesteps(n_inference, device=env.device)
-                self.latents = start * sched.init_noise_sigma
-            t = sched.timesteps[self.i]
+        def __call__(self, s, k):
+            t = s.timesteps[k]
             with torch.no_grad(), env.amp():
-                x = sched.scale_model_input(torch.cat([self.latents] * 2), t)
+                x = s.scale_model_input(torch.cat([self.latents] * 2), t)
                 e = unet(x, t, encoder_hidden_states=context).sample
                 u, c = e.chunk(2)
-                self.latents = sched.step(method.guide(u, c, guidance), t, self.latents).prev_sample
-            self.i = (self.i + 1) % len(sched.timesteps)
+                self.latents = s.step(method.guide(u, c, guidance), t, self.latents).prev_sample
 
     _state["scheduler"] = type(sched).__name__
+    _state["sd.counts"] = counts
     pipe = Pipeline()
     run = torch.compile(pipe, mode="reduce-overhead") if env.compiled else pipe
+    n = [0]  # steps run
 
     def step():
-        run()
+        i, n[0] = n[0], n[0] + 1
+        if i < cell.warmup:  # a 1-step call, as the original's warm-up
+            one.set_timesteps(1, device=env.device)
+            pipe.latents = start * one.init_noise_sigma
+            run(one, 0)
+            calls, copy = 1, True
+        else:
+            j = (i - cell.warmup) % cycle
+            if j == 0:  # the 101-step call begins: PLMS' first two timesteps
+                sched.set_timesteps(n_inference, device=env.device)
+                pipe.latents = start * sched.init_noise_sigma
+                run(sched, 0)
+                run(sched, 1)
+            else:
+                run(sched, j + 1)
+            calls, copy = (2 if j == 0 else 1), j == cycle - 1  # the call's end: its output to the host
+        if copy:
+            pipe.latents.cpu()
+        counts["unet"].append(calls)
+        counts["copies"].append(int(copy))
         env.sync()
     return step
 
@@ -516,7 +556,9 @@ def _trainer(env, model, train):
     kw["per_device_train_batch_size" if train else "per_device_eval_batch_size"] = env.batch
     if train:
         kw.update(num_train_epochs=1.0, max_steps=102)  # NUM_STEPS + 2
+    tf32_before = env.torch.backends.cuda.matmul.allow_tf32
     trainer = transformers.Trainer(model=model, args=transformers.TrainingArguments(**kw))
+    _state["trainer.tf32"] = _trainer_tf32(env, tf32_before)
     # Each step's batch is copied to the Trainer's device (_prepare_inputs).
     env.input_devices.append(str(trainer.args.device))
     return trainer
@@ -525,7 +567,8 @@ def _trainer(env, model, train):
 def _trainer_fit(env, model, examples):
     """One step of Trainer.train(): collate the batch, training_step (forward,
     loss, backward), the NaN/Inf check on the loss (a host sync), gradient
-    clipping, optimizer and LR-schedule steps."""
+    clipping and the norm read back (grad_norm.item(), a host sync),
+    optimizer and LR-schedule steps."""
     torch = env.torch
     trainer = _trainer(env, model, train=True)
     wrapped = trainer.accelerator.prepare(trainer.model)
@@ -539,13 +582,19 @@ def _trainer_fit(env, model, examples):
     _state["input_copy"] = TRAINER_COPY
     _state["trainer"] = type(trainer).__name__
     _state["trainer.compiled"] = wrapped is not trainer.model
+    reads = _state["trainer.grad_norm_reads"] = [0]
 
     def step():
         batch = trainer._prepare_inputs(trainer.data_collator(examples))
         loss = trainer.training_step(wrapped, batch)
         if args.logging_nan_inf_filter:
             bool(torch.isnan(loss) or torch.isinf(loss))
-        trainer.accelerator.clip_grad_norm_(wrapped.parameters(), args.max_grad_norm)
+        norm = trainer.accelerator.clip_grad_norm_(wrapped.parameters(), args.max_grad_norm)
+        # The loop reads the norm back each step (transformers 4.38.2
+        # trainer.py:2003-2014: grad_norm = _grad_norm.item()), a host sync.
+        if norm is not None:
+            norm.item()
+            reads[0] += 1
         opt.step()
         sched.step()
         wrapped.zero_grad()
@@ -553,18 +602,42 @@ def _trainer_fit(env, model, examples):
     return step
 
 
+def _trainer_tf32(env, before):
+    """What TrainingArguments did to TF32 (torch.backends.cuda.matmul), as
+    the `trainer.tf32` fact: torch_compile=True turns it on where the GPU
+    has TF32 (transformers 4.38.2 training_args.py:1575-1583; today's
+    transformers the same)."""
+    after = env.torch.backends.cuda.matmul.allow_tf32
+    if after:
+        return ("on: TrainingArguments(torch_compile=True) turned it on" if not before
+                else "on before the Trainer was made")
+    if env.compiled:
+        return "off: TrainingArguments(torch_compile=True) turns it on only on a CUDA GPU with TF32 (none here)"
+    return "off: the Trainer leaves it (no torch_compile)"
+
+
 def _trainer_predict(env, model, examples):
-    """One batch of Trainer.predict(): collate, prediction_step."""
+    """One batch of Trainer.predict(): the evaluation loop's choice of
+    model, collate, prediction_step. Each step stands for one of the
+    original's trainer.predict calls: evaluation_loop prepares (and, with
+    torch_compile, compiles) the model only while accelerate has registered
+    none (transformers 4.38.2 trainer.py:3346-3356; accelerate 0.27.2
+    prepare_model appends it to _models), so the first call runs the
+    compiled model and every later call, the timed one included, the
+    uncompiled self.model (`trainer.steps_model` records which ran)."""
     trainer = _trainer(env, model, train=False)
-    wrapped = trainer.accelerator.prepare_model(trainer.model, evaluation_mode=True)
-    wrapped.eval()
     _state["input_copy"] = TRAINER_COPY
     _state["trainer"] = type(trainer).__name__
-    _state["trainer.compiled"] = wrapped is not trainer.model
+    ran = _state["trainer.steps_compiled"] = []  # per step: did the compiled model run
 
     def step():
+        m = trainer._wrap_model(trainer.model, training=False)
+        if len(trainer.accelerator._models) == 0 and m is trainer.model:
+            m = trainer.accelerator.prepare_model(m, evaluation_mode=True)
+        m.eval()
+        ran.append(m is not trainer.model)
         batch = trainer._prepare_inputs(trainer.data_collator(examples))
-        trainer.prediction_step(wrapped, batch, prediction_loss_only=False)
+        trainer.prediction_step(m, batch, prediction_loss_only=False)
         env.sync()
     return step
 
@@ -755,11 +828,29 @@ def facts(cell):
         out.update(method.generate_stop(st["generated"].tolist(), *st["stop"]))
     if st.get("scheduler"):
         out["sd.scheduler"] = st["scheduler"]
+    if st.get("sd.counts"):
+        unet, copies = st["sd.counts"]["unet"][cell.warmup:], st["sd.counts"]["copies"][cell.warmup:]
+        out["sd.unet_calls_timed"] = sum(unet)
+        out["sd.unet_calls_per_timed_step"] = round(sum(unet) / len(unet), 4) if unet else 0
+        out["sd.host_copies_timed"] = sum(copies)
     if st.get("sam.positional_encoding"):
         out["sam.positional_encoding"] = st["sam.positional_encoding"]
     if st.get("trainer"):
         out["trainer"] = st["trainer"]
-        out["trainer.compiled_model"] = st["trainer.compiled"]
+        out["trainer.tf32"] = st["trainer.tf32"]
+        if st.get("trainer.grad_norm_reads") is not None:
+            out["trainer.grad_norm_item_reads"] = st["trainer.grad_norm_reads"][0]
+        ran = st.get("trainer.steps_compiled")
+        if ran is None:
+            out["trainer.compiled_model"] = st["trainer.compiled"]
+        else:
+            # predict: which model each step ran, the timed ones apart
+            timed = ran[cell.warmup:]
+            out["trainer.compiled_model"] = bool(timed) and all(timed)
+            out["trainer.steps_compiled_model"] = sum(ran)
+            out["trainer.timed_steps_compiled_model"] = sum(timed)
+            out["trainer.timed_steps_model"] = ("compiled" if timed and all(timed) else
+                                                "uncompiled (self.model)" if not any(timed) else "mixed")
     if st.get("lora_dtype"):
         out["lora.alpha"] = st["lora_alpha"]
         out["lora.adapter_dtype"] = st["lora_dtype"]

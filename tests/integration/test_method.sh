@@ -6,7 +6,11 @@
 # Trainer for native BERT, 45 new tokens and the EOS stop, recorded for torch
 # and Keras generate alike, PNDM, two UNet calls per Keras SD step, 2 warm-up
 # steps for native PyTorch, peft's alpha and LoRA adapters in the model's
-# dtype, no synchronisation) and `corrected` does what it does today. Every
+# dtype, no synchronisation, the Trainer's grad_norm.item() each fit step,
+# compiled BERT predict's timed steps on the uncompiled model as only the
+# first trainer.predict call compiled, and native SD predict's 101 UNet
+# calls and one host copy per 100 timed steps) and `corrected` does what it
+# does today. Every
 # `method.*` fact must equal choices() in runners/workloads/method.py, which
 # also generates docs/METHOD.md's table (checked here too).
 #
@@ -66,6 +70,13 @@ bad = [r for r in rows if want.get(r[0]) != r[1] or r[2] != "published"]
 print(bad[:3], file=sys.stderr) if bad else None
 sys.exit(1 if bad or len(rows) != 72 else 0)
 PY
+# keras3-2024 pins the TensorFlow the original pinned (2.15.0.post1,
+# requirements/keras-tensorflow.txt) with keras 3.0.5 over its keras<2.16,
+# so both locks install exactly their pins.
+for lock in keras3-2024 cuda/keras3-2024-cu12; do
+  check "data/envs/$lock.txt: TensorFlow 2.15.0.post1 and keras 3.0.5, installed with no-deps" \
+    bash -c 'grep -qx "tensorflow==2.15.0.post1" "$1" && grep -qx "keras==3.0.5" "$1" && grep -qx "# install: no-deps" "$1"' _ "$ROOT/data/envs/$lock.txt"
+done
 "$BENCHGEN" run "$ROOT/data/matrix/keras3-2024-corrected.yaml" --dry-run >"$TMP/drycor" 2>&1
 check "keras3-2024-corrected.yaml: every cell corrected, on today's environments" python3 - "$TMP/drycor" <<'PY'
 import re, sys
@@ -99,6 +110,8 @@ rows:
   - {model: bert, task: fit, batch: 2, backends: [torch-eager]}
   - {model: gemma, task: generate, batch: 1, precision: bfloat16, backends: [torch-compiled, keras3-torch], method: published}
   - {model: bert, task: predict, batch: 2, backends: [keras3-jax], method: published}
+  - {model: bert, task: predict, batch: 4, backends: [torch-compiled], method: published}
+  - {model: sd, task: predict, batch: 3, backends: [torch-eager], method: published, steps: 100}
 YAML
 "$BENCHGEN" run "$TMP/spec.yaml" --dry-run >"$TMP/dry" 2>&1
 check "dry run shows each cell's environment and method" \
@@ -166,6 +179,36 @@ check "published Keras warms up 1 step" test "$(warm sd/fit/b1/keras2-tensorflow
 check "published native: the method declares no synchronisation" \
   test "$(f $P method.sync)" = "none, as published: on a GPU the timer can stop before queued kernels finish"
 
+# Trainer fit reads grad_norm.item() every step (transformers 4.38.2
+# trainer.py:2003-2014), warm-up and timed steps alike: 2 + 1.
+check "published Trainer fit: grad_norm.item() read every step" test "$(f $P trainer.grad_norm_item_reads)" = 3
+
+# Native compiled BERT predict: only the first trainer.predict call (the
+# first warm-up step) compiles; the timed steps run the uncompiled model,
+# with TF32 as TrainingArguments(torch_compile=True) sets it (on where the
+# GPU has TF32, off on a CPU).
+K=bert/predict/b4/torch-compiled
+check "published compiled BERT predict: the first step ran the compiled model, the timed ones the uncompiled" \
+  test "$(f $K trainer.steps_compiled_model) $(f $K trainer.timed_steps_compiled_model) $(f $K trainer.timed_steps_model)" \
+  = "1 0 uncompiled (self.model)"
+check "published compiled BERT predict: nothing compiled in the timed steps" test "$(f $K compile.compiles_in_timed_steps)" = 0
+check "published compiled BERT predict: TF32 as the Trainer sets it (on with a CUDA GPU, else off)" python3 - "$J" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [c for c in d["cells"] if c["key"] == "bert/predict/b4/torch-compiled"][0]["facts"]
+gpu = f.get("device", "").startswith("cuda")
+ok = str(f.get("trainer.tf32", "")).startswith("on" if gpu else "off") and f.get("tf32.matmul") == str(gpu)
+sys.exit(0 if ok else f"{f.get('device')}: trainer.tf32 {f.get('trainer.tf32')!r}, tf32.matmul {f.get('tf32.matmul')}")
+PY
+
+# Native SD predict under published: PNDM's 101-step call makes 102 UNet
+# calls, the 1-step call subtracted one, so 100 timed steps make 101, with
+# one host copy (the call's image output).
+K=sd/predict/b3/torch-eager
+check "published native SD predict: 101 UNet calls over 100 timed steps (1.01 per step)" \
+  test "$(f $K sd.unet_calls_timed) $(f $K sd.unet_calls_per_timed_step)" = "101 1.01"
+check "published native SD predict: one host copy over the window" test "$(f $K sd.host_copies_timed)" = 1
+
 # Compiled generate: torch.compile(model) then model.generate compiles nothing that runs.
 K=gemma/generate/b1/torch-compiled
 check "published compiled generate: no graph compiled for the forward" test "$(f $K compile.unique_graphs)" = 0
@@ -213,6 +256,10 @@ PY
 # corrected; Keras 3 JAX keeps it under published.
 check "published Keras 2 SD fit runs without XLA" test "$(f sd/fit/b1/keras2-tensorflow@published jit_compile)" = False
 check "corrected Keras 2 SD fit runs with XLA" test "$(f sd/fit/b1/keras2-tensorflow@corrected jit_compile)" = True
+# Keras SD and SAM fit data: float64 batches under published, as the
+# original's np.random.rand through an uncached tf.data; float32 corrected.
+check "published Keras SD fit is fed float64 batches, corrected float32" \
+  test "$(f sd/fit/b1/keras2-tensorflow@published inputs.fed_dtype) $(f sd/fit/b1/keras2-tensorflow@corrected inputs.fed_dtype)" = "float64 float32"
 check "published Keras 2 SAM predict runs without XLA" test "$(f sam/predict/b1/keras2-tensorflow jit_compile)" = False
 check "published Keras 3 JAX keeps XLA" test "$(f bert/predict/b2/keras3-jax jit_compile)" = True
 
