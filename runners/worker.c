@@ -639,14 +639,8 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
         child(job, ct, rep[1], logp[1], t0, scratch, parent, mode, w.lis);
     setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
     contain_started(ct, pid);
-    close(rep[1]);
-    close(logp[1]);
-    rep[1] = logp[1] = -1;
-    w.report_fd = rep[0];
-    w.log_fd = logp[0];
-    rep[0] = logp[0] = -1;
-    fcntl(w.report_fd, F_SETFL, O_NONBLOCK);
-    fcntl(w.log_fd, F_SETFL, O_NONBLOCK);
+    util_pipe_keep_read(rep, &w.report_fd);
+    util_pipe_keep_read(logp, &w.log_fd);
 
     watch_cell(&w, pid, ct, job, out, stop, tick, tick_arg, t0);
     contain_kill(ct);

@@ -511,6 +511,14 @@ void util_close_fds(int *fds, size_t n)
         }
 }
 
+void util_pipe_keep_read(int p[2], int *out)
+{
+    close(p[1]);
+    *out = p[0];
+    p[0] = p[1] = -1;
+    fcntl(*out, F_SETFL, O_NONBLOCK);
+}
+
 void util_iso8601_utc(time_t t, char buf[32])
 {
     struct tm tm;

@@ -134,14 +134,8 @@ int envs_probe_run(char *const argv[], const char *what, struct strbuf *out, int
         child(argv, ct, outp[1], errp[1], parent);
     setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
     contain_started(ct, pid);
-    close(outp[1]);
-    close(errp[1]);
-    outp[1] = errp[1] = -1;
-    p.out_fd = outp[0];
-    p.err_fd = errp[0];
-    outp[0] = errp[0] = -1;
-    fcntl(p.out_fd, F_SETFL, O_NONBLOCK);
-    fcntl(p.err_fd, F_SETFL, O_NONBLOCK);
+    util_pipe_keep_read(outp, &p.out_fd);
+    util_pipe_keep_read(errp, &p.err_fd);
 
     int64_t t0 = util_now_ns(), deadline = t0 + (int64_t)(timeout_s * 1e9), reaped_at = 0, killed_at = 0;
     bool reaped = false;
