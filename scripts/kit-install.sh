@@ -107,34 +107,53 @@ has numpy || die "$py has no numpy (torch and jax both bring it): install numpy 
 envs=(base)
 frameworks=()
 for fw in torch jax tensorflow; do has "$fw" && frameworks+=("$fw"); done
+# Each framework is imported once above (a CUDA torch takes seconds); later steps ask this.
+found() { [[ " ${frameworks[*]} " == *" $1 "* ]]; }
 [ ${#frameworks[@]} -gt 0 ] || echo "warning: $py has none of torch, jax, tensorflow: only the numpy backend will run"
-if has torch; then
+if found torch; then
   while read -r spec; do
     [ -n "$spec" ] || continue
     "$vpy" -c 'import importlib.metadata as m, sys; m.version(sys.argv[1])' "${spec%%==*}" 2>/dev/null ||
       die "the torch workloads need ${spec%%==*} (the kit does not carry it: wheels/requirements-node.txt); install it on the node"
   done <"$kit/wheels/requirements-node.txt"
-  out=$("$vpy" -c 'import torch, transformers, diffusers, peft, accelerate; print(torch.__version__)' 2>&1) ||
-    die "the torch workloads' libraries do not import: $(tail -2 <<<"$out")"
-  # segment_anything's __init__ imports torchvision, which the kit does not carry
-  if ! out=$("$vpy" -c 'import segment_anything' 2>&1); then
-    if ! has torchvision; then
-      echo "note: SAM is unsupported on torch here: segment_anything needs torchvision, which $py lacks (install torchvision on the node for SAM cells); every other torch cell runs"
-    else
-      die "segment_anything does not import: $(tail -2 <<<"$out")"
-    fi
-  fi
+  # SAM: segment_anything's __init__ imports torchvision, which the kit does
+  # not carry. Without torchvision SAM is unsupported here and every other
+  # torch cell runs; any other failure is a broken install (a torchvision
+  # that is there but does not import already breaks transformers). One
+  # interpreter for all of it (torch is imported once): its last line says
+  # what became of SAM.
+  out=$("$vpy" - 2>&1 <<'PY'
+import torch, transformers, diffusers, peft, accelerate
+import importlib.util
+try:
+    import segment_anything
+    print("sam: ok")
+except Exception as e:
+    if importlib.util.find_spec("torchvision") is None:
+        print("sam: no torchvision")
+    else:
+        print(f"sam: error: {type(e).__name__}: {e}")
+PY
+  ) || die "the torch workloads' libraries do not import: $(tail -2 <<<"$out")"
+  sam=$(grep '^sam: ' <<<"$out" | tail -1)
+  case $sam in
+    "sam: ok") ;;
+    "sam: no torchvision")
+      echo "note: SAM is unsupported on torch here: segment_anything needs torchvision, which $py lacks (install torchvision on the node for SAM cells); every other torch cell runs" ;;
+    "sam: error: "*) die "segment_anything does not import: ${sam#sam: error: }" ;;
+    *) die "the SAM import check printed nothing: $(tail -2 <<<"$out")" ;;
+  esac
   envs+=(torch)
 fi
 for fw in jax torch tensorflow; do
-  has "$fw" || continue
+  found "$fw" || continue
   out=$(KERAS_BACKEND=$fw "$vpy" -c 'import keras, keras_hub; print(keras.__version__)' 2>&1) ||
     die "keras with the $fw backend does not import: $(tail -2 <<<"$out")"
 done
 [ ${#frameworks[@]} -gt 0 ] && envs+=(keras3)
 # keras2-tensorflow runs tf.keras as Keras 2 (TF_USE_LEGACY_KERAS=1): TensorFlow with tf_keras
-if has tensorflow && TF_USE_LEGACY_KERAS=1 "$vpy" -c 'import tf_keras' >/dev/null 2>&1; then envs+=(keras2); fi
-has tensorflow || echo "note: no tensorflow here: Keras 3 SD cells need it (keras-cv imports it); every other cell does not"
+if found tensorflow && TF_USE_LEGACY_KERAS=1 "$vpy" -c 'import tf_keras' >/dev/null 2>&1; then envs+=(keras2); fi
+found tensorflow || echo "note: no tensorflow here: Keras 3 SD cells need it (keras-cv imports it); every other cell does not"
 echo "frameworks: ${frameworks[*]:-none}"
 
 # ---- 5. benchgen's environments -------------------------------------------------------

@@ -8,7 +8,12 @@
 # a fresh directory, its install.sh binds a DIFFERENT Python of this machine
 # (3.12; the build uses 3.11) whose venv has only numpy and JAX (CPU) from
 # PyPI, and a small matrix runs: the numpy reference and BERT on keras3-jax,
-# whose Keras comes from the kit's wheelhouse.
+# whose Keras comes from the kit's wheelhouse. Beside it, a second copy of the
+# kit binds a torch node without torchvision: a venv holding only torch, its
+# dependencies, numpy and pillow (linked from the shared `torch` environment,
+# torchvision left out): base, torch and keras3 are registered, SAM is
+# reported unsupported with its reason, and the torch workloads' libraries
+# (transformers, diffusers, peft, accelerate, Keras) come from the kit.
 #
 # The node venv is made once (with the network, outside the namespace) and
 # kept in the test cache ($BENCHGEN_TEST_CACHE, default ~/.cache/benchgen-tests).
@@ -19,11 +24,50 @@ node_v=3.12
 pins="numpy==2.4.6 jax==0.10.2 jaxlib==0.10.2" # data/envs/keras3.txt's versions
 cache=${BENCHGEN_TEST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/benchgen-tests}
 
+# ---- the torch node without torchvision: the shared torch environment's -----------
+# torch, its dependencies, numpy and pillow, and nothing else (make test syncs
+# `torch`: a missing one is a failure, not a skip).
+tenv=$("$BENCHGEN" env list 2>/dev/null | awk '$1 == "torch" && $2 == "ready" {print $4}')
+if [ -z "$tenv" ] || [ ! -x "$tenv/bin/python" ]; then
+  not_ok "the torch environment is ready (benchgen env sync torch): the torchvision-less node is made from it"; finish
+fi
+tv_v=$("$tenv/bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+tv_site=$("$tenv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+# the top-level entries (packages, modules, .dist-info) of torch's dependency closure
+"$tenv/bin/python" - torch numpy pillow >"$TMP/tv-tops" <<'PY' || { not_ok "list torch's dependency closure"; finish; }
+import importlib.metadata as m, re, sys
+from packaging.requirements import Requirement
+seen, todo, tops = set(), sys.argv[1:], set()
+while todo:
+    n = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+    if n in seen:
+        continue
+    seen.add(n)
+    d = m.distribution(n)
+    for r in d.requires or []:
+        q = Requirement(r)
+        if q.marker is None or q.marker.evaluate({"extra": ""}):
+            todo.append(q.name)
+    tops.update(f.parts[0] for f in d.files or [] if not str(f).startswith(".."))
+print("\n".join(sorted(tops)))
+PY
+check "torch's closure holds torch, numpy and PIL, not torchvision, transformers or segment_anything" \
+  bash -c "grep -qx torch '$TMP/tv-tops' && grep -qx numpy '$TMP/tv-tops' && grep -qx PIL '$TMP/tv-tops' &&
+    ! grep -qiE '^(torchvision|transformers|segment_anything)' '$TMP/tv-tops'"
+# A venv whose site-packages links each of them from $TMP/torchsite (the torch
+# environment's site-packages, bind-mounted there in the offline namespace).
+"$tenv/bin/python" -m venv --without-pip "$TMP/tvnode" || { not_ok "make the torch node venv"; finish; }
+tv_py=$TMP/tvnode/bin/python
+tv_dst=$("$tv_py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+while read -r e; do ln -s "$TMP/torchsite/$e" "$tv_dst/$e"; done <"$TMP/tv-tops"
+
+kit_pythons=$(printf '%s\n' "$tv_v" "$node_v" | sort -uV | tr '\n' ' ')
+
 # ---- the kit, twice -----------------------------------------------------------
 # The second build (same inputs: only its output name differs) runs while the
 # first kit is checked and installed offline; the two are compared at the end.
 # The second runs in a session of its own, so that an early exit stops all of it.
-make_kit() { setsid nice make --no-print-directory kit KIT="$TMP/kit-$1.tar.gz" KIT_PYTHONS=$node_v >"$TMP/make-$1.log" 2>&1; }
+make_kit() { setsid nice make --no-print-directory kit KIT="$TMP/kit-$1.tar.gz" KIT_PYTHONS="$kit_pythons" >"$TMP/make-$1.log" 2>&1; }
 if ! make_kit a; then
   not_ok "make kit (a)"; tail -20 "$TMP/make-a.log"; finish
 fi
@@ -82,6 +126,8 @@ t=$1 root=$2 nodepy=$3; shift 3
 # A node has none of this checkout's settings (tests/run.sh exports BENCHGEN_HOME).
 unset BENCHGEN_HOME BENCHGEN BENCHGEN_BIN
 mount --make-rprivate / || exit 3
+# the torch node's packages, reachable once the shared cache is hidden
+mkdir -p "$t/torchsite" && mount --bind "$TV_SITE" "$t/torchsite" || exit 3
 for d in "$@"; do [ -d "$d" ] && { mount -t tmpfs -o ro none "$d" || exit 3; }; done
 say() { if eval "$2"; then echo "ok - $1"; else echo "not ok - $1"; fi; }
 say "no network: only lo in this namespace" '[ "$(awk -F: "NR > 2 {gsub(/ /, \"\", \$1); print \$1}" /proc/net/dev)" = lo ]'
@@ -89,6 +135,12 @@ say "no network: a connection to 1.1.1.1:443 fails" '! "$nodepy" -c "import sock
 say "the build tree is unreachable (an empty mount)" '[ ! -e "$root/Makefile" ] && [ -z "$(ls -A "$root")" ]'
 cd "$t/node" && tar xzf kit-a.tar.gz && cd benchgen-kit-* || exit 3
 kit=$(pwd)
+# The torchvision-less torch node binds a second copy of the kit, meanwhile.
+mkdir -p "$t/tvkit" && tar xzf "$t/node/kit-a.tar.gz" -C "$t/tvkit" || exit 3
+( cd "$t/tvkit"/benchgen-kit-* && HOME="$t/home" BENCHGEN_CACHE="$t/cache-tv" ./install.sh "$TV_PY" >"$t/install-tv.log" 2>&1
+  echo $? >"$t/install-tv.rc"
+  "$TV_PY" -c 'import importlib.util as u, torch; print(torch.__version__, u.find_spec("torchvision"))' >"$t/tv-probe" 2>&1 ) &
+tv_job=$!
 say "SHA256SUMS of the unpacked kit check" 'sha256sum --quiet -c SHA256SUMS'
 say "benchgen has RPATH \$ORIGIN/lib" 'readelf -d benchgen | grep -q "RPATH.*\\\$ORIGIN/lib"'
 other=$(ldd "$kit/benchgen" | sed 's|/\./|/|g' | awk '$2 == "=>" {print $1, "=>", $3}' | grep -vE "^(libc|libm)\.so|=> $kit/lib/" | grep -v "^$")
@@ -105,8 +157,10 @@ HOME="$t/home" BENCHGEN_CACHE="$t/cache" ./benchgen run "$t/spec.yaml" --out "$t
 say "the matrix runs from the kit (exit 0)" '[ $? -eq 0 ] || { tail -8 "$t/run.log" >&2; false; }'
 HOME="$t/home" BENCHGEN_CACHE="$t/cache" ./benchgen show "$t/run" --json >"$t/show.json"
 echo "$kit" >"$t/kitdir"
+wait "$tv_job"
+echo "$(cd "$t/tvkit"/benchgen-kit-* && pwd)" >"$t/tvkitdir"
 EOF
-unshare -n -m bash "$TMP/offline.sh" "$TMP" "$ROOT" "$node/bin/python" "${hide[@]}" >"$TMP/offline.out" 2>"$TMP/offline.err"
+TV_SITE=$tv_site TV_PY=$tv_py unshare -n -m bash "$TMP/offline.sh" "$TMP" "$ROOT" "$node/bin/python" "${hide[@]}" >"$TMP/offline.out" 2>"$TMP/offline.err"
 rc=$?
 cat "$TMP/offline.out"
 grep -q '^not ok' "$TMP/offline.out" && { FAILED=1; sed 's/^/# /' "$TMP/offline.err" | tail -15; }
@@ -135,6 +189,17 @@ check "the node's jax was used as it is (0.10.2 from the node venv)" test "$(cel
 check "install.sh kept the node's ml_dtypes and installed optree from the kit" \
   bash -c "grep -q \"kept the node's: ml_dtypes\" '$TMP/install.log' && grep -q 'installed from the kit: optree' '$TMP/install.log'"
 check "nothing of the build tree in the run (no path under $ROOT)" bash -c "! grep -rqs -- '$ROOT/' '$TMP/show.json' '$TMP/run/run.db'"
+# ---- the torch node without torchvision ----------------------------------------
+tvkit=$(cat "$TMP/tvkitdir")
+check "the torch node has torch and no torchvision ($(head -c 60 "$TMP/tv-probe"))" grep -qE '^[0-9.]+.* None$' "$TMP/tv-probe"
+if [ "$(cat "$TMP/install-tv.rc")" = 0 ]; then ok "install.sh binds the torchvision-less torch node (exit 0)"
+else not_ok "install.sh binds the torchvision-less torch node (exit $(cat "$TMP/install-tv.rc"))"; tail -5 "$TMP/install-tv.log" | sed 's/^/# /'; fi
+check "it says SAM is unsupported there, and why" grep -qF \
+  "note: SAM is unsupported on torch here: segment_anything needs torchvision, which $tv_py lacks (install torchvision on the node for SAM cells); every other torch cell runs" "$TMP/install-tv.log"
+check "everything else is registered: base, keras3, torch ($(ls "$TMP/cache-tv/external" 2>/dev/null | tr '\n' ' '))" \
+  test "$(ls "$TMP/cache-tv/external" 2>/dev/null | tr '\n' ' ')" = "base keras3 torch "
+check "the torch workloads' libraries and Keras came from the kit (transformers 5.24.0, keras 3.15.1 in its venv)" \
+  bash -c "ls -d '$tvkit'/venv/lib/python$tv_v/site-packages/transformers-5.24.0.dist-info '$tvkit'/venv/lib/python$tv_v/site-packages/keras-3.15.1.dist-info >/dev/null"
 wait "$kit_b"
 rc=$?
 if [ "$rc" -eq 0 ]; then ok "make kit (a and b)"; else not_ok "make kit (b)"; tail -20 "$TMP/make-b.log"; fi
