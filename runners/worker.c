@@ -52,7 +52,7 @@ const char *worker_ext_dir(void)
 
 static const char *signal_text(int sig)
 {
-    const char *s = sigabbrev_np(sig);
+    const char *s = util_signal_name(sig);
     return s ? s : "?";
 }
 

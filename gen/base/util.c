@@ -590,3 +590,16 @@ bool util_is_safe_name(const char *name)
     }
     return true;
 }
+
+const char *util_signal_name(int sig)
+{
+    /* Linux's numbering on x86-64 and arm64 (signal(7)). */
+    static const char *const names[] = {
+        NULL,     "HUP",  "INT",    "QUIT", "ILL",    "TRAP",  "ABRT",  "BUS",  "FPE",   "KILL", "USR1",
+        "SEGV",   "USR2", "PIPE",   "ALRM", "TERM",   "STKFLT", "CHLD", "CONT", "STOP",  "TSTP", "TTIN",
+        "TTOU",   "URG",  "XCPU",   "XFSZ", "VTALRM", "PROF",  "WINCH", "POLL", "PWR",   "SYS",
+    };
+    if (sig <= 0 || sig >= (int)(sizeof(names) / sizeof(names[0])))
+        return NULL;
+    return names[sig];
+}

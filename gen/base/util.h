@@ -134,4 +134,10 @@ const char *util_home_dir(void);
 /* Returns true when name is a safe file-name component ([A-Za-z0-9._+-]). */
 bool util_is_safe_name(const char *name);
 
+/* A signal's abbreviation without "SIG" ("TERM", "KILL"), or NULL for a
+ * number that is not a standard Linux signal: what glibc 2.32's
+ * sigabbrev_np() says, kept here so the kit still builds against an older
+ * glibc (docs/GPU.md, "glibc"). */
+const char *util_signal_name(int sig);
+
 #endif /* BENCHGEN_UTIL_H */

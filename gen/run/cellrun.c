@@ -56,7 +56,7 @@ static void judge_signal(struct result *r, int sig)
         why = xstrdup("killed at the Slurm job's time limit (--time): the task got SIGUSR1 from sbatch --signal");
     } else {
         r->status = STATUS_INTERRUPTED;
-        why = xprintf("stopped by SIG%s%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+        why = xprintf("stopped by SIG%s%s", util_signal_name(sig) ? util_signal_name(sig) : "?",
                           getenv("SLURM_JOB_ID") ? " (Slurm preemption, requeue or scancel)" : "");
     }
     free(r->detail);

@@ -2,7 +2,8 @@
  * test_base.c - the allocation policy of gen/base: the x* family never
  * returns NULL and, out of memory, prints one line and exits 1; a strbuf
  * grows through it and remembers its first (format) error, ignores later
- * appends and detaches to NULL.
+ * appends and detaches to NULL; util_signal_name() names signals as
+ * sigabbrev_np() does.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -88,12 +90,32 @@ static void test_strbuf_first_error(void **state)
     free(s);
 }
 
+/* util_signal_name() stands in for sigabbrev_np() (glibc 2.32+), so the
+ * kit builds on glibc 2.31: the same names, NULL where glibc gives NULL. */
+static void test_signal_name(void **state)
+{
+    (void)state;
+    assert_string_equal(util_signal_name(SIGHUP), "HUP");
+    assert_string_equal(util_signal_name(SIGKILL), "KILL");
+    assert_string_equal(util_signal_name(SIGUSR1), "USR1");
+    assert_string_equal(util_signal_name(SIGTERM), "TERM");
+    assert_string_equal(util_signal_name(SIGCHLD), "CHLD");
+    assert_string_equal(util_signal_name(SIGXCPU), "XCPU");
+    assert_string_equal(util_signal_name(SIGIO), "POLL"); /* glibc's abbreviation for 29 */
+    assert_string_equal(util_signal_name(SIGSYS), "SYS");
+    assert_null(util_signal_name(0));
+    assert_null(util_signal_name(-1));
+    assert_null(util_signal_name(SIGRTMIN));
+    assert_null(util_signal_name(64));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_x_family),
         cmocka_unit_test(test_out_of_memory_exits),
         cmocka_unit_test(test_strbuf_first_error),
+        cmocka_unit_test(test_signal_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
