@@ -21,6 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
+/* close_range(2) is number 436 on every architecture (Linux 5.9); glibc
+ * 2.31's headers (the kit's build root, docs/GPU.md) do not name it, and an
+ * older kernel answers ENOSYS, which the callers handle. */
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
 static pid_t watchdog_pid = -1;
 static pid_t watchdog_owner = -1; /* the process that forked it (fork()ed tests have their own) */
 static int watchdog_fd = -1;

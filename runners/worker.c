@@ -23,6 +23,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* close_range(2) is number 436 on every architecture (Linux 5.9); glibc
+ * 2.31's headers (the kit's build root, docs/GPU.md) do not name it, and an
+ * older kernel answers ENOSYS, which the callers handle. */
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
 #ifndef BENCHGEN_EXT_SUBDIR
 #define BENCHGEN_EXT_SUBDIR "build/python"
 #endif
