@@ -7,6 +7,8 @@
 #   make asan       the same tests against an AddressSanitizer + UBSan build
 #   make report     install, build environments, run data/matrix/cpu-tiny.yaml, render the report
 #   make kit        the offline kit for an air-gapped GPU node: build/benchgen-kit-VERSION.tar.gz
+#   make kit-bullseye  the same, built in a Debian bullseye root (glibc 2.31; needs root):
+#                   build/bullseye/benchgen-kit-VERSION.tar.gz, for nodes older than this machine
 #
 # Knobs: PYTHON=python3 (the interpreter that creates the default venvs and
 # whose headers build the worker module), USE_CUDA=auto|yes|no, V=1 (show
@@ -96,7 +98,7 @@ LIB_OBJ  := $(filter-out $(MAIN_OBJ),$(OBJ))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check-deps deps test check layers unit-bins asan report kit clean
+.PHONY: all check-deps deps test check layers unit-bins asan report kit kit-bullseye clean
 all: check-deps benchgen
 
 check-deps:
@@ -196,7 +198,12 @@ $(BUILD)/kit/benchgen: $(OBJ)
 	$(Q)$(CC) -o $@ $(OBJ) $(KIT_LDLIBS)
 
 kit: check-deps $(BUILD)/kit/benchgen $(EXT)
-	$(Q)KIT_PYTHONS='$(KIT_PYTHONS)' PYTHON='$(PY_EXE)' scripts/kit-build.sh $(BUILD)/kit/benchgen $(EXT) $(KIT)
+	$(Q)KIT_PYTHONS='$(KIT_PYTHONS)' KIT_EXT_SUBDIR='$(EXT_DIR)' PYTHON='$(PY_EXE)' scripts/kit-build.sh $(BUILD)/kit/benchgen $(EXT) $(KIT)
+
+# The kit built in a Debian bullseye root made with debootstrap (glibc 2.31;
+# the kit then needs 2.29): scripts/kit-build-root.sh, docs/GPU.md "glibc".
+kit-bullseye:
+	$(Q)KIT_PYTHONS='$(KIT_PYTHONS)' scripts/kit-build-root.sh build/bullseye/benchgen-kit-$(VERSION).tar.gz
 
 clean:
 	rm -rf build benchgen

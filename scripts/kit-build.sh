@@ -18,6 +18,10 @@
 #                    not downloaded again
 #   KIT_BUDGET_MIB   fail when the kit is larger (default 48)
 #   PYTHON           the interpreter whose pip downloads (default python3)
+#   KIT_EXT_SUBDIR   where in the kit the worker module goes: the EXT_DIR the
+#                    binary was built with (make kit passes it; default build/python)
+#   KIT_COMMIT       the commit KIT-INFO names (default: git's HEAD; set by
+#                    scripts/kit-build-root.sh, whose build root cannot run git)
 set -euo pipefail
 
 [ $# -eq 3 ] || { echo "usage: $0 BENCHGEN EXT OUT.tar.gz" >&2; exit 2; }
@@ -39,7 +43,9 @@ name=benchgen-kit-$version
 work=$(mktemp -d "${TMPDIR:-/tmp}/benchgen-kit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 stage=$work/$name
-mkdir -p "$stage/lib" "$stage/build/python" "$stage/runners/workloads" "$stage/wheels" "$cache"
+# The binary looks for the module in the EXT_DIR it was compiled with (BUILD/python).
+extdir=${KIT_EXT_SUBDIR:-build/python}
+mkdir -p "$stage/lib" "$stage/$extdir" "$stage/runners/workloads" "$stage/wheels" "$cache"
 
 # ---- the binary and the libraries it needs beyond glibc ----------------------
 # glibc (and the vDSO) comes from the node; everything else ldd resolves is
@@ -53,9 +59,9 @@ ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r sonam
   cp -L "$path" "$stage/lib/$soname"
 done
 if ldd "$bin" | grep -q 'not found'; then die "$bin: a library is not found: $(ldd "$bin" | grep 'not found')"; fi
-cp "$ext" "$stage/build/python/_benchgen.abi3.so"
+cp "$ext" "$stage/$extdir/_benchgen.abi3.so"
 # The newest glibc symbol version any of them needs: the node's glibc must be at least that.
-need_glibc=$(for f in "$stage/benchgen" "$stage/build/python/_benchgen.abi3.so" "$stage"/lib/*; do
+need_glibc=$(for f in "$stage/benchgen" "$stage/$extdir/_benchgen.abi3.so" "$stage"/lib/*; do
   objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' ; done | sed 's/GLIBC_//' | sort -uV | tail -1)
 
 # ---- what benchgen reads at run time ------------------------------------------
@@ -130,7 +136,7 @@ for l in "${lines[@]}"; do
 done
 
 # ---- what the kit is ---------------------------------------------------------------
-commit=$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
+commit=${KIT_COMMIT:-$(git -C "$root" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
 cat >"$stage/KIT-INFO" <<EOF
 benchgen $version (commit $commit)
 glibc $need_glibc
