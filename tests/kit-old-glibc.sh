@@ -57,7 +57,8 @@ in_root() { # DIR COMMAND...
   unshare -m bash -c 'mount --make-rprivate / && mount -t proc proc "$1/proc" && shift && chroot "$@"' _ "$r" "$r" \
     env -i PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin HOME=/root DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8 "$@"
 }
-if [ ! -x "$node/opt/node/bin/python" ]; then
+# (the venv's python is a link to /opt/python3.11 inside the root: a marker says it is ready)
+if [ ! -e "$node/.benchgen-node-ready" ]; then
   t0=$SECONDS
   rm -rf "$node.tmp" && mkdir -p "$cache"
   {
@@ -75,10 +76,11 @@ if [ ! -x "$node/opt/node/bin/python" ]; then
       python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --implementation cp \
         --python-version $pyv --abi cp${pyv/./} --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
         -d "$node.tmp/opt/wheels" $numpy &&
-      in_root "$node.tmp" bash -c '/opt/node/bin/pip install -q --disable-pip-version-check --no-index /opt/wheels/*.whl'
+      in_root "$node.tmp" bash -c '/opt/node/bin/pip install -q --disable-pip-version-check --no-index /opt/wheels/*.whl' &&
+      touch "$node.tmp/.benchgen-node-ready"
   } >"$TMP/node-root.log" 2>&1
-  if [ -x "$node.tmp/opt/node/bin/python" ]; then
-    mv "$node.tmp" "$node"
+  if [ -e "$node.tmp/.benchgen-node-ready" ]; then
+    rm -rf "$node" && mv "$node.tmp" "$node"
   else
     not_ok "make the node root (bullseye minbase, Python $pyv, $numpy)"; tail -15 "$TMP/node-root.log"; done_
   fi
