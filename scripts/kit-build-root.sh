@@ -9,7 +9,7 @@
 # 22.04, Debian 11 and 12, RHEL 9 and the like, not RHEL 8 (2.28).
 #
 # The root is made once with debootstrap from Debian's packages and kept
-# (KIT_ROOT, default ~/.cache/benchgen/kit-root-bullseye, about 800 MB):
+# (KIT_ROOT, default ~/.cache/benchgen/kit-root-bullseye, about 900 MB):
 # bullseye's build packages, plus two libraries built from bookworm's Debian
 # source packages, since bullseye has no libxlsxwriter and its static
 # libarchive drags in libxml2: libxlsxwriter 1.1.4 and libarchive 3.6.2
@@ -77,7 +77,7 @@ tar xJf libarchive_3.6.2.orig.tar.xz -C la --strip-components=1
 # its .pc asks for an iconv.pc that glibc systems do not have
 sed -i 's/^Requires.private: iconv\$/Requires.private:/' /usr/local/lib/pkgconfig/libarchive.pc
 ldconfig
-rm -rf xlsx la && apt-get clean
+rm -rf xlsx la libxlsxwriter-1.1.4 libarchive-3.6.2 && apt-get clean
 pkg-config --exists --print-errors xlsxwriter libarchive sqlite3 yaml-0.1 jansson libcrypto cairo pangocairo zlib
 EOF
   in_root "$tmp" bash /opt/src/build.sh || die "preparing the root failed (logs in $tmp/opt/src/)"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kit-old-glibc.sh - opt-in, not in `make test` (it needs root, debootstrap
-# and Debian's mirror, and about 10 minutes and 1 GB the first time): the
+# and Debian's mirror, and about 10 minutes and 2 GB the first time): the
 # offline kit on a node older than this machine (docs/GPU.md, "glibc").
 #
 #   BENCHGEN=$PWD/benchgen tests/kit-old-glibc.sh
@@ -70,7 +70,7 @@ if [ ! -e "$node/.benchgen-node-ready" ]; then
       in_root "$broot" bash -c "set -e; cd /opt/src; apt-get source -qq --download-only python3.11;
         rm -rf Python-$pyv.* && tar xzf python3.11_*.orig.tar.gz && cd Python-$pyv.*/ &&
         ./configure -q --prefix=/opt/python$pyv --with-ensurepip=install && make -s -j\$(nproc) && make -s install" &&
-      cp -a "$broot/opt/python$pyv" "$node.tmp/opt/" &&
+      cp -a "$broot/opt/python$pyv" "$node.tmp/opt/" && rm -rf "$broot/opt/python$pyv" "$broot"/opt/src/Python-$pyv.* &&
       in_root "$node.tmp" /opt/python$pyv/bin/python$pyv -m venv /opt/node &&
       mkdir -p "$node.tmp/opt/wheels" &&
       python3 -m pip download -q --disable-pip-version-check --no-deps --only-binary=:all: --implementation cp \
