@@ -34,7 +34,15 @@ _state = {}
 
 
 def supported(cell):
-    return method.unsupported_task(cell.model, cell.task, "PyTorch")
+    why = method.unsupported_task(cell.model, cell.task, "PyTorch")
+    if why is None and cell.model == "sam":
+        import importlib.util
+        if importlib.util.find_spec("torchvision") is None:
+            # segment_anything's __init__ imports it; a node without it (the
+            # kit's torch nodes may lack it) cannot build SAM at all
+            return ("segment_anything needs torchvision, which this environment lacks "
+                    "(install torchvision for SAM cells)")
+    return why
 
 
 def _compiled(cell):

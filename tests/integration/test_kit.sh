@@ -117,6 +117,15 @@ rows:
   - {model: mlp, task: predict, batch: 32, backends: [numpy]}
   - {model: bert, task: predict, batch: 8, backends: [keras3-jax]}
 EOF
+# SAM run anyway on the torchvision-less node: unsupported with the reason
+cat >"$TMP/sam-spec.yaml" <<'EOF'
+name: kit-no-torchvision
+size: tiny
+steps: 1
+backends: [torch-eager]
+rows:
+  - {model: sam, task: predict, batch: 1}
+EOF
 hide=("$ROOT" "${XDG_CACHE_HOME:-$HOME/.cache}/benchgen" "${XDG_CACHE_HOME:-$HOME/.cache}/pip")
 [ -d /opt/wheels ] && hide+=(/opt/wheels)
 [ -n "${PIP_FIND_LINKS:-}" ] && [ -d "$PIP_FIND_LINKS" ] && hide+=("$PIP_FIND_LINKS")
@@ -142,6 +151,8 @@ kit=$(pwd)
 mkdir -p "$t/tvkit" && tar xzf "$t/node/kit-a.tar.gz" -C "$t/tvkit" || exit 3
 ( cd "$t/tvkit"/benchgen-kit-* && HOME="$t/home" BENCHGEN_CACHE="$t/cache-tv" PIP_NO_COMPILE=0 ./install.sh "$TV_PY" >"$t/install-tv.log" 2>&1
   echo $? >"$t/install-tv.rc"
+  HOME="$t/home" BENCHGEN_CACHE="$t/cache-tv" ./benchgen run "$t/sam-spec.yaml" --out "$t/run-tv" >"$t/run-tv.log" 2>&1
+  HOME="$t/home" BENCHGEN_CACHE="$t/cache-tv" ./benchgen show "$t/run-tv" --json >"$t/show-tv.json" 2>&1
   "$TV_PY" -c 'import importlib.util as u, torch; print(torch.__version__, u.find_spec("torchvision"))' >"$t/tv-probe" 2>&1 ) &
 tv_job=$!
 say "SHA256SUMS of the unpacked kit check" 'sha256sum --quiet -c SHA256SUMS'
@@ -201,6 +212,8 @@ check "it says SAM is unsupported there, and why" grep -qF \
   "note: SAM is unsupported on torch here: segment_anything needs torchvision, which $tv_py lacks (install torchvision on the node for SAM cells); every other torch cell runs" "$TMP/install-tv.log"
 check "everything else is registered: base, keras3, torch ($(ls "$TMP/cache-tv/external" 2>/dev/null | tr '\n' ' '))" \
   test "$(ls "$TMP/cache-tv/external" 2>/dev/null | tr '\n' ' ')" = "base keras3 torch "
+check "a SAM cell run there anyway ends unsupported, saying torchvision is missing" test "$(cells_py "$TMP/show-tv.json" \
+  '" ".join(c["status"] + ":" + str("needs torchvision" in (c["detail"] or "")) for c in cells)')" = "unsupported:True"
 check "the torch workloads' libraries and Keras came from the kit (transformers 5.24.0, keras 3.15.1 in its venv)" \
   bash -c "ls -d '$tvkit'/venv/lib/python$tv_v/site-packages/transformers-5.24.0.dist-info '$tvkit'/venv/lib/python$tv_v/site-packages/keras-3.15.1.dist-info >/dev/null"
 wait "$kit_b"
