@@ -106,6 +106,9 @@ int util_mkdir_p(const char *path, unsigned mode);
 int util_rm_rf(const char *path);
 /* Closes each of the n descriptors that is open (>= 0) and marks it -1. */
 void util_close_fds(int *fds, size_t n);
+/* The CPUs this process may run on (sched_getaffinity: taskset, cgroup
+ * cpusets, Slurm), else the CPUs online; at least 1. */
+int util_cpus_usable(void);
 /* The parent's side of a pipe after fork: closes the write end, moves the
  * read end to *out (non-blocking) and marks both ends of p -1. */
 void util_pipe_keep_read(int p[2], int *out);

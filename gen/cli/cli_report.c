@@ -31,7 +31,7 @@ static const struct opt report_options[] = {
     OPT_STR(struct report_cli_opts, format, "format", 0, "LIST",
             "comma-separated: html, md, pdf, xlsx, charts, all (default all)"),
     OPT_INT(struct report_cli_opts, jobs, "jobs", 'j', "N", 1, 256,
-            "processes drawing charts and documents side by side\n(default: the number of CPUs, at most 16)"),
+            "processes drawing charts and documents side by side\n(default: the CPUs this process may use, at most 16)"),
     OPT_FLAG(struct report_cli_opts, force, "force", 0,
              "replace the report of another run in DIR (without it, a\ndirectory holding another run's report is "
              "refused)"),

@@ -193,10 +193,11 @@ static int run_jobs(const struct job *jobs, size_t n, int par, struct job_ctx *c
 static const char *const report_docs[] = {"report.html", "report.md",   "report.pdf", "report.xlsx",
                                           "report.json", "summary.csv", NULL};
 
+/* The CPUs this process may use (taskset, cpusets), at most 16. */
 static int default_jobs(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 16 ? 16 : (int)n;
+    int n = util_cpus_usable();
+    return n > 16 ? 16 : n;
 }
 
 int report_render(const char *run_dir, const char *out_dir, const struct report_options *opt)

@@ -2,6 +2,7 @@
  * canary.c - the drift canary's kernels (see canary.h).
  */
 #include "run/canary.h"
+#include "base/util.h"
 #include "base/xalloc.h"
 
 #include <pthread.h>
@@ -90,10 +91,7 @@ int canary_measure(struct canary *out)
     for (size_t i = 0; i < CANARY_COPY_BYTES; i++)
         src[i] = (unsigned char)(i * 131u);
 
-    cpu_set_t set;
-    int nt = 1;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-        nt = CPU_COUNT(&set);
+    int nt = util_cpus_usable();
     if (nt > CANARY_MAX_THREADS)
         nt = CANARY_MAX_THREADS;
     if (nt > n)

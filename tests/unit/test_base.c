@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -92,6 +93,28 @@ static void test_strbuf_first_error(void **state)
 
 /* util_signal_name() stands in for sigabbrev_np() (glibc 2.32+), so the
  * kit builds on glibc 2.31: the same names, NULL where glibc gives NULL. */
+/* util_cpus_usable() counts the CPUs of the affinity mask (taskset), not
+ * the CPUs online: checked in a child pinned to one CPU. */
+static void test_cpus_usable(void **state)
+{
+    (void)state;
+    assert_true(util_cpus_usable() >= 1);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(0, &one);
+        if (sched_setaffinity(0, sizeof(one), &one) != 0)
+            _exit(2);
+        _exit(util_cpus_usable() == 1 ? 0 : 1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_signal_name(void **state)
 {
     (void)state;
@@ -116,6 +139,7 @@ int main(void)
         cmocka_unit_test(test_out_of_memory_exits),
         cmocka_unit_test(test_strbuf_first_error),
         cmocka_unit_test(test_signal_name),
+        cmocka_unit_test(test_cpus_usable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
