@@ -33,22 +33,13 @@
 #include <jansson.h>
 
 /* "2024-04-03T12:00:00Z" -> time_t; 0 when it does not parse. */
+/* The run's creation time, 0 when it is not what run.db stores
+ * (util_utc_parse: strict). */
 static time_t parse_utc(const char *s)
 {
-    struct tm tm = {0};
-    char z = 0;
-    if (!s ||
-        sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-               &tm.tm_sec, &z) != 7 ||
-        z != 'Z')
-        return 0;
-    tm.tm_year -= 1900;
-    tm.tm_mon -= 1;
-    time_t t = timegm(&tm);
-    return t < 0 ? 0 : t;
+    time_t t = 0;
+    return s && util_utc_parse(&t, s) == 0 ? t : 0;
 }
-
-
 
 static void sanitise(const char *s, char *out, size_t n)
 {

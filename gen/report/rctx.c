@@ -324,8 +324,7 @@ static int resolve_reference(struct rctx *x, const char *path, int revision)
 void rctx_created(const char *created_utc, time_t *created, char pdf_date[32], char text[40])
 {
     struct tm tm = {0};
-    if (created_utc && strptime(created_utc, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
-        *created = timegm(&tm);
+    if (created_utc && util_utc_parse(created, created_utc) == 0) { /* strict: what run.db stores */
         snprintf(pdf_date, 32, "%s", created_utc);
     } else {
         /* no date in the run: a fixed one, never the clock, so bytes stay reproducible */
