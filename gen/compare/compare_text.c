@@ -18,41 +18,6 @@
 
 /* ---- text ---------------------------------------------------------------- */
 
-bool compare_pair_mismatch(const struct compare_pair *p, const char *id)
-{
-    for (size_t i = 0; i < p->ncells; i++)
-        if (strcmp(p->cells[i].id, id) == 0)
-            return p->cells[i].match == COMPARE_MISMATCH;
-    return false;
-}
-
-const char *compare_match_name(enum compare_match m)
-{
-    switch (m) {
-    case COMPARE_MATCHED:
-        return "matched";
-    case COMPARE_MISMATCH:
-        return "mismatch";
-    case COMPARE_ONLY_BASE:
-        return "only_baseline";
-    case COMPARE_ONLY_RUN:
-        return "only_run";
-    }
-    return "?";
-}
-
-void compare_fmt_ms(char *buf, size_t n, double ms)
-{
-    if (!isfinite(ms))
-        snprintf(buf, n, "-");
-    else if (ms >= 100.0)
-        snprintf(buf, n, "%.2f", ms);
-    else if (ms >= 1.0)
-        snprintf(buf, n, "%.3f", ms);
-    else
-        snprintf(buf, n, "%.4g", ms);
-}
-
 static void fmt_p_(char *buf, size_t n, double p)
 {
     if (!isfinite(p))
@@ -71,27 +36,6 @@ static void fmt_side_status_(char *buf, size_t n, const struct compare_side *s)
         compare_fmt_ms(buf, n, s->mean_ms);
     else
         snprintf(buf, n, "%s", compare_side_status(s));
-}
-
-void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c)
-{
-    switch (c->match) {
-    case COMPARE_MISMATCH:
-        snprintf(buf, n, "mismatch");
-        return;
-    case COMPARE_ONLY_BASE:
-        snprintf(buf, n, "only in baseline");
-        return;
-    case COMPARE_ONLY_RUN:
-        snprintf(buf, n, "only in this run");
-        return;
-    case COMPARE_MATCHED:
-        break;
-    }
-    if (c->t.verdict == SIGNIFICANCE_NONE)
-        snprintf(buf, n, "none (%s / %s)", compare_side_status(&c->a), compare_side_status(&c->b));
-    else
-        snprintf(buf, n, "%s", significance_verdict_name(c->t.verdict));
 }
 
 /* Every string a run stored (names, environment keys and values, hosts)

@@ -1,0 +1,67 @@
+/*
+ * compare_words.c - the names and numbers of a comparison that its text,
+ * JSON, report and workbook share (declared in compare.h): match names,
+ * verdict words, ms formatting. Apart from compare_text.c so that the
+ * report's pieces (crep.c) and the text output do not depend on each other.
+ */
+#include "compare/compare.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+bool compare_pair_mismatch(const struct compare_pair *p, const char *id)
+{
+    for (size_t i = 0; i < p->ncells; i++)
+        if (strcmp(p->cells[i].id, id) == 0)
+            return p->cells[i].match == COMPARE_MISMATCH;
+    return false;
+}
+
+const char *compare_match_name(enum compare_match m)
+{
+    switch (m) {
+    case COMPARE_MATCHED:
+        return "matched";
+    case COMPARE_MISMATCH:
+        return "mismatch";
+    case COMPARE_ONLY_BASE:
+        return "only_baseline";
+    case COMPARE_ONLY_RUN:
+        return "only_run";
+    }
+    return "?";
+}
+
+void compare_fmt_ms(char *buf, size_t n, double ms)
+{
+    if (!isfinite(ms))
+        snprintf(buf, n, "-");
+    else if (ms >= 100.0)
+        snprintf(buf, n, "%.2f", ms);
+    else if (ms >= 1.0)
+        snprintf(buf, n, "%.3f", ms);
+    else
+        snprintf(buf, n, "%.4g", ms);
+}
+
+void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c)
+{
+    switch (c->match) {
+    case COMPARE_MISMATCH:
+        snprintf(buf, n, "mismatch");
+        return;
+    case COMPARE_ONLY_BASE:
+        snprintf(buf, n, "only in baseline");
+        return;
+    case COMPARE_ONLY_RUN:
+        snprintf(buf, n, "only in this run");
+        return;
+    case COMPARE_MATCHED:
+        break;
+    }
+    if (c->t.verdict == SIGNIFICANCE_NONE)
+        snprintf(buf, n, "none (%s / %s)", compare_side_status(&c->a), compare_side_status(&c->b));
+    else
+        snprintf(buf, n, "%s", significance_verdict_name(c->t.verdict));
+}
