@@ -45,14 +45,6 @@ static char tmp[64];
 /* The renderer bundle and verify get (NULL: the real report_render()). */
 static bundle_render_fn renderer;
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int setup(void **state)
 {
     (void)state;
@@ -66,7 +58,7 @@ static int teardown(void **state)
 {
     (void)state;
     renderer = NULL;
-    return nftw(tmp, rm_entry, 8, FTW_DEPTH | FTW_PHYS);
+    return util_rm_rf(tmp);
 }
 
 static char *path_in(const char *name)

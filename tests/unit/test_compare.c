@@ -338,14 +338,6 @@ static void test_json_is_stable(void **state)
     free(t2);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static void test_main_exit_statuses_and_out(void **state)
 {
     (void)state;
@@ -394,7 +386,7 @@ static void test_main_exit_statuses_and_out(void **state)
     free(txt);
     free(js);
     free(out);
-    assert_int_equal(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+    assert_int_equal(util_rm_rf(dir), 0);
 }
 
 int main(void)

@@ -37,6 +37,7 @@
 #include "charts/forest.h"
 #include "charts/trend.h"
 #include "base/util.h"
+#include "testutil.h"
 
 #define FIX BENCHGEN_SOURCE_DIR "/tests/fixtures/compare/"
 
@@ -72,10 +73,7 @@ static char *in_tmp(const char *name) { return util_printf("%s/%s", tmp_root, na
 
 static char *read_text(const char *dir, const char *name)
 {
-    char *path = util_printf("%s/%s", dir, name), *buf = NULL;
-    size_t len = 0;
-    if (util_read_file(path, &buf, &len) < 0)
-        fail_msg("cannot read %s: %s", path, error_last());
+    char *path = util_printf("%s/%s", dir, name), *buf = test_read_text(path);
     free(path);
     return buf;
 }
@@ -100,65 +98,6 @@ static void render(const struct compare_result *r, const char *dir)
         fail_msg("compare_report_render %s: %s", dir, error_last());
 }
 
-/* SHA-256 of every file under a directory: "relative-path hash" lines, sorted. */
-static struct strbuf hashes_;
-static const char *hash_root_;
-static int hash_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)ftw;
-    if (flag != FTW_F)
-        return 0;
-    char hex[65];
-    if (sha256_file(path, hex) < 0)
-        return -1;
-    return strbuf_printf(&hashes_, "%s %s\n", path + strlen(hash_root_), hex) < 0 ? -1 : 0;
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char *tree_hashes(const char *dir, size_t *nfiles)
-{
-    memset(&hashes_, 0, sizeof(hashes_));
-    hash_root_ = dir;
-    assert_int_equal(nftw(dir, hash_cb, 16, FTW_PHYS), 0);
-    char *text = strbuf_detach(&hashes_), *lines[256];
-    size_t n = 0;
-    for (char *p = strtok(text, "\n"); p && n < 256; p = strtok(NULL, "\n"))
-        lines[n++] = p;
-    qsort(lines, n, sizeof(*lines), cmp_str);
-    struct strbuf out = {0};
-    for (size_t i = 0; i < n; i++)
-        strbuf_printf(&out, "%s\n", lines[i]);
-    free(text);
-    *nfiles = n;
-    return strbuf_detach(&out);
-}
-
-/* One entry of a zip file (an .xlsx), NUL-terminated; NULL when absent. */
-static char *zip_entry(const char *zip, const char *name)
-{
-    struct archive *a = archive_read_new();
-    struct archive_entry *e;
-    char *out = NULL;
-    archive_read_support_format_zip(a);
-    if (archive_read_open_filename(a, zip, 65536) != ARCHIVE_OK)
-        fail_msg("cannot open %s", zip);
-    while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
-        if (strcmp(archive_entry_pathname(e), name) != 0)
-            continue;
-        struct strbuf sb = {0};
-        char buf[65536];
-        la_ssize_t n;
-        while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
-            strbuf_append(&sb, buf, (size_t)n);
-        strbuf_append(&sb, "", 0);
-        out = strbuf_detach(&sb);
-        break;
-    }
-    archive_read_free(a);
-    return out;
-}
 
 static int count(const char *hay, const char *needle)
 {
@@ -192,7 +131,7 @@ static void test_three_runs_twice_same_bytes(void **state)
     render(&r, a);
     render(&r, b);
     size_t na = 0, nb = 0;
-    char *ha = tree_hashes(a, &na), *hb = tree_hashes(b, &nb);
+    char *ha = test_tree_hashes(a, &na), *hb = test_tree_hashes(b, &nb);
     assert_int_equal(na, 13); /* 4 documents, 3 charts x 3 formats */
     assert_int_equal(na, nb);
     assert_string_equal(ha, hb);
@@ -278,7 +217,7 @@ static void test_two_runs_no_trend_and_stale_charts_removed(void **state)
     free(html);
     free(md);
     char *xlsx = util_printf("%s/compare.xlsx", d);
-    char *wbx = zip_entry(xlsx, "xl/workbook.xml");
+    char *wbx = test_zip_entry(xlsx, "xl/workbook.xml");
     assert_non_null(wbx);
     assert_non_null(strstr(wbx, "name=\"Verdicts\""));
     assert_non_null(strstr(wbx, "name=\"Geomean\""));
@@ -288,7 +227,7 @@ static void test_two_runs_no_trend_and_stale_charts_removed(void **state)
     free(wbx);
     char *sheets3 = NULL;
     render(&r3, d);
-    sheets3 = zip_entry(xlsx, "xl/workbook.xml");
+    sheets3 = test_zip_entry(xlsx, "xl/workbook.xml");
     assert_non_null(strstr(sheets3, "name=\"Trend\""));
     /* Verdicts first: a reader converting the workbook gets it by default */
     assert_true(strstr(sheets3, "name=\"Verdicts\"") < strstr(sheets3, "name=\"Geomean\""));
@@ -500,7 +439,7 @@ static void test_workbook_contents(void **state)
     for (int i = 1; i <= 5; i++) {
         char name[64];
         snprintf(name, sizeof(name), "xl/worksheets/sheet%d.xml", i);
-        char *s = zip_entry(xlsx, name);
+        char *s = test_zip_entry(xlsx, name);
         assert_non_null(s);
         strbuf_puts(&all, s);
         free(s);
@@ -510,18 +449,18 @@ static void test_workbook_contents(void **state)
     assert_null(strstr(all.buf, "<v>-nan"));
     assert_null(strstr(all.buf, "<v>inf"));
     assert_null(strstr(all.buf, "<v>-inf"));
-    char *verdicts = zip_entry(xlsx, "xl/worksheets/sheet1.xml");
+    char *verdicts = test_zip_entry(xlsx, "xl/worksheets/sheet1.xml");
     assert_non_null(strstr(verdicts, "<conditionalFormatting")); /* verdict colours, ratio scale */
     assert_non_null(strstr(verdicts, "<autoFilter"));
     assert_non_null(strstr(verdicts, "<pane"));
     free(verdicts);
-    char *sst = zip_entry(xlsx, "xl/sharedStrings.xml");
+    char *sst = test_zip_entry(xlsx, "xl/sharedStrings.xml");
     assert_non_null(strstr(sst, ">NA (mismatch)<"));
     assert_non_null(strstr(sst, ">NA (only in baseline)<"));
     assert_non_null(strstr(sst, ">NA (error)<"));
     assert_non_null(strstr(sst, ">Unintended changes<"));
     free(sst);
-    char *core = zip_entry(xlsx, "docProps/core.xml");
+    char *core = test_zip_entry(xlsx, "docProps/core.xml");
     assert_non_null(strstr(core, "2026-01-01T00:00:00Z")); /* the baseline's date, not the clock */
     free(core);
     strbuf_free(&all);
@@ -571,7 +510,7 @@ static void test_hostile_strings_escaped(void **state)
     free(md);
 
     char *xlsx = util_printf("%s/compare.xlsx", d);
-    char *sst = zip_entry(xlsx, "xl/sharedStrings.xml");
+    char *sst = test_zip_entry(xlsx, "xl/sharedStrings.xml");
     assert_null(strstr(sst, "<script"));
     assert_non_null(strstr(sst, "diffusers-&lt;script&gt;alert(\"name\")&lt;/script&gt;&amp;'q'|*_"));
     free(sst);

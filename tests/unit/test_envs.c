@@ -42,13 +42,6 @@ static char tmp[64], home[128], cache[128]; /* mkdtemp names are short */
 
 /* ---- fixtures ------------------------------------------------------------- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    return flag == FTW_DP ? rmdir(path) : unlink(path);
-}
-
 static void write_text(const char *path, const char *text, mode_t mode)
 {
     FILE *f = fopen(path, "w");
@@ -83,7 +76,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    nftw(tmp, rm_entry, 32, FTW_DEPTH | FTW_PHYS);
+    util_rm_rf(tmp);
     return 0;
 }
 

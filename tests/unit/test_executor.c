@@ -71,12 +71,6 @@ static void test_place_records_affinity(void **state)
     sched_setaffinity(0, sizeof(old), &old);
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
 static struct cell test_cell(void)
 {
     struct cell c = {.id = 4, .key = "bert/fit/b1/torch-eager", .model = "bert", .task = "fit",
@@ -224,7 +218,7 @@ static void test_attempt_checked(void **state)
     assert_int_equal(check(dir, &c, "link.json", "t1", pub, &a, why), 1);
     assert_non_null(strstr(why, "a symbolic link"));
     free(p);
-    assert_int_equal(nftw(dir, rm_entry, 8, FTW_DEPTH | FTW_PHYS), 0);
+    assert_int_equal(util_rm_rf(dir), 0);
 }
 
 int main(void)

@@ -44,6 +44,7 @@
 #include "report/tables.h"
 #include "base/template.h"
 #include "base/util.h"
+#include "testutil.h"
 
 #ifndef BENCHGEN_SOURCE_DIR
 #define BENCHGEN_SOURCE_DIR "."
@@ -101,77 +102,6 @@ static int run_report(const char *a0, ...)
     va_end(ap);
     argv[argc] = NULL;
     return cli_dispatch(&cli_report, argc, argv, argc, argv);
-}
-
-static char *read_text(const char *path)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    if (util_read_file(path, &buf, &len) < 0)
-        fail_msg("cannot read %s: %s", path, error_last());
-    return buf;
-}
-
-/* One entry of a zip file (an .xlsx), NUL-terminated, via libarchive. */
-static char *zip_entry(const char *zip, const char *name)
-{
-    struct archive *a = archive_read_new();
-    struct archive_entry *e;
-    char *out = NULL;
-    archive_read_support_format_zip(a);
-    if (archive_read_open_filename(a, zip, 65536) != ARCHIVE_OK)
-        fail_msg("cannot open %s", zip);
-    while (archive_read_next_header(a, &e) == ARCHIVE_OK) {
-        if (strcmp(archive_entry_pathname(e), name) != 0)
-            continue;
-        struct strbuf sb = {0};
-        char buf[65536];
-        la_ssize_t n;
-        while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
-            strbuf_append(&sb, buf, (size_t)n);
-        strbuf_append(&sb, "", 0);
-        out = strbuf_detach(&sb);
-        break;
-    }
-    archive_read_free(a);
-    return out;
-}
-
-/* SHA-256 of every file under dir, "relative-path hash\n" lines in sorted order. */
-static struct strbuf hashes;
-static const char *hash_root;
-static int hash_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)ftw;
-    if (flag != FTW_F)
-        return 0;
-    char hex[65];
-    if (sha256_file(path, hex) < 0)
-        return -1;
-    strbuf_printf(&hashes, "%s %s\n", path + strlen(hash_root), hex);
-    return 0;
-}
-
-static int cmp_lines(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static char *tree_hashes(const char *dir, size_t *nfiles)
-{
-    memset(&hashes, 0, sizeof(hashes));
-    hash_root = dir;
-    assert_int_equal(nftw(dir, hash_cb, 16, FTW_PHYS), 0);
-    /* nftw order is the directory's order: sort for a stable comparison */
-    char *text = strbuf_detach(&hashes), *lines[4096];
-    size_t n = 0;
-    for (char *p = strtok(text, "\n"); p && n < 4096; p = strtok(NULL, "\n"))
-        lines[n++] = p;
-    qsort(lines, n, sizeof(lines[0]), cmp_lines);
-    struct strbuf out = {0};
-    for (size_t i = 0; i < n; i++)
-        strbuf_printf(&out, "%s\n", lines[i]);
-    free(text);
-    *nfiles = n;
-    return strbuf_detach(&out);
 }
 
 /* ---- escaping ------------------------------------------------------------ */
@@ -848,14 +778,14 @@ static void test_render_twice_identical(void **state)
     assert_int_equal(run_report(PUBLISHED, "--out", a, "-q", "-j", "1", "--reference", REFERENCE, NULL), 0);
     assert_int_equal(run_report(PUBLISHED, "--out", b, "-q", "-j", "3", "--reference", REFERENCE, NULL), 0);
     size_t na, nb;
-    char *ha = tree_hashes(a, &na), *hb = tree_hashes(b, &nb);
+    char *ha = test_tree_hashes(a, &na), *hb = test_tree_hashes(b, &nb);
     assert_true(na > 50); /* 4 documents and every chart in 3 formats */
     assert_int_equal(na, nb);
     assert_string_equal(ha, hb);
     /* a re-render into the same directory gives the same bytes again */
     assert_int_equal(run_report(PUBLISHED, "--out", a, "-q", "-j", "2", "--reference", REFERENCE, NULL), 0);
     size_t na2;
-    char *ha2 = tree_hashes(a, &na2);
+    char *ha2 = test_tree_hashes(a, &na2);
     assert_string_equal(ha, ha2);
     free(ha);
     free(hb);
@@ -878,7 +808,7 @@ static void test_html_self_contained(void **state)
     snprintf(dir, sizeof(dir), "%s/html", tmp_root);
     assert_int_equal(run_report(PUBLISHED, "--out", dir, "-q", "--format", "html", NULL), 0);
     snprintf(path, sizeof(path), "%s/report.html", dir);
-    char *html = read_text(path);
+    char *html = test_read_text(path);
     assert_true(only_own_script(html));
     assert_null(strstr(html, "src=\"http"));
     assert_null(strstr(html, "<link rel=\"stylesheet\""));
@@ -896,7 +826,7 @@ static void test_html_self_contained(void **state)
         ids[n++] = strndup(p + 5, (size_t)(end - p - 5));
     }
     assert_true(n > 100);
-    qsort(ids, n, sizeof(*ids), cmp_lines);
+    qsort(ids, n, sizeof(*ids), test_cmp_str);
     for (size_t i = 1; i < n; i++)
         if (strcmp(ids[i - 1], ids[i]) == 0)
             fail_msg("duplicate id %s", ids[i]);
@@ -917,7 +847,7 @@ static void test_tricky_escaped(void **state)
     assert_int_equal(run_report(TRICKY, "--out", dir, "-q", "--reference", REFERENCE, NULL), 0);
 
     snprintf(path, sizeof(path), "%s/report.html", dir);
-    char *html = read_text(path);
+    char *html = test_read_text(path);
     assert_true(only_own_script(html));
     assert_null(strstr(html, "<img src=x"));
     assert_non_null(strstr(html, "tricky&lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;&#39;q&#39;"));
@@ -926,7 +856,7 @@ static void test_tricky_escaped(void **state)
     free(html);
 
     snprintf(path, sizeof(path), "%s/report.md", dir);
-    char *md = read_text(path);
+    char *md = test_read_text(path);
     assert_non_null(strstr(md, "# Benchmark report: tricky\\<script\\>alert(\"name\")\\</script\\>'q'"));
     assert_non_null(strstr(md, "1.26.4\"\\<script\\>alert('pkg')\\</script\\>"));
     /* outside code blocks, no raw tag survives */
@@ -943,12 +873,12 @@ static void test_tricky_escaped(void **state)
     free(md);
 
     snprintf(path, sizeof(path), "%s/report.xlsx", dir);
-    char *sst = zip_entry(path, "xl/sharedStrings.xml");
+    char *sst = test_zip_entry(path, "xl/sharedStrings.xml");
     assert_non_null(sst);
     assert_null(strstr(sst, "<script"));
     assert_non_null(strstr(sst, "1.26.4\"&lt;script&gt;alert('pkg')&lt;/script&gt;"));
     free(sst);
-    char *core = zip_entry(path, "docProps/core.xml");
+    char *core = test_zip_entry(path, "docProps/core.xml");
     assert_non_null(strstr(core, "tricky&lt;script&gt;"));
     assert_non_null(strstr(core, "2025-11-30T12:00:00Z")); /* the run's date */
     free(core);
@@ -980,7 +910,7 @@ static void test_workbook_numbers(void **state)
                                          "xl/worksheets/sheet5.xml", "xl/worksheets/sheet6.xml",
                                          "xl/worksheets/sheet7.xml", "xl/worksheets/sheet8.xml"};
     for (size_t i = 0; i < sizeof(sheets) / sizeof(sheets[0]); i++) {
-        char *xml = zip_entry(path, sheets[i]);
+        char *xml = test_zip_entry(path, sheets[i]);
         assert_non_null(xml);
         assert_null(strstr(xml, "<v>nan"));
         assert_null(strstr(xml, "<v>NAN"));
@@ -989,7 +919,7 @@ static void test_workbook_numbers(void **state)
         assert_null(strstr(xml, "<v>-inf"));
         free(xml);
     }
-    char *wb = zip_entry(path, "xl/workbook.xml");
+    char *wb = test_zip_entry(path, "xl/workbook.xml");
     static const char *const names[] = {"Answer",  "Summary", "Throughput",  "Speedup",
                                         "Statistics", "Samples", "Environment", "Method"};
     for (size_t i = 0; i < 8; i++) {
@@ -997,13 +927,13 @@ static void test_workbook_numbers(void **state)
         snprintf(want, sizeof(want), "name=\"%s\"", names[i]);
         assert_non_null(strstr(wb, want));
     }
-    char *s0 = zip_entry(path, "xl/worksheets/sheet1.xml"), *ss = zip_entry(path, "xl/sharedStrings.xml");
+    char *s0 = test_zip_entry(path, "xl/worksheets/sheet1.xml"), *ss = test_zip_entry(path, "xl/sharedStrings.xml");
     assert_non_null(strstr(wb, "name=\"Answer\" sheetId=\"1\"")); /* the answer first */
     assert_non_null(strstr(ss, "is fastest"));
     assert_non_null(strstr(ss, "Speed-up (geometric mean)"));
     free(s0);
     free(ss);
-    char *s1 = zip_entry(path, "xl/worksheets/sheet2.xml");
+    char *s1 = test_zip_entry(path, "xl/worksheets/sheet2.xml");
     assert_non_null(strstr(s1, "<pane ")); /* frozen header */
     assert_non_null(strstr(s1, "<autoFilter "));
     assert_non_null(strstr(s1, "<conditionalFormatting"));
@@ -1023,7 +953,7 @@ static void test_workbook_numbers(void **state)
     static const char *const charts[] = {"xl/charts/chart1.xml", "xl/charts/chart2.xml"};
     static const char *const fmts[] = {"formatCode=\"#,##0\"", "formatCode=\"+0%;-0%;0%\""};
     for (size_t i = 0; i < 2; i++) {
-        char *xml = zip_entry(path, charts[i]);
+        char *xml = test_zip_entry(path, charts[i]);
         assert_non_null(xml);
         char *cat = strstr(xml, "<c:catAx>"), *val = strstr(xml, "<c:valAx>");
         assert_non_null(cat);
@@ -1054,12 +984,12 @@ static void test_workbook_numbers(void **state)
     static const char *const area_of[] = {"localSheetId=\"1\">Summary!$A$1:$", "localSheetId=\"3\">Speedup!$A$1:$"};
     /* the Speedup sheet's long caption wraps over the table's width (merged
      * row 2) instead of running past the print area from A1 */
-    char *sp = zip_entry(path, "xl/worksheets/sheet4.xml");
+    char *sp = test_zip_entry(path, "xl/worksheets/sheet4.xml");
     assert_non_null(strstr(sp, "<mergeCell ref=\"A2:H2\"/>"));
     free(sp);
-    wb = zip_entry(path, "xl/workbook.xml");
+    wb = test_zip_entry(path, "xl/workbook.xml");
     for (size_t i = 0; i < 2; i++) {
-        char *sheet = zip_entry(path, sheet_of[i]), *drawing = zip_entry(path, drawing_of[i]);
+        char *sheet = test_zip_entry(path, sheet_of[i]), *drawing = test_zip_entry(path, drawing_of[i]);
         assert_non_null(sheet);
         assert_non_null(drawing);
         char *brk = strstr(sheet, "<rowBreaks count=\"1\" manualBreakCount=\"1\"><brk id=\"");
