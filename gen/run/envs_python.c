@@ -48,9 +48,7 @@ int envs_python_version_number(const char *ver)
     return major * 100 + minor;
 }
 
-/* A prefix that names the cell's directory ({cell}, runners/worker.h) gets
- * an empty stand-in for the probe, with the empty env file it may read. */
-static char *probe_cell_dir(const char *const *cmd_prefix)
+char *envs_python_probe_dir(const char *const *cmd_prefix)
 {
     bool named = false;
     for (const char *const *p = cmd_prefix; p && *p; p++)
@@ -78,7 +76,7 @@ int envs_python_probe(const char *python, const char *const *cmd_prefix, bool ch
     while (cmd_prefix && cmd_prefix[np])
         np++;
     char **argv = xcalloc(np + 8, sizeof(*argv));
-    char *cell_dir = probe_cell_dir(cmd_prefix);
+    char *cell_dir = envs_python_probe_dir(cmd_prefix);
     char **expanded = cell_dir ? worker_prefix_expand(cmd_prefix, cell_dir) : NULL;
     struct strbuf out = {0};
     int status = 0, err = 0;

@@ -23,6 +23,12 @@ bool envs_python_has_control(const char *s);
 int envs_python_probe(const char *python, const char *const *cmd_prefix, bool check_module, char ver[32],
                       char **prefix);
 
+/* A prefix that names the cell's directory ({cell}, runners/worker.h) gets
+ * an empty stand-in for a probe, with the empty env file it may read:
+ * malloc'd, the caller removes it (util_rm_rf) and frees it; NULL when the
+ * prefix names none (or it could not be made). */
+char *envs_python_probe_dir(const char *const *cmd_prefix);
+
 /* The version of an interpreter, probed once per process. "" when it
  * cannot be run. Borrowed, static. */
 const char *envs_python_version(const char *python);
