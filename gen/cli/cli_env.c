@@ -52,9 +52,19 @@ static int env_sync(const struct cli_call *call)
     return err < 0 ? cli_fail(&cli_env_sync, err) : CLI_EXIT_OK;
 }
 
+struct list_opts {
+    bool packages;
+};
+
+static const struct opt list_options[] = {
+    OPT_FLAG(struct list_opts, packages, "packages", 0,
+             "also each environment's installed packages (name==version),\nand a registration's prefix"),
+};
+
 static int env_list(const struct cli_call *call)
 {
-    int err = envs_list(stdout);
+    const struct list_opts *o = call->opts;
+    int err = envs_list(stdout, o->packages);
     return err < 0 ? cli_fail(&cli_env_list, err) : CLI_EXIT_OK;
 }
 
@@ -92,15 +102,16 @@ const struct cli_command cli_env_sync = {
 
 const struct cli_command cli_env_list = {
     .name = "env list",
-    .synopsis = "",
-    .summary = "list environments: name, state, hash, path, package versions",
-    .about = "Prints each environment's name, state, hash and path, then its resolved\n"
-             "package versions.\n",
+    .synopsis = "[--packages]",
+    .summary = "list environments: name, state, hash, path (--packages: package versions)",
+    .about = "Prints one line per environment: its name, state, hash, path and variant\n"
+             "(a hint follows one that is missing, incomplete or broken). With\n"
+             "--packages, each ready environment's installed package versions follow.\n",
     .exits = "0    listed\n"
              "1    the cache could not be read\n"
              "2    usage error",
-    .spec = {NULL, 0, 0, 0},
-    .opts_size = sizeof(struct env_opts),
+    .spec = {list_options, sizeof(list_options) / sizeof(list_options[0]), 0, 0},
+    .opts_size = sizeof(struct list_opts),
     .run = env_list,
 };
 

@@ -3,7 +3,8 @@
 # candidate, numpy (every cell needs it) and what the backends mapped to the
 # name need (those whose default environment it is, and --for's), names what
 # is missing with how to add it, exits 2 and registers nothing; re-adding a
-# name says that it replaces the old registration. The candidate without
+# name says that it replaces the old registration; `env list` prints one
+# line per environment, and the packages with --packages. The candidate without
 # numpy is a fresh venv (no packages); the one with numpy is the shared
 # cache's base interpreter. A cache of its own: nothing shared is touched.
 set -u
@@ -52,6 +53,17 @@ check "... first time: nothing about replacing" sh -c "! grep -q replaces '$TMP/
 "$BENCHGEN" env add np "$PY" >"$TMP/out" 2>"$TMP/err"
 check "adding the same name again: exit 0" test $? -eq 0
 check "... says it replaces the earlier registration" grep -qF "env np: replaces its earlier registration ($PY)" "$TMP/out"
+
+# env list: one line per environment; the packages with --packages
+"$BENCHGEN" env list >"$TMP/list" 2>&1
+check "env list: exit 0" test $? -eq 0
+check "env list: the registration's line" grep -qE "^np  external  -  $PY  external$" "$TMP/list"
+check "env list: no package line by default" sh -c "! grep -qE '^  [A-Za-z0-9_.-]+==' '$TMP/list'"
+check "env list: says how to see them" grep -qF '# installed packages: `benchgen env list --packages`' "$TMP/list"
+"$BENCHGEN" env list --packages >"$TMP/listp" 2>&1
+check "env list --packages: exit 0" test $? -eq 0
+check "env list --packages: the registration's packages follow its line" \
+  sh -c "sed -n '/^np  external/,/^[^ ]/p' '$TMP/listp' | grep -qE '^  numpy==[0-9]'"
 
 check "no process left" test -z "$(pgrep -f "$TMP/" 2>/dev/null)"
 finish

@@ -461,13 +461,13 @@ static void test_add_venv_dir_wins_and_breaks(void **state)
     env_info_free(&e);
 }
 
-static char *list_to_string(void)
+static char *list_to_string(bool packages)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    assert_int_equal(envs_list(f), 0);
+    assert_int_equal(envs_list(f, packages), 0);
     fclose(f);
     return buf;
 }
@@ -495,12 +495,20 @@ static void test_list_reads_dist_info(void **state)
     snprintf(path, sizeof(path), "%s/lib/python%s/site-packages/numpy", e.dir, mm);
     mkdirs(path); /* a package directory is not a distribution */
 
-    char *out = list_to_string();
+    char *out = list_to_string(true); /* env list --packages */
     char want[PATH_MAX * 2];
     snprintf(want, sizeof(want), "listed  ready  %s  %s  -\n  aaa==0.1\n  foo-bar==1.2\n", e.hash, e.dir);
     assert_non_null(strstr(out, want));
     assert_null(strstr(out, "bogus"));
     assert_non_null(strstr(out, "known1  missing  "));
+    assert_non_null(strstr(out, "benchgen env sync known1"));
+    free(out);
+    /* env list: the environment's line alone, the hint of a missing one kept */
+    out = list_to_string(false);
+    snprintf(want, sizeof(want), "listed  ready  %s  %s  -\n", e.hash, e.dir);
+    assert_non_null(strstr(out, want));
+    assert_null(strstr(out, "aaa==0.1"));
+    assert_null(strstr(out, "foo-bar==1.2"));
     assert_non_null(strstr(out, "benchgen env sync known1"));
     free(out);
     env_info_free(&e);
