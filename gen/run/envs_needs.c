@@ -3,13 +3,11 @@
  * in the candidate interpreter (see envs_needs.h).
  */
 #include "run/envs_needs.h"
-#include "run/envs_probe.h"
 #include "run/envs_proc.h"
 #include "run/envs_python.h"
 #include "plan/catalog.h"
 #include "base/error.h"
 #include "base/xalloc.h"
-#include "runners/worker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,25 +108,18 @@ int envs_needs_check(const char *python, const char *const *cmd_prefix, const st
 {
     struct strlist mods = {0};
     modules_for(&mods, backends);
-    size_t np = 0;
-    while (cmd_prefix && cmd_prefix[np])
-        np++;
-    char **argv = xcalloc(np + mods.n + 8, sizeof(*argv));
-    char *cell_dir = envs_python_probe_dir(cmd_prefix);
-    char **expanded = cell_dir ? worker_prefix_expand(cmd_prefix, cell_dir) : NULL;
+    bool prefixed = cmd_prefix && cmd_prefix[0];
+    const char **args = xcalloc(mods.n + 4, sizeof(*args));
     struct strbuf out = {0}, ok = {0}, missing = {0}, pip = {0};
     int status = 0, err = 0, nmissing = 0;
     *found = NULL;
     size_t k = 0;
-    for (size_t i = 0; i < np; i++)
-        argv[k++] = expanded ? expanded[i] : (char *)cmd_prefix[i];
-    argv[k++] = (char *)python;
-    argv[k++] = "-s";
-    argv[k++] = "-c";
-    argv[k++] = (char *)check_code;
+    args[k++] = "-s";
+    args[k++] = "-c";
+    args[k++] = check_code;
     for (size_t i = 0; i < mods.n; i++)
-        argv[k++] = mods.v[i];
-    if ((err = envs_probe_run(argv, python, &out, &status)) < 0)
+        args[k++] = mods.v[i];
+    if ((err = envs_python_run(python, cmd_prefix, args, &out, &status)) < 0)
         goto done;
     size_t reported = 0;
     char *save = NULL;
@@ -163,17 +154,13 @@ int envs_needs_check(const char *python, const char *const *cmd_prefix, const st
                         "%s cannot import what the backends mapped to it need: %s. Install %s into that "
                         "interpreter%s (`%s -m pip install%s`) and run `env add` again, or give `--for` only the "
                         "backends it can run; nothing was registered",
-                        python, missing.buf, nmissing > 1 ? "them" : "it", np ? " (inside its prefix's container)" : "",
+                        python, missing.buf, nmissing > 1 ? "them" : "it", prefixed ? " (inside its prefix's container)" : "",
                         python, pip.buf);
         goto done;
     }
     *found = strbuf_detach(&ok);
 done:
-    free(argv);
-    worker_prefix_free(expanded);
-    if (cell_dir)
-        util_rm_rf(cell_dir);
-    free(cell_dir);
+    free(args);
     strbuf_free(&out);
     strbuf_free(&ok);
     strbuf_free(&missing);
