@@ -25,9 +25,12 @@ defines:
           dtype  "int32" | "int64" | "float32" | "uint8"
           shape  list of ints
           dist   "uniform" (ints: [low, high); floats: [low, high)),
-                 "normal" (floats: mean low, standard deviation high) or
+                 "normal" (floats: mean, standard deviation std) or
                  "const" (every element low); default "uniform"
-          low, high  numbers
+          low, high  numbers (uniform, const)
+          mean, std  numbers (normal; std >= 0). The older spelling of a
+                 normal declaration, low as the mean and high as the
+                 standard deviation, is still read; the two may not be mixed
         It must depend only on cell.model, .task, .batch and .size, never on
         the backend, so every backend gets byte-identical data. Images are
         declared channels-last (NHWC); a channels-first framework transposes.
@@ -112,7 +115,7 @@ def _load_file(path):
     return module
 
 
-INPUT_KEYS = ("name", "dtype", "shape", "dist", "low", "high")
+INPUT_KEYS = ("name", "dtype", "shape", "dist", "low", "high", "mean", "std")
 DTYPES = ("int32", "int64", "float32", "uint8")
 DISTS = ("uniform", "normal", "const")
 MAX_RANK = 8  # runners/synth.h SYNTH_MAX_DIMS
@@ -171,6 +174,22 @@ def check_inputs(specs):
         elif dist == "normal" and dtype in DTYPES and dtype != "float32":
             problems.append(f"{where}: dist 'normal' needs dtype float32, got {dtype!r}")
         low, high = spec.get("low"), spec.get("high")
+        moments = [k for k in ("mean", "std") if k in spec]
+        if moments and dist != "normal":
+            problems.append(f"{where}: {' and '.join(moments)} go{'es' if len(moments) == 1 else ''} with dist "
+                            f"'normal', not {dist!r}: give low and high")
+            moments = []
+        elif moments and ("low" in spec or "high" in spec):
+            problems.append(f"{where}: dist 'normal' takes mean and std, or the older low (mean) and high "
+                            "(standard deviation), not both")
+            moments = []
+        if moments:
+            mean, std = spec.get("mean"), spec.get("std")
+            if not _is_number(mean):
+                problems.append(f"{where}: mean must be a number, got {mean!r}")
+            if not _is_number(std) or std < 0:
+                problems.append(f"{where}: std must be a number >= 0, got {std!r}")
+            continue
         if not _is_number(low):
             problems.append(f"{where}: low must be a number, got {low!r}")
         if dist != "const" and not _is_number(high):
@@ -181,6 +200,12 @@ def check_inputs(specs):
                 and _is_number(high) and not high > low):
             problems.append(f"{where}: integer range [{low}, {high}) is empty")
     return problems
+
+
+def _moments_as_range(spec):
+    if "mean" in spec or "std" in spec:
+        spec["low"], spec["high"] = spec.pop("mean"), spec.pop("std")
+    return spec
 
 
 class Cell:
@@ -220,7 +245,8 @@ class Cell:
         if problems:
             raise ValueError(f"{self.describe()}: inputs() declared bad inputs:\n  " + "\n  ".join(problems))
         # Kept: setup() reshapes the C buffers with exactly these declarations.
-        self.specs = [dict(s) for s in specs]
+        # A normal's mean and std reach the C generator as low and high.
+        self.specs = [_moments_as_range(dict(s)) for s in specs]
         return self.specs
 
     def describe(self):

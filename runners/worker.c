@@ -269,6 +269,8 @@ static char **build_argv(const struct worker_job *job, int64_t t0, const char *s
     argv[k++] = util_printf("seed=%llu", (unsigned long long)c->seed);
     argv[k++] = util_printf("device=%s", job->device ? job->device : "cpu");
     argv[k++] = util_printf("device_rule=%s", c->device ? c->device : "auto");
+    if (job->declare_only)
+        argv[k++] = "check=1";
     if (lis)
         argv[k++] = util_printf("channel=%s/%s", scratch, CHANNEL_SOCKET_NAME);
     argv[k] = NULL;

@@ -38,6 +38,7 @@
 #define BENCHGEN_WORKER_H
 
 #include <signal.h>
+#include <stdbool.h>
 
 #include "plan/matrix.h"
 #include "store/result.h"
@@ -50,6 +51,9 @@ struct worker_job {
     const char *home;           /* holds runners/harness.py and runners/workloads */
     const char *device;         /* gpu | cpu: what the cell must run on, the cell's device resolved on
                                  * this machine (plan/device.h); NULL: cpu */
+    bool declare_only;          /* load the workload, call supported() and inputs(), check the declarations
+                                 * and end `ok` (or unsupported, or error): no inputs made, no setup(),
+                                 * no step; what `run --dry-run` does (run/workcheck.h) */
 };
 
 /* Optional hook called about every 250 ms while a cell runs (progress). */

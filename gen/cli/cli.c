@@ -133,11 +133,30 @@ int cli_dispatch(const struct cli_command *cmd, int argc, char **argv, int full_
     return rc;
 }
 
+/* `help`'s own usage: `help --help`, `help -h`, `help help`. */
+static void help_usage(FILE *out)
+{
+    fputs("usage: benchgen help [COMMAND]\n"
+          "\n"
+          "Prints COMMAND's usage, options and exit statuses, the same as\n"
+          "`benchgen COMMAND --help` (`help env`: every env command); with no COMMAND,\n"
+          "the list of commands, the same as `benchgen --help`.\n"
+          "\n"
+          "exit status:\n"
+          "  0    printed\n"
+          "  2    no such command\n",
+          out);
+}
+
 /* `benchgen help [COMMAND...]` */
 static int help(int argc, char **argv)
 {
     if (argc == 0) {
         cli_print_main_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (argc == 1 && (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") || !strcmp(argv[0], "help"))) {
+        help_usage(stdout);
         return CLI_EXIT_OK;
     }
     char name[64];

@@ -16,6 +16,16 @@ struct env_opts {
     int unused;
 };
 
+struct add_opts {
+    const char *for_backends;
+};
+
+static const struct opt add_options[] = {
+    OPT_STR(struct add_opts, for_backends, "for", 0, "BACKEND,...",
+            "also check that it imports what these backends need (the\nbackends whose default environment is "
+            "NAME are always checked;\nnumpy, which every cell needs, always is)"),
+};
+
 struct sync_opts {
     bool cuda, cpu;
     int cuda_major;
@@ -42,9 +52,19 @@ static int env_sync(const struct cli_call *call)
     return err < 0 ? cli_fail(&cli_env_sync, err) : CLI_EXIT_OK;
 }
 
+struct list_opts {
+    bool packages;
+};
+
+static const struct opt list_options[] = {
+    OPT_FLAG(struct list_opts, packages, "packages", 0,
+             "also each environment's installed packages (name==version),\nand a registration's prefix"),
+};
+
 static int env_list(const struct cli_call *call)
 {
-    int err = envs_list(stdout);
+    const struct list_opts *o = call->opts;
+    int err = envs_list(stdout, o->packages);
     return err < 0 ? cli_fail(&cli_env_list, err) : CLI_EXIT_OK;
 }
 
@@ -56,7 +76,8 @@ static int env_add(const struct cli_call *call)
                                call->args[2]);
     if (call->ndash < 2)
         return cli_usage_error(&cli_env_add, "NAME and PYTHON come before --");
-    int err = envs_add(call->args[0], call->args[1], call->args + 2, (size_t)(call->nargs - 2));
+    const struct add_opts *o = call->opts;
+    int err = envs_add(call->args[0], call->args[1], call->args + 2, (size_t)(call->nargs - 2), o->for_backends);
     return err < 0 ? cli_fail(&cli_env_add, err) : CLI_EXIT_OK;
 }
 
@@ -81,34 +102,41 @@ const struct cli_command cli_env_sync = {
 
 const struct cli_command cli_env_list = {
     .name = "env list",
-    .synopsis = "",
-    .summary = "list environments: name, state, hash, path, package versions",
-    .about = "Prints each environment's name, state, hash and path, then its resolved\n"
-             "package versions.\n",
+    .synopsis = "[--packages]",
+    .summary = "list environments: name, state, hash, path (--packages: package versions)",
+    .about = "Prints one line per environment: its name, state, hash, path and variant\n"
+             "(a hint follows one that is missing, incomplete or broken). With\n"
+             "--packages, each ready environment's installed package versions follow.\n",
     .exits = "0    listed\n"
              "1    the cache could not be read\n"
              "2    usage error",
-    .spec = {NULL, 0, 0, 0},
-    .opts_size = sizeof(struct env_opts),
+    .spec = {list_options, sizeof(list_options) / sizeof(list_options[0]), 0, 0},
+    .opts_size = sizeof(struct list_opts),
     .run = env_list,
 };
 
 const struct cli_command cli_env_add = {
     .name = "env add",
-    .synopsis = "NAME PYTHON [-- PREFIX...]",
+    .synopsis = "NAME PYTHON [--for BACKEND,...] [-- PREFIX...]",
     .summary = "use an existing interpreter, venv or container as environment NAME",
     .about = "Registers an existing interpreter or venv of Python 3.9 or later (a cluster\n"
              "module, a conda env, another minor version) as environment NAME, after\n"
-             "checking it can import benchgen's worker module. With -- PREFIX..., workers\n"
+             "checking it can import benchgen's worker module, numpy (every cell needs it)\n"
+             "and what the backends mapped to it need: torch for torch-eager and\n"
+             "torch-compiled, tensorflow and keras for keras2-tensorflow, keras and its\n"
+             "backend's framework for keras3-X. The backends mapped to NAME are those\n"
+             "whose default environment is NAME, and those --for names. Re-adding a NAME\n"
+             "replaces its registration, and says so. With -- PREFIX..., workers\n"
              "run `PREFIX... PYTHON`: a container, e.g.\n"
              "  benchgen env add gpu python3 -- apptainer exec --nv image.sif\n"
              "The check runs contained like a cell, stopped (with everything it started)\n"
              "after BENCHGEN_PROBE_TIMEOUT seconds (default 60) or 64 KiB of output.\n",
     .exits = "0    registered\n"
              "1    the registration could not be written, or PYTHON does not fit\n"
-             "2    usage error, PYTHON does not exist or is not a file, a control character\n"
-             "     in a path or argument, or the check was stopped",
-    .spec = {NULL, 0, 2, -1, "NAME PYTHON"},
-    .opts_size = sizeof(struct env_opts),
+             "2    usage error, PYTHON does not exist or is not a file, it cannot import a\n"
+             "     module its backends need (named, with how to add it), a control\n"
+             "     character in a path or argument, or the check was stopped",
+    .spec = {add_options, sizeof(add_options) / sizeof(add_options[0]), 2, -1, "NAME PYTHON"},
+    .opts_size = sizeof(struct add_opts),
     .run = env_add,
 };

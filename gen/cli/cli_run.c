@@ -17,6 +17,7 @@
 #include "run/envs_sync.h"
 #include "run/executor.h"
 #include "run/scheduler.h"
+#include "run/workcheck.h"
 #include "run/telemetry.h"
 #include "run/slurm.h"
 #include "run/slurmrun.h"
@@ -52,7 +53,7 @@ static const struct opt run_options[] = {
     OPT_STR(struct run_opts, only, "only", 0, "FILTER",
             "run a subset, KEY=VAL[,KEY=VAL...]: KEY is model, task, backend,\nbatch, env, method or key; the "
             "same KEY twice means either,\ndifferent KEYs mean both"),
-    OPT_FLAG(struct run_opts, dry_run, "dry-run", 'n', "print the plan and exit without running anything"),
+    OPT_FLAG(struct run_opts, dry_run, "dry-run", 'n', "print the plan, load each custom workload and call its\nsupported() and inputs() (no setup(), no step), and exit"),
     OPT_LIST(struct run_opts, with, "with", 0, "PKG==V",
              "run in derived environments: each backend's environment plus\nthis pin (repeatable); built once, "
              "cached by hash"),
@@ -306,8 +307,12 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
     printf("interleaved A/B plan: %zu process(es), A and B in ABBA order\n", both.ncells);
     for (size_t i = 0; i < both.ncells; i++)
         printf("  %4zu  %c  %-40s env=%s\n", i + 1, arm[i] ? 'B' : 'A', both.cells[i].key, both.cells[i].env);
-    if (o->dry_run)
+    if (o->dry_run) {
+        /* arm A's cells: the same workloads, in environments already built */
+        fflush(stdout);
+        err = workcheck_run(&pa, stdout);
         goto done;
+    }
     if ((err = util_mkdir_p(outdir, 0755)) < 0 ||
         (err = ab_store(&sa, da, spec, &pa, cmdline, "a", NULL, NULL)) < 0 ||
         (err = ab_store(&sb, db, spec, &pb, cmdline, "b", &o->with, &o->benv)) < 0)
@@ -415,8 +420,11 @@ static int run_run(const struct cli_call *call)
             (err = derive_envs(&plan, o->with.v, o->with.n, o->dry_run)) < 0)
             goto done;
         sched_print_plan(&plan, stdout);
-        if (o->dry_run)
+        if (o->dry_run) {
+            fflush(stdout);
+            err = workcheck_run(&plan, stdout);
             goto done;
+        }
         if ((err = sysinfo_collect(&host)) < 0)
             goto done;
         for (size_t i = 0; i < o->with.n; i++)

@@ -14,6 +14,7 @@
 #include "plan/status.h"
 #include "base/error.h"
 #include "base/escape.h"
+#include "base/xalloc.h"
 #include "store/rundata.h"
 
 #include <math.h>
@@ -242,6 +243,29 @@ static void show_flags_(const struct rundata *rd, FILE *out, int wkey, struct st
     }
 }
 
+/* Every cell that failed (error, crash, timeout, oom): the first line of
+ * its reason (for a Python exception "what failed: Type: message") and
+ * where its log is. */
+static void show_failures_(const struct rundata *rd, FILE *out, int wkey, struct strlist *k)
+{
+    bool any = false;
+    for (size_t i = 0; i < rd->ncells; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        enum status st = c->result.status;
+        if (st != STATUS_ERROR && st != STATUS_CRASH && st != STATUS_TIMEOUT && st != STATUS_OOM)
+            continue;
+        if (!any)
+            fputs("\nfailures\n", out);
+        any = true;
+        const char *d = c->result.detail ? c->result.detail : "no reason recorded";
+        const char *nl = strchr(d, '\n');
+        char *first = xstrndup(d, nl ? (size_t)(nl - d) : strlen(d));
+        fprintf(out, "%-*s  %s: %s\n", wkey, tx_(k, c->cell.key), tx_(k, status_name(st)), tx_(k, first));
+        fprintf(out, "%-*s  log: %s\n", wkey, "", c->log_path ? tx_(k, c->log_path) : "none recorded");
+        free(first);
+    }
+}
+
 static const char *device_(const struct rd_cell *c)
 {
     const char *d = result_device(&c->result);
@@ -288,6 +312,7 @@ static int show_text_(const struct rundata *rd, FILE *out)
                 c->result.input_sha256[0] ? tx_(&k, c->result.input_sha256) : "-", wsamples, samples, mean, median, p5,
                 p95, cv, compile);
     }
+    show_failures_(rd, out, wkey, &k);
     show_workers_(rd, out, &k);
     show_flags_(rd, out, wkey, &k);
 done:

@@ -4,6 +4,7 @@
  */
 #include "run/envs_add.h"
 #include "run/envs.h"
+#include "run/envs_needs.h"
 #include "run/envs_python.h"
 #include "base/error.h"
 #include "base/util.h"
@@ -15,9 +16,19 @@
 #include <string.h>
 #include <unistd.h>
 
-int envs_add(const char *name, const char *python, const char *const *cmd_prefix, size_t nprefix)
+static bool lock_exists(const char *name)
 {
-    char *exe = NULL, *prefix = NULL, *reg_dir = NULL, *reg = NULL;
+    char *lock = xprintf("%s/data/envs/%s.txt", util_home_dir(), name);
+    bool yes = util_is_file(lock);
+    free(lock);
+    return yes;
+}
+
+int envs_add(const char *name, const char *python, const char *const *cmd_prefix, size_t nprefix,
+             const char *for_backends)
+{
+    char *exe = NULL, *prefix = NULL, *reg_dir = NULL, *reg = NULL, *found = NULL, *old = NULL;
+    struct strlist backends = {0};
     const char **argv_prefix = NULL;
     struct strbuf text = {0};
     char ver[32];
@@ -25,6 +36,8 @@ int envs_add(const char *name, const char *python, const char *const *cmd_prefix
     if (!util_is_safe_name(name))
         return error_set(BG_EUSAGE, "invalid environment name '%s' (letters, digits, '.', '_', '+', '-')",
                          name ? name : "");
+    if ((err = envs_needs_backends(&backends, name, for_backends)) < 0)
+        return error_prefix(err, "env add %s", name);
     if (!python || !*python)
         return error_set(BG_EUSAGE, "env add %s: which Python? give an interpreter or a venv directory",
                          name);
@@ -76,8 +89,21 @@ int envs_add(const char *name, const char *python, const char *const *cmd_prefix
         error_prefix(err, "env add %s", name);
         goto done;
     }
+    /* Every cell needs numpy; the backends mapped to it need their frameworks. */
+    if ((err = envs_needs_check(exe, argv_prefix, &backends, &found)) < 0) {
+        error_prefix(err, "env add %s", name);
+        goto done;
+    }
     reg_dir = xprintf("%s/external", envs_cache_dir());
     reg = xprintf("%s/%s", reg_dir, name);
+    if (util_is_file(reg)) {
+        size_t n = 0;
+        char *text_old = NULL;
+        if (util_read_file(reg, &text_old, &n) == 0 && text_old) {
+            text_old[strcspn(text_old, "\n")] = '\0';
+            old = text_old;
+        }
+    }
     strbuf_printf(&text, "%s\n%s\n%s\n", exe, prefix, ver);
     for (size_t i = 0; i < nprefix; i++)
         strbuf_printf(&text, "%s\n", cmd_prefix[i]);
@@ -85,9 +111,21 @@ int envs_add(const char *name, const char *python, const char *const *cmd_prefix
 (reg_dir, 0755)) < 0 ||
         (err = util_write_file_atomic(reg, text.buf, text.len)) < 0)
         goto done;
+    if (old)
+        printf("env %s: replaces its earlier registration (%s)\n", name, old);
+    else if (lock_exists(name))
+        printf("env %s: this registration is used instead of data/envs/%s.txt\n", name, name);
     printf("env %s: registered %s (Python %s, prefix %s%s%s)\n", name, exe, ver, prefix,
            nprefix ? ", run as: " : "", nprefix ? cmd_prefix[0] : "");
+    printf("env %s: imports %s%s", name, found, backends.n ? " for " : " (map backends to it in a spec's `envs:`, or "
+           "check them now with --for)");
+    for (size_t i = 0; i < backends.n; i++)
+        printf("%s%s", i ? ", " : "", backends.v[i]);
+    printf("\n");
 done:
+    free(found);
+    free(old);
+    strlist_free(&backends);
     free(exe);
     free(prefix);
     free(reg_dir);

@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* One environment's line (as label) and what follows it. */
-static int list_env(FILE *out, const char *label, struct env_info e)
+static int list_env(FILE *out, const char *label, struct env_info e, bool packages)
 {
     struct strlist pkgs = {0};
     int err = 0;
@@ -42,7 +42,7 @@ static int list_env(FILE *out, const char *label, struct env_info e)
         else
             fprintf(out, "  (broken: %s is gone; delete %s and run `benchgen env sync %s`)\n", e.python,
                     e.dir, e.name);
-    } else {
+    } else if (packages) {
         if (external) {
             char *lock = xprintf("%s/data/envs/%s.txt", util_home_dir(), e.name);
             if (util_is_file(lock))
@@ -60,7 +60,7 @@ done:
     return err;
 }
 
-static int list_one(FILE *out, const char *name)
+static int list_one(FILE *out, const char *name, bool packages)
 {
     struct env_info e;
     struct strlist locks = {0};
@@ -69,7 +69,7 @@ static int list_one(FILE *out, const char *name)
         fprintf(out, "%s  error  -  %s\n", name, error_last());
         return 0; /* one unreadable registration must not hide the rest */
     }
-    err = list_env(out, name, e);
+    err = list_env(out, name, e, packages);
     /* its other variants, and the locks a CUDA variant sends a backend to */
     if (!err && e.lock_path && strcmp(e.variant, "-") != 0) {
         char *base = xprintf("%s/data/envs/%s.txt", util_home_dir(), name);
@@ -82,7 +82,7 @@ static int list_one(FILE *out, const char *name)
                 continue;
             char *label = xprintf("%s:%s", name, v.variant);
             if (strcmp(v.dir, e.dir) != 0)
-                err = list_env(out, label, v);
+                err = list_env(out, label, v, packages);
             free(label);
             env_info_free(&v);
         }
@@ -93,7 +93,7 @@ static int list_one(FILE *out, const char *name)
     return err;
 }
 
-int envs_list(FILE *out)
+int envs_list(FILE *out, bool packages)
 {
     struct strlist names = {0}, ext = {0};
     char *derived = xprintf("%s/derived", envs_cache_dir());
@@ -110,6 +110,8 @@ int envs_list(FILE *out)
     fprintf(out, "# variants: %s; cells use the first ready of what it needs (--cuda / --cpu, "
                  "BENCHGEN_ENV_VARIANT)\n",
             envs_variant_gpu()->why);
+    if (!packages)
+        fprintf(out, "# installed packages: `benchgen env list --packages`\n");
     fprintf(out, "# " ENVS_LIST_COLUMNS "\n");
     if (names.n == 0) {
         char *dir = envs_names_lock_dir();
@@ -118,7 +120,7 @@ int envs_list(FILE *out)
         free(dir);
     }
     for (size_t i = 0; i < names.n; i++)
-        if ((err = list_one(out, names.v[i])) < 0)
+        if ((err = list_one(out, names.v[i], packages)) < 0)
             goto done;
 done:
     strlist_free(&names);

@@ -4,6 +4,7 @@
 #ifndef BENCHGEN_ENVS_LIST_H
 #define BENCHGEN_ENVS_LIST_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /* The columns of an environment's line, printed as a "# " comment after the
@@ -12,9 +13,11 @@
 
 /* Prints, for every environment, "NAME  STATE  HASH  PATH  VARIANT" (HASH
  * "-" for a registered interpreter; VARIANT cpu, cuN, "-" for a lock with
- * one build, or external), then its installed "name==version" lines or a
- * hint saying what to do. NAME's line is the variant its cells use on this
- * machine (run/envs_variant.h); its other variants follow as NAME:VARIANT. */
-int envs_list(FILE *out);
+ * one build, or external), then a hint saying what to do when it is
+ * missing, incomplete or broken; with packages, a ready or registered one's
+ * installed "name==version" lines (and a registration's prefix) follow.
+ * NAME's line is the variant its cells use on this machine
+ * (run/envs_variant.h); its other variants follow as NAME:VARIANT. */
+int envs_list(FILE *out, bool packages);
 
 #endif /* BENCHGEN_ENVS_LIST_H */

@@ -77,23 +77,13 @@ int envs_python_probe(const char *python, const char *const *cmd_prefix, bool ch
     size_t np = 0;
     while (cmd_prefix && cmd_prefix[np])
         np++;
-    char **argv = xcalloc(np + 8, sizeof(*argv));
-    char *cell_dir = probe_cell_dir(cmd_prefix);
-    char **expanded = cell_dir ? worker_prefix_expand(cmd_prefix, cell_dir) : NULL;
     struct strbuf out = {0};
     int status = 0, err = 0;
     *prefix = NULL;
     ver[0] = '\0';
-    size_t k = 0;
-    for (size_t i = 0; i < np; i++)
-        argv[k++] = expanded ? expanded[i] : (char *)cmd_prefix[i];
-    argv[k++] = (char *)python;
-    argv[k++] = "-I";
-    argv[k++] = "-c";
-    argv[k++] = (char *)(check_module ? probe_module_code : probe_code);
-    if (check_module)
-        argv[k++] = (char *)worker_ext_dir();
-    if ((err = envs_probe_run(argv, python, &out, &status)) < 0)
+    const char *args[] = {"-I", "-c", check_module ? probe_module_code : probe_code,
+                          check_module ? worker_ext_dir() : NULL, NULL};
+    if ((err = envs_python_run(python, cmd_prefix, args, &out, &status)) < 0)
         goto done;
     char *save = NULL;
     char *l1 = out.buf ? strtok_r(out.buf, "\r\n", &save) : NULL;
@@ -128,12 +118,33 @@ int envs_python_probe(const char *python, const char *const *cmd_prefix, bool ch
     }
     *prefix = xstrdup(l2);
 done:
+    strbuf_free(&out);
+    return err;
+}
+
+int envs_python_run(const char *python, const char *const *cmd_prefix, const char *const *args,
+                    struct strbuf *out, int *status)
+{
+    size_t np = 0, na = 0;
+    while (cmd_prefix && cmd_prefix[np])
+        np++;
+    while (args && args[na])
+        na++;
+    char **argv = xcalloc(np + na + 2, sizeof(*argv));
+    char *cell_dir = probe_cell_dir(cmd_prefix);
+    char **expanded = cell_dir ? worker_prefix_expand(cmd_prefix, cell_dir) : NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < np; i++)
+        argv[k++] = expanded ? expanded[i] : (char *)cmd_prefix[i];
+    argv[k++] = (char *)python;
+    for (size_t i = 0; i < na; i++)
+        argv[k++] = (char *)args[i];
+    int err = envs_probe_run(argv, python, out, status);
     free(argv);
     worker_prefix_free(expanded);
     if (cell_dir)
         util_rm_rf(cell_dir);
     free(cell_dir);
-    strbuf_free(&out);
     return err;
 }
 

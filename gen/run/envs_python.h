@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "base/util.h"
+
 /* Major and minor of "3.12.1" as 312 (0 when it is not a version). */
 int envs_python_version_number(const char *ver);
 
@@ -22,6 +24,14 @@ bool envs_python_has_control(const char *s);
  * (BG_EUSAGE when it had to be stopped). */
 int envs_python_probe(const char *python, const char *const *cmd_prefix, bool check_module, char ver[32],
                       char **prefix);
+
+/* Runs `PREFIX... PYTHON ARGS...` (args NULL-terminated; cmd_prefix NULL
+ * or NULL-terminated) as envs_probe_run() runs a candidate, with a
+ * stand-in directory for a prefix's {cell} (made and removed here): its
+ * stdout into *out, its wait status into *status; envs_probe_run()'s
+ * errors. */
+int envs_python_run(const char *python, const char *const *cmd_prefix, const char *const *args,
+                    struct strbuf *out, int *status);
 
 /* The version of an interpreter, probed once per process. "" when it
  * cannot be run. Borrowed, static. */

@@ -97,9 +97,17 @@ static void tick(void *arg, const struct result *r, int64_t elapsed_ns)
     fflush(stderr);
 }
 
-static void print_done(const struct progress *p, const struct result *r)
+static bool failed(enum status s)
 {
-    char line[256] = "";
+    return s == STATUS_ERROR || s == STATUS_CRASH || s == STATUS_TIMEOUT || s == STATUS_OOM;
+}
+
+/* A cell's line: its status and time, then its timings, or the first line
+ * of its reason (for a Python exception "what failed: Type: message") and,
+ * when it failed, where its log is. */
+static void print_done(const struct progress *p, const struct result *r, const char *log_path)
+{
+    char line[640] = "";
     if (r->status == STATUS_OK && r->ntimed > 0) {
         struct stats st;
         if (stats_compute(r->timed_ns, r->ntimed, &st) == 0)
@@ -109,12 +117,13 @@ static void print_done(const struct progress *p, const struct result *r)
         /* First line of the reason, enough to see what happened. */
         const char *nl = strchr(r->detail, '\n');
         int len = nl ? (int)(nl - r->detail) : (int)strlen(r->detail);
-        snprintf(line, sizeof(line), "  %.*s", len > 160 ? 160 : len, r->detail);
+        snprintf(line, sizeof(line), "  %.*s", len > 480 ? 480 : len, r->detail);
     }
+    bool log = failed(r->status) && log_path;
     if (p->tty)
         fprintf(stderr, "\r\033[K");
-    fprintf(stderr, "[%d/%d] %-40s %-11s %6.1f s%s\n", p->done + 1, p->total, p->cell->key, status_name(r->status),
-            r->wall_s, line);
+    fprintf(stderr, "[%d/%d] %-40s %-11s %6.1f s%s%s%s%s\n", p->done + 1, p->total, p->cell->key,
+            status_name(r->status), r->wall_s, line, log ? " (log: " : "", log ? log_path : "", log ? ")" : "");
 }
 
 /* A run's progress before its first cell: the ETA's first guess is the sum
@@ -128,10 +137,11 @@ static void progress_init(struct progress *p, const struct matrix *todo)
 
 /* A cell came back: its line, and what it teaches the ETA (its wall time
  * against its typical duration). */
-static void progress_cell_done(struct progress *p, const struct cell *c, const struct result *r)
+static void progress_cell_done(struct progress *p, const struct cell *c, const struct result *r,
+                               const char *log_path)
 {
     p->cell = c;
-    print_done(p, r);
+    print_done(p, r, log_path);
     p->done++;
     p->done_wall += r->wall_s;
     p->typical_done += catalog_typical_seconds(c->model, c->size);
@@ -248,7 +258,7 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
         p.cell = ev.cell;
         err = record(st, &ev);
         if (!err) {
-            progress_cell_done(&p, ev.cell, &ev.result);
+            progress_cell_done(&p, ev.cell, &ev.result, ev.log_path);
             count(sum, ev.result.status);
         }
         exec_event_free(&ev);
@@ -321,7 +331,7 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
         if (!err)
             err = store_record(a->st, c, &r, log);
         if (!err) {
-            progress_cell_done(&p, c, &r);
+            progress_cell_done(&p, c, &r, log);
             count(sum, r.status);
         }
         result_free(&r);

@@ -38,6 +38,7 @@ struct ext_cell {
     const char *device, *device_rule; /* gpu | cpu required, and the spec's gpu | cpu | auto (plan/device.h) */
     long long batch, steps, warmup, repeat;
     unsigned long long seed;
+    int check; /* 1: only load the workload and check its declarations (runners/worker.h, declare_only) */
 };
 
 extern int ext_report_fd;

@@ -176,6 +176,7 @@ static PyObject *mod_main(PyObject *self, PyObject *argv)
         else if (IS("warmup")) c.warmup = strtoll(v, NULL, 10);
         else if (IS("repeat")) c.repeat = strtoll(v, NULL, 10);
         else if (IS("seed")) c.seed = strtoull(v, NULL, 10);
+        else if (IS("check")) c.check = strcmp(v, "1") == 0;
         else if (IS("channel")) channel = v;
 #undef IS
     }

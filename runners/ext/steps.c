@@ -31,11 +31,52 @@ static _Noreturn void finish(const char *type, const char *kind, const char *tex
     _exit(code);
 }
 
+/* The exception's own lines (type and message, as the traceback's last
+ * lines say them) joined into one line: each line break and the indentation
+ * after it become one space; at most EXC_LINE_MAX bytes, cut on a UTF-8
+ * character boundary with "..." added. malloc'd; NULL when unavailable. */
+#define EXC_LINE_MAX 400
+static char *one_line(PyObject *m, PyObject *type, PyObject *exc)
+{
+    PyObject *lines = PyObject_CallMethod(m, "format_exception_only", "OO", type, exc);
+    PyObject *sep = PyUnicode_FromString("");
+    PyObject *s = lines && sep ? PyUnicode_Join(sep, lines) : NULL;
+    char *raw = s ? ext_str(s) : NULL;
+    Py_XDECREF(s);
+    Py_XDECREF(sep);
+    Py_XDECREF(lines);
+    if (!raw) {
+        PyErr_Clear();
+        return NULL;
+    }
+    size_t n = 0;
+    for (const char *p = raw; *p; p++) {
+        if (*p == '\n' || *p == '\r') {
+            while (p[1] == ' ' || p[1] == '\t' || p[1] == '\n' || p[1] == '\r')
+                p++;
+            if (p[1] && n)
+                raw[n++] = ' ';
+        } else {
+            raw[n++] = *p;
+        }
+    }
+    raw[n] = 0;
+    if (n > EXC_LINE_MAX) {
+        n = EXC_LINE_MAX - 3;
+        while (n && ((unsigned char)raw[n] & 0xC0) == 0x80)
+            n--;
+        memcpy(raw + n, "...", 4);
+    }
+    return raw;
+}
+
 /* The pending Python exception as a formatted traceback (malloc'd; NULL
- * when none is pending); *is_memory_error tells MemoryError apart. */
-static char *take_error(int *is_memory_error)
+ * when none is pending); *is_memory_error tells MemoryError apart, and
+ * *line gets the exception in one line (one_line(); NULL when unavailable). */
+static char *take_error(int *is_memory_error, char **line)
 {
     *is_memory_error = 0;
+    *line = NULL;
     if (!PyErr_Occurred())
         return NULL;
     PyObject *type, *exc, *tb;
@@ -46,6 +87,8 @@ static char *take_error(int *is_memory_error)
     if (type && PyErr_GivenExceptionMatches(type, PyExc_MemoryError))
         *is_memory_error = 1;
     PyObject *m = PyImport_ImportModule("traceback");
+    if (m && exc)
+        *line = one_line(m, type, exc);
     PyObject *lines = m && exc ? PyObject_CallMethod(m, "format_exception", "OOO", type, exc, tb ? tb : Py_None)
                                : NULL;
     PyObject *sep = PyUnicode_FromString("");
@@ -68,15 +111,18 @@ static char *take_error(int *is_memory_error)
     return out;
 }
 
-/* Reports the pending Python exception (or msg) and exits. */
+/* Reports the pending Python exception (or msg) and exits. The text's
+ * first line is "MSG: TYPE: MESSAGE" (the exception in one line), what
+ * `run`'s progress line and `show` print; the traceback follows. */
 static _Noreturn void fail_python(const char *msg)
 {
     int oom = 0;
-    char *tb = take_error(&oom);
-    size_t n = strlen(msg) + (tb ? strlen(tb) : 0) + 2;
+    char *line = NULL;
+    char *tb = take_error(&oom, &line);
+    size_t n = strlen(msg) + (line ? strlen(line) + 2 : 0) + (tb ? strlen(tb) : 0) + 2;
     char *text = malloc(n);
     if (text)
-        snprintf(text, n, "%s%s%s", msg, tb ? "\n" : "", tb ? tb : "");
+        snprintf(text, n, "%s%s%s%s%s", msg, line ? ": " : "", line ? line : "", tb ? "\n" : "", tb ? tb : "");
     finish("error", oom ? "oom" : "error", text ? text : msg, 1);
 }
 
@@ -142,6 +188,25 @@ static void parse_input(PyObject *d, Py_ssize_t i, struct synth_input *in)
 /* Turns the harness's input declarations into buffers, hashes them and
  * returns {name: memoryview}. The hash covers each input's name, dtype and
  * shape as well as its bytes, so equal hashes mean equal tensors. */
+/* The declarations checked as make_inputs() checks them, nothing
+ * allocated; ends the cell `done` (no step: the worker ran with none). */
+static _Noreturn void check_inputs(PyObject *specs)
+{
+    if (!PyList_Check(specs))
+        finish("error", "error", "workload input declarations must be a list of dicts", 1);
+    for (Py_ssize_t i = 0; i < PyList_Size(specs); i++) {
+        struct synth_input in = {0};
+        parse_input(PyList_GetItem(specs, i), i, &in);
+        if (!synth_nbytes(&in)) {
+            char msg[512];
+            snprintf(msg, sizeof(msg), "input %s: invalid shape", in.name);
+            finish("error", "error", msg, 1);
+        }
+    }
+    marker("inputs");
+    finish("done", NULL, NULL, 0);
+}
+
 static PyObject *make_inputs(PyObject *specs, const struct ext_cell *c)
 {
     if (!PyList_Check(specs))
@@ -282,6 +347,8 @@ _Noreturn void ext_run_cell(const struct ext_cell *c)
     Py_DECREF(reason);
 
     PyObject *specs = call(cellobj, "input_specs", "workload's inputs() failed");
+    if (c->check)
+        check_inputs(specs);
     PyObject *views = make_inputs(specs, c);
     marker("inputs");
 

@@ -40,6 +40,9 @@ refused() {
   check "$name: no process left" no_process_left
 }
 
+# PY: the shared cache's base interpreter (env add checks that numpy imports)
+. "$ROOT/tests/container/spec.sh"
+base_python
 export BENCHGEN_CACHE=$TMP/cache
 GOOD_ROWS='backends: [numpy]
 rows:
@@ -104,10 +107,10 @@ cat >"$TMP/py/sleeps" <<'SH'
 #!/bin/sh
 exec python3 -c 'import time; time.sleep(60)' "$0"
 SH
-cat >"$TMP/py/daemon" <<'SH'
+cat >"$TMP/py/daemon" <<SH
 #!/bin/sh
-setsid python3 -c 'import time; time.sleep(300)' "$0-daemon" </dev/null >/dev/null 2>&1 &
-exec python3 "$@"
+setsid python3 -c 'import time; time.sleep(300)' "\$0-daemon" </dev/null >/dev/null 2>&1 &
+exec "$PY" "\$@"
 SH
 cat >"$TMP/py/daemon-sleeps" <<'SH'
 #!/bin/sh

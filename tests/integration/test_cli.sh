@@ -56,6 +56,17 @@ check "verify of a missing file exits 2" test $? -eq 2
 BENCHGEN_CACHE=$TMP/cache "$BENCHGEN" env sync nosuchenv >/dev/null 2>"$TMP/err"
 check "env sync nosuchenv exits 2" test $? -eq 2
 check "... and lists the known environments" grep -q "known environments: .*base" "$TMP/err"
+# `help` answers --help and -h too (and `help help`), with its own usage (issue 27)
+for a in --help -h help; do
+  "$BENCHGEN" help $a >"$TMP/hh.out" 2>&1
+  rc=$?
+  check "'help $a' exits 0 (got $rc)" test "$rc" -eq 0
+  check "'help $a' prints help's usage" test "$(head -1 "$TMP/hh.out")" = "usage: benchgen help [COMMAND]"
+  check "'help $a' has its exit statuses" grep -q '^exit status:' "$TMP/hh.out"
+done
+"$BENCHGEN" help nosuch >/dev/null 2>&1
+check "'help nosuch' still exits 2" test $? -eq 2
+
 "$BENCHGEN" info --help | head -1 | grep -q '^usage: benchgen info'
 check "info --help prints info's usage" test $? -eq 0
 "$BENCHGEN" version --help | head -1 | grep -q '^usage: benchgen version'

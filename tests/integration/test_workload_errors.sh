@@ -19,6 +19,7 @@ rows:
   - {model: distkey, task: predict, batch: 2, workload: $W/misspelt_dist.py}
   - {model: many, task: predict, batch: 2, workload: $W/many_bad.py}
   - {model: notfn, task: predict, batch: 2, workload: $W/returns_int.py}
+  - {model: normalkeys, task: predict, batch: 2, workload: $W/normal_keys.py}
 YAML
 "$BENCHGEN" run "$TMP/spec.yaml" --out "$TMP/run" >"$TMP/out" 2>&1
 rc=$?
@@ -33,7 +34,7 @@ has() { # has KEY TEXT: the cell's detail contains TEXT
 hasnt() { ! has "$@" >/dev/null; }
 
 for k in bert/predict/b2/numpy typo/predict/b2/numpy distkey/predict/b2/numpy many/predict/b2/numpy \
-         notfn/predict/b2/numpy; do
+         notfn/predict/b2/numpy normalkeys/predict/b2/numpy; do
   check "$k ends error" test "$(status "$k")" = error
 done
 
@@ -60,6 +61,11 @@ check "many bad keys: one line each" test "$(detail $K | grep -c "^  input '")" 
 
 K=notfn/predict/b2/numpy
 check "non-callable setup(): says what it returned" has $K "setup(cell, data) must return a function that runs one step; it returned int 42"
+
+K=normalkeys/predict/b2/numpy
+check "mean on a uniform input: told it goes with normal" has $K "input 'u': mean goes with dist 'normal', not 'uniform': give low and high"
+check "mean mixed with high: told not both" has $K "input 'm': dist 'normal' takes mean and std, or the older low (mean) and high (standard deviation), not both"
+check "negative std refused" has $K "input 's': std must be a number >= 0, got -1.0"
 
 check "no worker survived" test -z "$(pgrep -f "$TMP/run" 2>/dev/null)"
 finish

@@ -245,7 +245,7 @@ static void test_add_rejects_old_python(void **state)
     char py[PATH_MAX + 32], reg[PATH_MAX + 64];
     snprintf(py, sizeof(py), "%s/python-old", tmp);
     write_text(py, "#!/bin/sh\necho 3.8.18\necho /opt/old\necho _benchgen x\n", 0755);
-    assert_int_equal(envs_add("oldpy", py, NULL, 0), BG_EPYTHON);
+    assert_int_equal(envs_add("oldpy", py, NULL, 0, NULL), BG_EPYTHON);
     const char *msg = error_last();
     assert_non_null(strstr(msg, "3.8.18"));
     assert_non_null(strstr(msg, "3.9 or later"));
@@ -261,24 +261,44 @@ static void test_add_rejects_non_python(void **state)
     char py[PATH_MAX + 32], dir[PATH_MAX + 32];
     snprintf(py, sizeof(py), "%s/not-python", tmp);
     write_text(py, "#!/bin/sh\necho hello\n", 0755);
-    assert_int_equal(envs_add("np", py, NULL, 0), BG_EPYTHON);
+    assert_int_equal(envs_add("np", py, NULL, 0, NULL), BG_EPYTHON);
     write_text(py, "#!/bin/sh\nexit 3\n", 0755);
-    assert_int_equal(envs_add("np", py, NULL, 0), BG_EPYTHON);
+    assert_int_equal(envs_add("np", py, NULL, 0, NULL), BG_EPYTHON);
     assert_non_null(strstr(error_last(), "exit status 3"));
     snprintf(py, sizeof(py), "%s/does-not-exist", tmp);
-    assert_int_equal(envs_add("np", py, NULL, 0), BG_ENOTFOUND);
+    assert_int_equal(envs_add("np", py, NULL, 0, NULL), BG_ENOTFOUND);
     snprintf(dir, sizeof(dir), "%s/empty-dir", tmp);
     mkdirs(dir);
-    assert_int_equal(envs_add("np", dir, NULL, 0), BG_ENOTFOUND);
+    assert_int_equal(envs_add("np", dir, NULL, 0, NULL), BG_ENOTFOUND);
     assert_non_null(strstr(error_last(), "not a venv"));
-    assert_int_equal(envs_add("bad/name", BENCHGEN_PYTHON, NULL, 0), BG_EUSAGE);
+    assert_int_equal(envs_add("bad/name", BENCHGEN_PYTHON, NULL, 0, NULL), BG_EUSAGE);
+}
+
+/* A folder on PYTHONPATH holding a stand-in `numpy` package, for the
+ * registrations below of an interpreter that may have none (env add checks
+ * that numpy imports: every cell needs it). */
+static void with_numpy(void)
+{
+    char dir[PATH_MAX], init[PATH_MAX + 32];
+    snprintf(dir, sizeof(dir), "%s/pypath/numpy", tmp);
+    mkdirs(dir);
+    snprintf(init, sizeof(init), "%s/__init__.py", dir);
+    write_text(init, "__version__ = '0.0-stand-in'\n", 0644);
+    snprintf(dir, sizeof(dir), "%s/pypath", tmp);
+    setenv("PYTHONPATH", dir, 1);
 }
 
 static void test_add_accepts_linked_interpreter(void **state)
 {
     (void)state;
-    /* The interpreter benchgen was built with: a real Python start. */
-    assert_int_equal(envs_add("real", BENCHGEN_PYTHON, NULL, 0), 0);
+    /* The interpreter benchgen was built with: a real Python start. A
+     * torch-eager mapping needs torch as well; it has none here. */
+    with_numpy();
+    assert_int_equal(envs_add("real", BENCHGEN_PYTHON, NULL, 0, "torch-eager"), BG_ENOTFOUND);
+    assert_non_null(strstr(error_last(), "torch (ModuleNotFoundError: No module named 'torch'; torch-eager needs it)"));
+    assert_null(strstr(error_last(), "numpy ("));
+    assert_int_equal(envs_add("real", BENCHGEN_PYTHON, NULL, 0, NULL), 0);
+    unsetenv("PYTHONPATH");
     struct env_info e;
     assert_int_equal(envs_resolve("real", &e), 0);
     assert_string_equal(e.state, "external");
@@ -297,7 +317,7 @@ static void test_add_rejects_without_module(void **state)
     char py[PATH_MAX + 32];
     snprintf(py, sizeof(py), "%s/python-nomod", tmp);
     write_text(py, "#!/bin/sh\necho 3.12.1\necho /opt/x\nexit 1\n", 0755);
-    assert_int_equal(envs_add("nomod", py, NULL, 0), BG_EPYTHON);
+    assert_int_equal(envs_add("nomod", py, NULL, 0, NULL), BG_EPYTHON);
     assert_non_null(strstr(error_last(), "cannot import benchgen's worker module"));
 }
 
@@ -307,7 +327,9 @@ static void test_add_prefix_and_other_version(void **state)
 {
     (void)state;
     const char *prefix[] = {"env", "BENCHGEN_TEST_PREFIX=1", NULL};
-    assert_int_equal(envs_add("prefixed", BENCHGEN_PYTHON, prefix, 2), 0);
+    with_numpy();
+    assert_int_equal(envs_add("prefixed", BENCHGEN_PYTHON, prefix, 2, NULL), 0);
+    unsetenv("PYTHONPATH");
     struct env_info e;
     assert_int_equal(envs_resolve("prefixed", &e), 0);
     assert_string_equal(e.state, "external");
@@ -318,7 +340,7 @@ static void test_add_prefix_and_other_version(void **state)
     assert_string_equal(e.pyver, envs_base_python_version());
     env_info_free(&e);
     const char *bad[] = {"", NULL};
-    assert_int_equal(envs_add("prefixed2", BENCHGEN_PYTHON, bad, 1), BG_EUSAGE);
+    assert_int_equal(envs_add("prefixed2", BENCHGEN_PYTHON, bad, 1, NULL), BG_EUSAGE);
 }
 
 /* A path or argument with a control character never reaches the
@@ -330,32 +352,32 @@ static void test_add_bounded_and_typed(void **state)
     char py[PATH_MAX + 32], reg[PATH_MAX + 32];
     snprintf(py, sizeof(py), "%s/py\nthon", tmp);
     write_text(py, "#!/bin/sh\nexec " BENCHGEN_PYTHON " \"$@\"\n", 0755);
-    assert_int_equal(envs_add("nl", py, NULL, 0), BG_EUSAGE);
+    assert_int_equal(envs_add("nl", py, NULL, 0, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "control character"));
     snprintf(reg, sizeof(reg), "%s/external/nl", cache);
     assert_false(util_is_file(reg));
     const char *tab[] = {"env", "A=\tb", NULL};
-    assert_int_equal(envs_add("tab", BENCHGEN_PYTHON, tab, 2), BG_EUSAGE);
+    assert_int_equal(envs_add("tab", BENCHGEN_PYTHON, tab, 2, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "prefix argument 2"));
 
     snprintf(py, sizeof(py), "%s/python-fifo", tmp);
     assert_int_equal(mkfifo(py, 0755), 0);
-    assert_int_equal(envs_add("fifo", py, NULL, 0), BG_EUSAGE);
+    assert_int_equal(envs_add("fifo", py, NULL, 0, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "is a FIFO, not an interpreter"));
 
     snprintf(py, sizeof(py), "%s/python-sleeps", tmp);
     write_text(py, "#!/bin/sh\nsleep 30\n", 0755);
     setenv("BENCHGEN_PROBE_TIMEOUT", "0.5", 1);
     int64_t t0 = util_now_ns();
-    assert_int_equal(envs_add("sleeps", py, NULL, 0), BG_EUSAGE);
+    assert_int_equal(envs_add("sleeps", py, NULL, 0, NULL), BG_EUSAGE);
     assert_true(util_now_ns() - t0 < 5000000000LL);
     assert_non_null(strstr(error_last(), "did not answer within 0.5 s: stopped"));
     snprintf(py, sizeof(py), "%s/python-floods", tmp);
     write_text(py, "#!/bin/sh\nexec cat /dev/zero\n", 0755);
-    assert_int_equal(envs_add("floods", py, NULL, 0), BG_EUSAGE);
+    assert_int_equal(envs_add("floods", py, NULL, 0, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "printed more than 64 KiB"));
     setenv("BENCHGEN_PROBE_TIMEOUT", "soon", 1);
-    assert_int_equal(envs_add("real2", BENCHGEN_PYTHON, NULL, 0), BG_EUSAGE);
+    assert_int_equal(envs_add("real2", BENCHGEN_PYTHON, NULL, 0, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "BENCHGEN_PROBE_TIMEOUT=soon"));
     unsetenv("BENCHGEN_PROBE_TIMEOUT");
 }
@@ -411,12 +433,14 @@ static void test_add_venv_dir_wins_and_breaks(void **state)
     snprintf(bin, sizeof(bin), "%s/bin", venv);
     snprintf(py, sizeof(py), "%s/bin/python", venv);
     mkdirs(bin);
-    snprintf(script, sizeof(script), "#!/bin/sh\necho %s\necho '%s'\necho _benchgen x\n",
+    /* the version probe, then the import check (-s -c CODE numpy) */
+    snprintf(script, sizeof(script),
+             "#!/bin/sh\n[ \"$1\" = -s ] && { echo ok numpy 2.0; exit 0; }\necho %s\necho '%s'\necho _benchgen x\n",
              envs_base_python_version(), venv);
     write_text(py, script, 0755);
     write_lock("shadow", "six==1.16.0\n");
 
-    assert_int_equal(envs_add("shadow", venv, NULL, 0), 0); /* the directory form */
+    assert_int_equal(envs_add("shadow", venv, NULL, 0, NULL), 0); /* the directory form */
     struct env_info e;
     assert_int_equal(envs_resolve("shadow", &e), 0);
     assert_string_equal(e.state, "external"); /* a registration wins over the lock file */
@@ -430,13 +454,13 @@ static void test_add_venv_dir_wins_and_breaks(void **state)
     env_info_free(&e);
 }
 
-static char *list_to_string(void)
+static char *list_to_string(bool packages)
 {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    assert_int_equal(envs_list(f), 0);
+    assert_int_equal(envs_list(f, packages), 0);
     fclose(f);
     return buf;
 }
@@ -464,12 +488,20 @@ static void test_list_reads_dist_info(void **state)
     snprintf(path, sizeof(path), "%s/lib/python%s/site-packages/numpy", e.dir, mm);
     mkdirs(path); /* a package directory is not a distribution */
 
-    char *out = list_to_string();
+    char *out = list_to_string(true); /* env list --packages */
     char want[PATH_MAX * 2];
     snprintf(want, sizeof(want), "listed  ready  %s  %s  -\n  aaa==0.1\n  foo-bar==1.2\n", e.hash, e.dir);
     assert_non_null(strstr(out, want));
     assert_null(strstr(out, "bogus"));
     assert_non_null(strstr(out, "known1  missing  "));
+    assert_non_null(strstr(out, "benchgen env sync known1"));
+    free(out);
+    /* env list: the environment's line alone, the hint of a missing one kept */
+    out = list_to_string(false);
+    snprintf(want, sizeof(want), "listed  ready  %s  %s  -\n", e.hash, e.dir);
+    assert_non_null(strstr(out, want));
+    assert_null(strstr(out, "aaa==0.1"));
+    assert_null(strstr(out, "foo-bar==1.2"));
     assert_non_null(strstr(out, "benchgen env sync known1"));
     free(out);
     env_info_free(&e);
