@@ -692,7 +692,17 @@ int telemetry_end(struct telemetry *t, struct result *r)
     if (tw1 >= 0)
         tw1 += shift;
     if ((err = summarise_host(t, &last, tw0, tw1, r, &reason)) < 0 ||
-        (err = summarise_gpu(t, tw0, tw1, r, &reason)) < 0 || (err = add_series(t, r, shift)) < 0)
+        (err = summarise_gpu(t, tw0, tw1, r, &reason)) < 0)
+        goto done;
+    /* The closing snapshot ends the host series, so that a cell shorter
+     * than the host period (1 s) has a point too. */
+    if (last.t_ns > t->t0 && (t->nh == 0 || t->h[t->nh - 1].t < last.t_ns - t->t0)) {
+        if (grow((void **)&t->h, &t->caph, t->nh, sizeof(struct hsamp)))
+            t->h[t->nh++] = (struct hsamp){last.t_ns - t->t0, last.busy_s, last.ours_s, hostload_load1()};
+        else
+            t->oom = true;
+    }
+    if ((err = add_series(t, r, shift)) < 0)
         goto done;
     if (t->oom)
         FACT("telemetry.incomplete", "%s", "out of memory while sampling: the series stop early");
