@@ -10,7 +10,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 cat >"$TMP/spec.yaml" <<'YAML'
 name: progress
-steps: 300
+steps: 2000
 warmup: 2
 backends: [numpy]
 rows:
@@ -23,8 +23,8 @@ check "the run exits 0" test $? -eq 0
 tr '\r' '\n' <"$TMP/typescript" | sed 's/\x1b\[K//g' | grep '^\[1/2\]' >"$TMP/first"
 # The short phases may fall between two redraws (every 250 ms); the timed
 # steps last long enough to be seen, and every redraw carries a label.
-labels='(starting|importing|making inputs|building|warm-up [12]/2|step [0-9]+/300)'
-check "the first cell's line says 'step K/300'" grep -Eq ' step [0-9]+/300 ' "$TMP/first"
+labels='(starting|importing|making inputs|building|warm-up [12]/2|step [0-9]+/2000)'
+check "the first cell's line says 'step K/2000'" grep -Eq ' step [0-9]+/2000 ' "$TMP/first"
 check "... and every redraw has a label" test -z "$(grep -v '^\[1/2\] .* ok ' "$TMP/first" | grep -Ev "^\[1/2\] mlp/predict/b64/numpy  $labels  [0-9:]+  ETA")"
 check "the ETA has a value during the first cell" grep -Eq 'ETA [0-9]+:[0-9][0-9]$' "$TMP/first"
 check "... never '?'" test -z "$(grep 'ETA ?' "$TMP/first")"
@@ -34,7 +34,7 @@ check "... never '?'" test -z "$(grep 'ETA ?' "$TMP/first")"
 script -q -e -c "'$BENCHGEN' run '$TMP/spec.yaml' --ab --repeats 1 --only task=predict --out '$TMP/ab'" "$TMP/ab.ts" >/dev/null 2>&1
 check "run --ab exits 0" test $? -eq 0
 tr '\r' '\n' <"$TMP/ab.ts" | sed 's/\x1b\[K//g' | grep '^\[1/2\]' >"$TMP/abfirst"
-check "run --ab: the first process's line says 'step K/300'" grep -Eq ' step [0-9]+/300 ' "$TMP/abfirst"
+check "run --ab: the first process's line says 'step K/2000'" grep -Eq ' step [0-9]+/2000 ' "$TMP/abfirst"
 check "run --ab: the ETA has a value during the first process" grep -Eq 'ETA [0-9]+:[0-9][0-9]$' "$TMP/abfirst"
 check "run --ab: ... never '?'" test -z "$(grep 'ETA ?' "$TMP/abfirst")"
 finish
