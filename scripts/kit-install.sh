@@ -158,8 +158,17 @@ echo "frameworks: ${frameworks[*]:-none}"
 
 # ---- 5. benchgen's environments -------------------------------------------------------
 step "registering environments: ${envs[*]}"
+# --for: the backends this node can run (env add checks exactly their imports)
+k3=(); for fw in jax torch tensorflow; do found "$fw" && k3+=("keras3-$fw"); done
 for e in "${envs[@]}"; do
-  "$kit/benchgen" env add "$e" "$venv" || die "benchgen env add $e $venv failed"
+  case $e in
+    base) for_=numpy ;;
+    torch) for_=torch-eager,torch-compiled ;;
+    keras3) for_=$(IFS=,; echo "${k3[*]}") ;;
+    keras2) for_=keras2-tensorflow ;;
+    *) for_= ;;
+  esac
+  "$kit/benchgen" env add "$e" "$venv" ${for_:+--for "$for_"} || die "benchgen env add $e $venv failed"
 done
 echo
 echo "ready. next: $kit/benchgen info --check; $kit/benchgen run $kit/data/matrix/gpu-smoke.yaml --wait-idle 60;"

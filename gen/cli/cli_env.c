@@ -22,8 +22,8 @@ struct add_opts {
 
 static const struct opt add_options[] = {
     OPT_STR(struct add_opts, for_backends, "for", 0, "BACKEND,...",
-            "also check that it imports what these backends need (the\nbackends whose default environment is "
-            "NAME are always checked;\nnumpy, which every cell needs, always is)"),
+            "the backends it will run: check what these need instead of\nwhat the backends whose default "
+            "environment is NAME need\n(numpy, which every cell needs, always is checked)"),
 };
 
 struct sync_opts {
@@ -124,8 +124,8 @@ const struct cli_command cli_env_add = {
              "checking it can import benchgen's worker module, numpy (every cell needs it)\n"
              "and what the backends mapped to it need: torch for torch-eager and\n"
              "torch-compiled, tensorflow and keras for keras2-tensorflow, keras and its\n"
-             "backend's framework for keras3-X. The backends mapped to NAME are those\n"
-             "whose default environment is NAME, and those --for names. Re-adding a NAME\n"
+             "backend's framework for keras3-X. The backends checked are the --for names,\n"
+             "else those whose default environment is NAME. Re-adding a NAME\n"
              "replaces its registration, and says so. With -- PREFIX..., workers\n"
              "run `PREFIX... PYTHON`: a container, e.g.\n"
              "  benchgen env add gpu python3 -- apptainer exec --nv image.sif\n"

@@ -47,11 +47,12 @@ static const char check_code[] =
 
 int envs_needs_backends(struct strlist *backends, const char *name, const char *extra)
 {
-    for (size_t i = 0; catalog_backend_at(i); i++)
-        if (strcmp(catalog_backend_at(i)->env, name) == 0)
-            strlist_add_unique(backends, catalog_backend_at(i)->name);
-    if (!extra)
+    if (!extra) {
+        for (size_t i = 0; catalog_backend_at(i); i++)
+            if (strcmp(catalog_backend_at(i)->env, name) == 0)
+                strlist_add_unique(backends, catalog_backend_at(i)->name);
         return 0;
+    }
     char *copy = xstrdup(extra), *save = NULL;
     int err = 0;
     for (char *b = strtok_r(copy, ",", &save); b && !err; b = strtok_r(NULL, ",", &save)) {

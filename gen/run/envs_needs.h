@@ -6,9 +6,9 @@
  * arrays); torch-eager and torch-compiled need torch; keras2-tensorflow
  * tensorflow and keras; keras3-X keras (imported with KERAS_BACKEND=X) and
  * X's framework (tensorflow, jax, torch). The backends mapped to an
- * environment NAME are those whose default environment is NAME (a
- * registration named `torch` takes the torch backends' cells), and those
- * `env add --for` names.
+ * environment NAME are those `env add --for` names, else those whose
+ * default environment is NAME (a registration named `torch` takes the torch
+ * backends' cells).
  *
  * The check runs the interpreter as envs_probe.h runs a candidate:
  * contained, with a deadline (BENCHGEN_PROBE_TIMEOUT) and bounded output.
@@ -20,9 +20,10 @@
 
 #include "base/util.h"
 
-/* Adds to backends (no duplicates) the backends whose default environment
- * is name, then each of the comma-separated list `extra` (NULL: none);
- * BG_EUSAGE for a name in it that is no backend. */
+/* Adds to backends (no duplicates) each of the comma-separated list
+ * `extra` (`env add --for`: the backends this interpreter will run), or,
+ * when extra is NULL, the backends whose default environment is name;
+ * BG_EUSAGE for a name in extra that is no backend. */
 int envs_needs_backends(struct strlist *backends, const char *name, const char *extra);
 
 /* Imports in python (after cmd_prefix, NULL-terminated, when given) what

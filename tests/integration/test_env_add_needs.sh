@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Environments that can run (issue 27, item 3): `env add` imports, in the
 # candidate, numpy (every cell needs it) and what the backends mapped to the
-# name need (those whose default environment it is, and --for's), names what
+# name need (--for's, else those whose default environment it is), names what
 # is missing with how to add it, exits 2 and registers nothing; re-adding a
 # name says that it replaces the old registration; `env list` prints one
 # line per environment, and the packages with --packages. The candidate without
@@ -35,6 +35,13 @@ check "base's Python as 'torch': exit 2 (the torch backends need torch)" test $?
 check "... names torch and the backends that need it" grep -qF "torch (ModuleNotFoundError: No module named 'torch'; torch-eager, torch-compiled need it)" "$TMP/err"
 check "... and not numpy, which it has" sh -c "! grep -qF 'numpy (' '$TMP/err'"
 check "... nothing registered" test ! -e "$REG/torch"
+
+# --for names the backends it will run, instead of the name's defaults (the
+# kit registers `keras3` with only the Keras backends a node has)
+"$BENCHGEN" env add torch "$PY" --for numpy >"$TMP/out" 2>"$TMP/err"
+check "base's Python as 'torch' --for numpy: registered (exit 0), torch not asked for" test $? -eq 0
+check "... registration written" test -f "$REG/torch"
+rm -f "$REG/torch"
 
 "$BENCHGEN" env add np "$PY" --for keras3-jax >"$TMP/out" 2>"$TMP/err"
 check "--for keras3-jax without jax or keras: exit 2" test $? -eq 2
