@@ -4,7 +4,7 @@
 # makes one interleaved A/A run (run --ab), one run whose B side does 25%
 # more work (run --ab --b-env), and two separate runs of one spec, the second
 # under four CPU hogs; then:
-#   - the A/A comparison exits 0 with no faster/slower verdict;
+#   - the A/A comparison exits 0 with no faster/slower verdict at alpha 0.01;
 #   - the 25% cells are slower, or ambiguous only with the measured noise
 #     flagged (a loaded machine), never faster or same, and B/A > 1;
 #   - contention (run/telemetry.h) leaves the verdicts of the two arms of one
@@ -26,7 +26,14 @@ check "the short calibration ran (exit 0 or 1, not a usage error: $rc)" test "$r
 survivors=$(ps -eo args= | grep -cxF "bash scripts/compare-calibration.sh --short --dir $D")
 check "no CPU hog left running ($survivors)" test "$survivors" -eq 0
 
-"$BENCHGEN" compare --json "$D/aa-numpy-1" >"$TMP/aa.json"
+# At the default alpha (0.05) an A/A comparison may call a cell changed in up
+# to one comparison in twenty by design (the Benjamini-Hochberg false
+# discovery rate): a gate at that alpha fails one CI run in twenty (it did,
+# once in five fresh runs). The rate itself is what the calibration runs and
+# the simulation measure (docs/COMPARE.md, "Calibration"); here the A/A is
+# judged at alpha 0.01, which keeps the check (a broken rule calls changes
+# at any alpha) and makes a false failure rare.
+"$BENCHGEN" compare --json --alpha 0.01 "$D/aa-numpy-1" >"$TMP/aa.json"
 rc=$?
 check "A/A: compare exits 0" test "$rc" -eq 0
 check "A/A: no faster or slower verdict" test "$(jget "$TMP/aa.json" \
