@@ -87,10 +87,21 @@ struct compare_cell {
     char host_changed[160]; /* "bench-a -> bench-b": moved >= 15% with only the host changed; "" */
 };
 
+/* A geometric mean of ratios B/A, stated only over decided cells
+ * (docs/COMPARE.md, "Headlines"): a headline never says more than the
+ * verdicts it is made of. */
+struct compare_geomean {
+    size_t ncells;   /* tested cells with a ratio */
+    size_t ndecided; /* ... of them with a decided verdict: same, faster or slower */
+    double ratio;    /* geometric mean of B/A over the decided cells; NAN when none */
+    double lo, hi;   /* geometric means of the interval bounds over all ncells (NAN when
+                      * none): where the geometric mean lies if every cell's interval
+                      * holds, the "cannot tell" range when nothing is decided */
+};
+
 struct compare_backend {
     char *backend;
-    size_t ncells;        /* tested cells with a ratio */
-    double geomean_ratio; /* geometric mean of B/A; NAN when ncells == 0 */
+    struct compare_geomean g;
 };
 
 /* The baseline (runs[0]) against runs[run]. */
@@ -105,17 +116,17 @@ struct compare_pair {
     size_t ncells;
     struct compare_backend *backends; /* sorted by name */
     size_t nbackends;
-    double geomean_ratio; /* over every tested cell; NAN when none */
-    size_t ngeomean;
+    struct compare_geomean all; /* over every tested cell */
     /* the overall speed-up's cells: those the change can affect, and the
-     * rest (compare.c, "scope"); NAN when none */
-    double geomean_affected, geomean_unaffected;
-    size_t naffected, nunaffected;
+     * rest (compare.c, "scope") */
+    struct compare_geomean affected, unaffected;
     /* The drift canary (run/canary.h) over every process of each run that
      * recorded it: the ratio B/A of geometric means and its t-interval. */
     size_t canary_a, canary_b;            /* processes with a canary */
     double canary_ratio, canary_lo, canary_hi; /* NAN below 2 processes a side */
     bool drift;                           /* the interval lies outside the noise band */
+    bool canary_unsure;                   /* not drift, but the interval reaches past the band:
+                                           * cannot tell whether the machine moved */
     size_t ndrift;                        /* tested cells marked confounded by drift */
     size_t nsame, nfaster, nslower, nambiguous, nuntested, nmismatch, nonly_base, nonly_run, nconfounded;
 };
@@ -158,6 +169,16 @@ void compare_result_free(struct compare_result *r);
 /* The verdict column of the text output, for the other formats to say the
  * same: "slower", "none (ok / error)", "mismatch", "only in baseline". */
 void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c);
+
+/* The drift canary's reading in words, for every format: "the machine MOVED
+ * beyond the noise band; ...", "cannot tell whether the machine moved: ...",
+ * "the machine did not move beyond the noise band". Static storage. */
+const char *compare_canary_words(const struct compare_pair *p);
+
+/* Tested cells of p (a verdict other than none) and those decided (same,
+ * faster, slower). */
+size_t compare_ntested(const struct compare_pair *p);
+size_t compare_ndecided(const struct compare_pair *p);
 
 /* A side's status as text: its status name, "pending" for a repeat with no
  * final status, "missing" for a side with no repeat. Static storage. */

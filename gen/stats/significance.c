@@ -285,6 +285,13 @@ static int per_process_(struct significance_test *out, const struct significance
     out->cv_a = tt.sd_a;
     out->cv_b = tt.sd_b;
     out->ratio = exp(tt.diff);
+    double ma = 0.0, mb = 0.0;
+    for (size_t i = 0; i < out->groups_a; i++)
+        ma += la[i];
+    for (size_t i = 0; i < out->groups_b; i++)
+        mb += lb[i];
+    out->gmean_a = exp(ma / (double)out->groups_a);
+    out->gmean_b = exp(mb / (double)out->groups_b);
     out->ci_lo = exp(tt.lo);
     out->ci_hi = exp(tt.hi);
 done:
@@ -303,6 +310,7 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
 
     memset(out, 0, sizeof(*out));
     out->mean_a = out->mean_b = out->ratio = out->ci_lo = out->ci_hi = NAN;
+    out->gmean_a = out->gmean_b = NAN;
     out->p_adj = out->p = out->t_stat = out->df = NAN;
     out->cv_process = out->cv_a = out->cv_b = out->band = NAN;
     out->mwu.p = out->mwu.z = out->mwu.u1 = NAN;
@@ -326,6 +334,8 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
         goto done;
     }
     out->ratio = out->mean_b / out->mean_a;
+    out->gmean_a = out->mean_a; /* the per-process test replaces them with its own */
+    out->gmean_b = out->mean_b;
 
     if ((err = pool_(ga, out->groups_a, out->n_a, &pa)) < 0 ||
         (err = pool_(gb, out->groups_b, out->n_b, &pb)) < 0)
@@ -379,6 +389,7 @@ enum significance_verdict significance_verdict(struct significance_test *t, doub
     char need[96] = "";
 
     t->band = band;
+    t->band_wide = band > noise;
     t->needed = 0;
     t->too_noisy = 0;
     if (t->per_process && isfinite(t->cv_process)) {

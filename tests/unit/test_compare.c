@@ -129,10 +129,28 @@ static void test_verdicts_of_the_fixture(void **state)
     /* geometric means: numpy = sqrt(ratio(mlp/fit) * ratio(mlp/predict)) */
     assert_int_equal(p->nbackends, 3);
     assert_string_equal(p->backends[0].backend, "numpy");
-    assert_int_equal(p->backends[0].ncells, 2);
+    assert_int_equal(p->backends[0].g.ncells, 2);
+    assert_int_equal(p->backends[0].g.ndecided, 2);
     double g = sqrt(cell(p, "mlp/fit/b32/numpy")->t.ratio * cell(p, "mlp/predict/b32/numpy")->t.ratio);
-    assert_true(fabs(p->backends[0].geomean_ratio - g) < 1e-12);
-    assert_int_equal(p->ngeomean, 7);
+    assert_true(fabs(p->backends[0].g.ratio - g) < 1e-12);
+    /* headlines only from what was decided: the ambiguous bert/fit is left
+     * out of the geometric means, though its interval bounds the range */
+    assert_int_equal(p->all.ncells, 7);
+    assert_int_equal(p->all.ndecided, 6);
+    double ld = 0.0, llo = 0.0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        const struct compare_cell *c = &p->cells[i];
+        if (!c->t.valid)
+            continue;
+        llo += log(c->t.ci_lo);
+        if (c->t.verdict != SIGNIFICANCE_AMBIGUOUS)
+            ld += log(c->t.ratio);
+    }
+    assert_true(fabs(p->all.ratio - exp(ld / 6.0)) < 1e-12);
+    assert_true(fabs(p->all.lo - exp(llo / 7.0)) < 1e-12);
+    /* the A and B the ratio is made of */
+    const struct compare_cell *sd = cell(p, "sd/predict/b1/torch-eager");
+    assert_true(fabs(sd->t.gmean_b / sd->t.gmean_a - sd->t.ratio) < 1e-12);
     compare_result_free(&r);
 }
 
@@ -262,7 +280,7 @@ static void test_aa_comparison(void **state)
     assert_int_equal(p->nsame, 10);
     assert_int_equal(p->nconfounded, 0);
     assert_int_equal(p->nintended, 0);
-    assert_true(fabs(p->geomean_ratio - 1.0) < 1e-12);
+    assert_true(fabs(p->all.ratio - 1.0) < 1e-12);
     assert_int_equal(compare_exit_status(&r), 0);
     compare_result_free(&r);
 }
@@ -389,13 +407,49 @@ static void test_main_exit_statuses_and_out(void **state)
     assert_int_equal(util_rm_rf(dir), 0);
 }
 
+/* `same` in a band wider than --noise says how wide (issue 22, item 4) */
+static void test_same_states_a_wide_band(void **state)
+{
+    (void)state;
+    struct compare_cell c;
+    char v[96];
+    memset(&c, 0, sizeof(c));
+    c.match = COMPARE_MATCHED;
+    c.t.verdict = SIGNIFICANCE_SAME;
+    c.t.band = 0.02;
+    compare_verdict_text(v, sizeof(v), &c);
+    assert_string_equal(v, "same");
+    c.t.band = 0.081;
+    c.t.band_wide = 1;
+    compare_verdict_text(v, sizeof(v), &c);
+    assert_string_equal(v, "same (within +/-8.1%)");
+    /* and significance_verdict sets band_wide from the cell's own scatter */
+    struct significance_test t;
+    memset(&t, 0, sizeof(t));
+    t.valid = t.per_process = t.paired = 1;
+    t.n_a = t.n_b = 60;
+    t.groups_a = t.groups_b = 12;
+    t.ratio = 1.0;
+    t.ci_lo = 0.96;
+    t.ci_hi = 1.04;
+    t.cv_process = 0.08;
+    t.p_adj = 0.9;
+    assert_int_equal(significance_verdict(&t, 0.05, 0.02), SIGNIFICANCE_SAME);
+    assert_true(t.band_wide);
+    t.cv_process = 0.01;
+    t.ci_lo = 0.995;
+    t.ci_hi = 1.005;
+    assert_int_equal(significance_verdict(&t, 0.05, 0.02), SIGNIFICANCE_SAME);
+    assert_false(t.band_wide);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts_of_the_fixture),    cmocka_unit_test(test_environment_and_confounding),
         cmocka_unit_test(test_three_runs_and_trend),       cmocka_unit_test(test_aa_comparison),
         cmocka_unit_test(test_noise_option_widens_same),   cmocka_unit_test(test_json_is_stable),
-        cmocka_unit_test(test_main_exit_statuses_and_out),
+        cmocka_unit_test(test_main_exit_statuses_and_out), cmocka_unit_test(test_same_states_a_wide_band),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
