@@ -549,7 +549,8 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
     tests = xmalloc((p->ncells ? p->ncells : 1) * sizeof(*tests));
     for (size_t i = 0; i < p->ncells; i++)
         tests[i] = p->cells[i].t;
-    if ((err = significance_decide(tests, p->ncells, r->opt.alpha, r->opt.noise)) == 0) {
+    if ((err = significance_decide(tests, p->ncells, r->opt.alpha, r->opt.noise)) == 0 &&
+        (err = compare_seq_apply(p, A, B, &r->opt, tests)) == 0) {
         for (size_t i = 0; i < p->ncells; i++) {
             struct compare_cell *c = &p->cells[i];
             c->t = tests[i];

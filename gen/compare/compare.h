@@ -84,6 +84,11 @@ struct compare_cell {
     double canary_ratio; /* this cell's drift canary B/A (geometric means); NAN without canary */
     bool drift;          /* tested, and the comparison's machine drifted: confounded by drift */
     bool affected;       /* the change can affect it (compare.c, "scope") */
+    /* the two arms of one sequential `run --ab` (compare_seq.c): the
+     * verdict is the sequential rule's at the look the cell stopped at */
+    bool sequential;
+    size_t seq_look, seq_looks; /* 1-based look, and the design's looks (0: not at a look) */
+    const char *seq_stop;       /* the run's note: how many processes and why it stopped; borrowed; NULL */
     char host_changed[160]; /* "bench-a -> bench-b": moved >= 15% with only the host changed; "" */
 };
 
@@ -131,6 +136,16 @@ struct compare_pair {
     size_t nsame, nfaster, nslower, nambiguous, nuntested, nmismatch, nonly_base, nonly_run, nconfounded;
 };
 
+/* The sequential rule (stats/seqtest.h) for the cells of p when both runs
+ * are the arms of one sequential `run --ab` (their run.seq.design): each
+ * tested cell's verdict, interval and why are replaced by the rule's at
+ * its look; faster and slower also need Benjamini-Hochberg over the cells
+ * (each p scaled by alpha over its look's nominal level) below alpha.
+ * tests[i] is cell i's test, already decided (significance_decide). 0, or
+ * BG_EUSAGE for a design note that cannot be read. */
+int compare_seq_apply(struct compare_pair *p, const struct rundata *A, const struct rundata *B,
+                      const struct compare_options *o, struct significance_test *tests);
+
 /* One identity across every run, for the trend chart. */
 struct compare_trend {
     char *id;
@@ -169,6 +184,10 @@ void compare_result_free(struct compare_result *r);
 /* The verdict column of the text output, for the other formats to say the
  * same: "slower", "none (ok / error)", "mismatch", "only in baseline". */
 void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c);
+
+/* How a cell of a sequential run stopped, from the run's note: "slower; 6
+ * processes a side" ("" when the run has no note for it). */
+void compare_seq_summary(char *buf, size_t n, const struct compare_cell *c);
 
 /* The drift canary's reading in words, for every format: "the machine MOVED
  * beyond the noise band; ...", "cannot tell whether the machine moved: ...",

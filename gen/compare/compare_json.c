@@ -119,6 +119,15 @@ static json_t *jcell_(const struct compare_cell *c, int *err)
     set_(o, "unintended", jstr_(c->unintended), err);
     set_(o, "affected", json_boolean(c->affected), err);
     set_(o, "host_changed", c->host_changed[0] ? jstr_(c->host_changed) : json_null(), err);
+    if (c->sequential) { /* one sequential run --ab (compare_seq.c) */
+        json_t *s = json_object();
+        set_(s, "look", c->seq_look ? json_integer((json_int_t)c->seq_look) : json_null(), err);
+        set_(s, "looks", json_integer((json_int_t)c->seq_looks), err);
+        set_(s, "stopped", c->seq_stop ? jstr_(c->seq_stop) : json_null(), err);
+        set_(o, "sequential", s, err);
+    } else {
+        set_(o, "sequential", json_null(), err);
+    }
     return o;
 }
 

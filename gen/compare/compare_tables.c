@@ -65,6 +65,11 @@ static char *cell_note(const struct compare_cell *c)
     if (c->host_changed[0])
         strbuf_printf(&sb, "%shost changed: %s (nothing else of this cell's changed)", sb.len ? "; " : "",
                       c->host_changed);
+    if (c->seq_stop) {
+        char seq[160];
+        compare_seq_summary(seq, sizeof(seq), c);
+        strbuf_printf(&sb, "%ssequential run: %s", sb.len ? "; " : "", seq);
+    }
     return strbuf_detach(&sb); /* NULL: a format that did not expand */
 }
 

@@ -209,6 +209,11 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
                     c->t.ratio / c->canary_ratio);
         if (c->host_changed[0])
             fprintf(out, "  [host changed: %s]", escape_terminal_keep(k, c->host_changed));
+        if (c->seq_stop) {
+            char seq[160];
+            compare_seq_summary(seq, sizeof(seq), c);
+            fprintf(out, "  [sequential run: %s]", escape_terminal_keep(k, seq));
+        }
         fprintf(out, "\n");
     }
     if (p->ncells == 0)

@@ -81,3 +81,12 @@ const char *compare_canary_words(const struct compare_pair *p)
 size_t compare_ndecided(const struct compare_pair *p) { return p->nsame + p->nfaster + p->nslower; }
 
 size_t compare_ntested(const struct compare_pair *p) { return compare_ndecided(p) + p->nambiguous; }
+
+void compare_seq_summary(char *buf, size_t n, const struct compare_cell *c)
+{
+    /* the run's note is "decision; N processes a side; why": the first two */
+    const char *s = c->seq_stop ? c->seq_stop : "", *semi = strchr(s, ';');
+    if (semi)
+        semi = strchr(semi + 1, ';');
+    snprintf(buf, n, "%.*s", semi ? (int)(semi - s) : (int)strlen(s), s);
+}

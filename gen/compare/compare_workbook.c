@@ -115,7 +115,8 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
                                        "Too noisy",  "Canary B/A",
                                        "Machine drift", "Ratio / canary",
                                        "Affected",   "Host changed",
-                                       "A geomean ms (of the ratio)", "B geomean ms (of the ratio)"};
+                                       "A geomean ms (of the ratio)", "B geomean ms (of the ratio)",
+                                       "Sequential run: how the cell stopped"};
     size_t nh = sizeof(head) / sizeof(*head);
     lxw_row_t hr = 3, r = hr + 1;
     sheet_head(c, ws, x->title, x->method[0], head, nh, hr);
@@ -164,6 +165,7 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
             /* the statistic the ratio B/A is the ratio of */
             put_num_or_na(c, ws, r, 34, t->valid ? t->gmean_a : NAN, c->ms, t->valid ? "NA" : na);
             put_num_or_na(c, ws, r, 35, t->valid ? t->gmean_b : NAN, c->ms, t->valid ? "NA" : na);
+            workbook_put_str(&c->w, ws, r, 36, cell->seq_stop ? cell->seq_stop : "", NULL);
         }
         free(label);
     }
@@ -181,6 +183,7 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     worksheet_set_column(ws, 23, 32, 12, NULL);
     worksheet_set_column(ws, 33, 33, 22, NULL);
     worksheet_set_column(ws, 34, 35, 14, NULL);
+    worksheet_set_column(ws, 36, 36, 40, NULL);
     worksheet_freeze_panes(ws, hr + 1, 2);
     if (last > hr)
         worksheet_autofilter(ws, hr, 0, last, (lxw_col_t)(nh - 1));

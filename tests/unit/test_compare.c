@@ -139,12 +139,12 @@ static void test_verdicts_of_the_fixture(void **state)
     assert_int_equal(p->all.ndecided, 6);
     double ld = 0.0, llo = 0.0;
     for (size_t i = 0; i < p->ncells; i++) {
-        const struct compare_cell *c = &p->cells[i];
-        if (!c->t.valid)
+        const struct compare_cell *x = &p->cells[i];
+        if (!x->t.valid)
             continue;
-        llo += log(c->t.ci_lo);
-        if (c->t.verdict != SIGNIFICANCE_AMBIGUOUS)
-            ld += log(c->t.ratio);
+        llo += log(x->t.ci_lo);
+        if (x->t.verdict != SIGNIFICANCE_AMBIGUOUS)
+            ld += log(x->t.ratio);
     }
     assert_true(fabs(p->all.ratio - exp(ld / 6.0)) < 1e-12);
     assert_true(fabs(p->all.lo - exp(llo / 7.0)) < 1e-12);
