@@ -21,10 +21,13 @@ static int parse_design(struct seqtest_design *d, const char *s)
     double effect, alpha, noise;
     char spending[32];
     if (sscanf(s, "first %zu, step %zu, cap %zu, effect %lf%%, alpha %lf, spending %31[^,], noise %lf%%", &first,
-               &step, &cap, &effect, &alpha, spending, &noise) != 7)
-        return error_set(BG_EUSAGE, "run.seq.design '%s' cannot be read", s);
-    return seqtest_design(d, first, step, cap, alpha, effect / 100.0,
-                          strcmp(spending, "obrien-fleming") == 0 ? SEQTEST_OBF : SEQTEST_POCOCK);
+               &step, &cap, &effect, &alpha, spending, &noise) != 7 ||
+        (strcmp(spending, "pocock") != 0 && strcmp(spending, "obrien-fleming") != 0))
+        return error_set(BG_EDAMAGED, "the run's sequential design (run.seq.design) cannot be read");
+    if (seqtest_design(d, first, step, cap, alpha, effect / 100.0,
+                       strcmp(spending, "obrien-fleming") == 0 ? SEQTEST_OBF : SEQTEST_POCOCK) < 0)
+        return error_prefix(BG_EDAMAGED, "the run's sequential design (run.seq.design)");
+    return 0;
 }
 
 /* The log of each ok process's mean ms/step, in repeat order; how many. */

@@ -59,6 +59,23 @@ check "slower before the cap (9 a side), the rest of the plan removed, both arms
 "$BENCHGEN" compare "$TMP/big" >"$TMP/big.txt" 2>/dev/null
 check "compare's text says how the cell stopped" grep -qE "\[sequential run: slower; [357] processes a side\]" "$TMP/big.txt"
 
+# ---- a forged design note: a clear error, exit 2, the runs untouched ---------
+sum_before=$(cat "$TMP/big/a/run.db" "$TMP/big/b/run.db" | sha256sum)
+for forged in "first 3, step 1, cap 999, effect 5%, alpha 0.05, spending pocock, noise 2%" \
+              "<script>alert(1)</script>"; do
+  rm -rf "$TMP/forged" && cp -r "$TMP/big" "$TMP/forged"
+  for arm in a b; do
+    python3 -c 'import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("UPDATE environment SET value = ? WHERE cell_id = 0 AND key = ?", (sys.argv[2], "run.seq.design")); db.commit()' \
+      "$TMP/forged/$arm/run.db" "$forged"
+  done
+  "$BENCHGEN" compare "$TMP/forged" >"$TMP/forged.out" 2>"$TMP/forged.err"
+  rc=$?
+  check "a forged run.seq.design ('${forged:0:24}...'): exit 2" test "$rc" -eq 2
+  check "... saying which note cannot be read" grep -q "sequential design (run.seq.design)" "$TMP/forged.err"
+done
+check "the original runs are untouched" test "$(cat "$TMP/big/a/run.db" "$TMP/big/b/run.db" | sha256sum)" = "$sum_before"
+
 # ---- A/A: stops at the cap, compare agrees with the run -----------------------
 "$BENCHGEN" run "$TMP/seq.yaml" --ab --first 3 --cap 3 --effect 50 --out "$TMP/aa" >"$TMP/aa.out" 2>"$TMP/aa.err"
 rc=$?
