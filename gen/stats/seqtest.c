@@ -48,7 +48,7 @@ static double spend(const struct seqtest_design *d, double t)
     return d->alpha * log(1.0 + (M_E - 1.0) * t);
 }
 
-static uint64_t rng_next(uint64_t *s) /* splitmix64 */
+static uint64_t rng_next(uint64_t *s) /* splitmix64 (seqtest.h) */
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -56,7 +56,7 @@ static uint64_t rng_next(uint64_t *s) /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-static double rng_normal(uint64_t *s)
+double seqtest_rng_normal(uint64_t *s)
 {
     double u1 = ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
     double u2 = ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
@@ -88,7 +88,7 @@ static void boundaries(struct seqtest_design *d)
         size_t n = 0;
         for (size_t k = 0; k < K; k++) {
             for (; n < d->n[k]; n++) {
-                double x = rng_normal(&seed);
+                double x = seqtest_rng_normal(&seed);
                 sum += x;
                 sq += x * x;
             }
@@ -133,12 +133,8 @@ int seqtest_design(struct seqtest_design *d, size_t first, size_t step, size_t c
                          SEQTEST_MIN_FIRST, first, cap, SEQTEST_MAX_CAP, step);
     if (!(alpha > 0.0 && alpha < 0.5) || !(effect >= 0.0 && effect < 1.0))
         return error_set(BG_EUSAGE, "sequential design: alpha must be in (0, 0.5) and the effect in [0, 1)");
-    d->first = first;
-    d->step = step;
-    d->cap = cap;
-    d->alpha = alpha;
-    d->effect = effect;
-    d->spending = spending;
+    *d = (struct seqtest_design){
+        .first = first, .step = step, .cap = cap, .alpha = alpha, .effect = effect, .spending = spending};
     for (size_t n = first;; n += step) {
         if (n > cap)
             n = cap;

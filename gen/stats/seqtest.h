@@ -34,6 +34,7 @@
 #define BENCHGEN_SEQTEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define SEQTEST_FIRST 4     /* processes a side before the first look */
 #define SEQTEST_STEP 2      /* added a side per look: one ABBA block */
@@ -91,6 +92,11 @@ struct seqtest_result {
  * ran next to each other), n of them, n a look of d (BG_EUSAGE otherwise). */
 int seqtest_look(struct seqtest_result *out, const struct seqtest_design *d, const double *la, const double *lb,
                  size_t n, double noise);
+
+/* A standard normal draw (splitmix64 and Box-Muller) from the state at s,
+ * which it advances: the generator behind the boundaries, for simulations
+ * that must be reproducible. */
+double seqtest_rng_normal(uint64_t *s);
 
 /* "continue", "slower", "faster", "same", "undecided". */
 const char *seqtest_decision_name(enum seqtest_decision v);

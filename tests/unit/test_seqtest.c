@@ -20,19 +20,19 @@
 #include "stats/seqtest.h"
 #include "stats/tdist.h"
 
-static uint64_t rng_next(uint64_t *s) /* splitmix64 */
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
+#define rng_normal seqtest_rng_normal /* the library's generator, other seeds than the design's */
 
-static double rng_normal(uint64_t *s)
+/* The default design (computed once: about 0.3 s). */
+static const struct seqtest_design *defaults(void)
 {
-    double u1 = ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-    double u2 = ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-    return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+    static struct seqtest_design d;
+    static int done;
+    if (!done) {
+        assert_int_equal(seqtest_design(&d, SEQTEST_FIRST, SEQTEST_STEP, SEQTEST_CAP, 0.05, SEQTEST_EFFECT,
+                                        SEQTEST_POCOCK), 0);
+        done = 1;
+    }
+    return &d;
 }
 
 /* The boundaries: under no change, the chance that the paired t-statistic
@@ -122,22 +122,20 @@ static enum seqtest_decision run_sequence(const struct seqtest_design *d, uint64
 static void test_aa_false_alarms_within_nominal(void **state)
 {
     (void)state;
-    struct seqtest_design d;
-    assert_int_equal(seqtest_design(&d, SEQTEST_FIRST, SEQTEST_STEP, SEQTEST_CAP, 0.05, SEQTEST_EFFECT,
-                                    SEQTEST_POCOCK), 0);
+    const struct seqtest_design *d = defaults();
     const double cvs[] = {0.02, 0.10}, noises[] = {0.0, 0.02};
     for (size_t c = 0; c < 2; c++)
         for (size_t z = 0; z < 2; z++) {
             uint64_t seed = 1000 + c * 10 + z;
             size_t alarms = 0, naive = 0, same = 0, sims = 10000, took;
             for (size_t s = 0; s < sims; s++) {
-                enum seqtest_decision v = run_sequence(&d, &seed, cvs[c], 1.0, noises[z], 0, &took);
+                enum seqtest_decision v = run_sequence(d, &seed, cvs[c], 1.0, noises[z], 0, &took);
                 alarms += v == SEQTEST_SLOWER || v == SEQTEST_FASTER;
                 same += v == SEQTEST_SAME;
             }
             seed = 1000 + c * 10 + z;
             for (size_t s = 0; s < sims; s++) {
-                enum seqtest_decision v = run_sequence(&d, &seed, cvs[c], 1.0, noises[z], 1, &took);
+                enum seqtest_decision v = run_sequence(d, &seed, cvs[c], 1.0, noises[z], 1, &took);
                 naive += v == SEQTEST_SLOWER || v == SEQTEST_FASTER;
             }
             double rate = (double)alarms / (double)sims, nrate = (double)naive / (double)sims;
@@ -162,13 +160,11 @@ static int cmp_size(const void *a, const void *b)
 static void test_large_change_stops_early(void **state)
 {
     (void)state;
-    struct seqtest_design d;
-    assert_int_equal(seqtest_design(&d, SEQTEST_FIRST, SEQTEST_STEP, SEQTEST_CAP, 0.05, SEQTEST_EFFECT,
-                                    SEQTEST_POCOCK), 0);
+    const struct seqtest_design *d = defaults();
     uint64_t seed = 7;
     size_t sims = 2000, slower = 0, wrong = 0, took[2000];
     for (size_t s = 0; s < sims; s++) {
-        enum seqtest_decision v = run_sequence(&d, &seed, 0.10, 1.25, 0.02, 0, &took[s]);
+        enum seqtest_decision v = run_sequence(d, &seed, 0.10, 1.25, 0.02, 0, &took[s]);
         slower += v == SEQTEST_SLOWER;
         wrong += v == SEQTEST_FASTER || v == SEQTEST_SAME;
     }
@@ -189,13 +185,11 @@ static void test_large_change_stops_early(void **state)
 static void test_no_change_stops_as_same(void **state)
 {
     (void)state;
-    struct seqtest_design d;
-    assert_int_equal(seqtest_design(&d, SEQTEST_FIRST, SEQTEST_STEP, SEQTEST_CAP, 0.05, SEQTEST_EFFECT,
-                                    SEQTEST_POCOCK), 0);
+    const struct seqtest_design *d = defaults();
     uint64_t seed = 11;
     size_t same = 0, early = 0, took;
     for (size_t s = 0; s < 1000; s++) {
-        enum seqtest_decision v = run_sequence(&d, &seed, 0.01, 1.0, 0.02, 0, &took);
+        enum seqtest_decision v = run_sequence(d, &seed, 0.01, 1.0, 0.02, 0, &took);
         same += v == SEQTEST_SAME;
         early += v == SEQTEST_SAME && took < SEQTEST_CAP;
     }
