@@ -246,7 +246,7 @@ static int confounding_(struct compare_pair *p, struct compare_cell *c)
 /* ---- the drift canary ---------------------------------------------------- */
 
 /* log(canary.gemm_ms + canary.copy_ms) of cell c, or NAN without one. */
-static double canary_log_(const struct rd_cell *c)
+double compare_canary_log(const struct rd_cell *c)
 {
     const char *g = kvlist_get(&c->result.facts, "canary.gemm_ms"), *k = kvlist_get(&c->result.facts, "canary.copy_ms");
     double v = (g ? atof(g) : NAN) + (k ? atof(k) : NAN);
@@ -259,7 +259,7 @@ static int canary_logs_(const struct rundata *rd, double **out, size_t *n)
     *n = 0;
     *out = xmalloc((rd->ncells ? rd->ncells : 1) * sizeof(**out));
     for (size_t i = 0; i < rd->ncells; i++) {
-        double l = canary_log_(&rd->cells[i]);
+        double l = compare_canary_log(&rd->cells[i]);
         if (!isnan(l))
             (*out)[(*n)++] = l;
     }
@@ -271,7 +271,7 @@ static double side_canary_(const struct compare_side *s)
     double sum = 0.0;
     size_t n = 0;
     for (size_t r = 0; r < s->nreps; r++) {
-        double l = canary_log_(s->reps[r]);
+        double l = compare_canary_log(s->reps[r]);
         if (!isnan(l)) {
             sum += l;
             n++;
@@ -549,6 +549,8 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
     tests = xmalloc((p->ncells ? p->ncells : 1) * sizeof(*tests));
     for (size_t i = 0; i < p->ncells; i++)
         tests[i] = p->cells[i].t;
+    if (r->opt.profile)
+        compare_profile_apply(p, r->opt.profile, A, B, &r->opt, tests);
     if ((err = significance_decide(tests, p->ncells, r->opt.alpha, r->opt.noise)) == 0 &&
         (err = compare_seq_apply(p, A, B, &r->opt, tests)) == 0) {
         for (size_t i = 0; i < p->ncells; i++) {
@@ -633,7 +635,7 @@ static int trend_build_(struct compare_result *r, char **ids[], const struct str
 
 static int options_(struct compare_options *dst, const struct compare_options *src)
 {
-    *dst = (struct compare_options){SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, NULL};
+    *dst = (struct compare_options){SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, NULL, NULL};
     if (src)
         *dst = *src;
     if (dst->resamples == 0)

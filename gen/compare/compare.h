@@ -47,7 +47,10 @@ struct compare_options {
     double noise;         /* fraction; default SIGNIFICANCE_NOISE */
     size_t resamples;     /* 0: SIGNIFICANCE_RESAMPLES */
     const char *intended; /* "pat[,pat...]" (fnmatch; "diffusers" or "pkg.diffusers"), may be NULL */
+    const struct compare_profile *profile; /* a noise profile (compare_profile.h), borrowed; NULL: none */
 };
+
+struct compare_profile;
 
 enum compare_match {
     COMPARE_MATCHED = 0, /* same identity and every must-be-equal field equal */
@@ -134,6 +137,10 @@ struct compare_pair {
                                            * cannot tell whether the machine moved */
     size_t ndrift;                        /* tested cells marked confounded by drift */
     size_t nsame, nfaster, nslower, nambiguous, nuntested, nmismatch, nonly_base, nonly_run, nconfounded;
+    /* the noise profile (compare_profile.h): used, and what was decided */
+    bool profile_used;
+    size_t profile_cells;   /* cells whose band came from it */
+    char profile_note[320]; /* "" without --profile */
 };
 
 /* The sequential rule (stats/seqtest.h) for the cells of p when both runs
@@ -145,6 +152,13 @@ struct compare_pair {
  * BG_EUSAGE for a design note that cannot be read. */
 int compare_seq_apply(struct compare_pair *p, const struct rundata *A, const struct rundata *B,
                       const struct compare_options *o, struct significance_test *tests);
+
+/* (compare_profile.c) Decides whether pair p may use the noise profile (host, CPU, canary), writing
+ * why into p->profile_note; when it may, marks each matched test in
+ * tests[0..p->ncells) with the profile's CV for its cell. */
+void compare_profile_apply(struct compare_pair *p, const struct compare_profile *pf, const struct rundata *A,
+                           const struct rundata *B, const struct compare_options *o,
+                           struct significance_test *tests);
 
 /* One identity across every run, for the trend chart. */
 struct compare_trend {
@@ -188,6 +202,9 @@ void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c);
 /* How a cell of a sequential run stopped, from the run's note: "slower; 6
  * processes a side" ("" when the run has no note for it). */
 void compare_seq_summary(char *buf, size_t n, const struct compare_cell *c);
+
+/* log(canary.gemm_ms + canary.copy_ms) of one process, NAN without one. */
+double compare_canary_log(const struct rd_cell *c);
 
 /* The drift canary's reading in words, for every format: "the machine MOVED
  * beyond the noise band; ...", "cannot tell whether the machine moved: ...",

@@ -106,6 +106,8 @@ static json_t *jcell_(const struct compare_cell *c, int *err)
     set_(o, "noise_cv", jreal_(t->cv_process), err);
     set_(o, "noise_cv_a", jreal_(t->cv_a), err);
     set_(o, "noise_cv_b", jreal_(t->cv_b), err);
+    set_(o, "noise_from", jstr_(t->cv_from_profile ? "profile" : "measured"), err);
+    set_(o, "noise_cv_profile", t->cv_from_profile ? jreal_(t->cv_profile) : json_null(), err);
     set_(o, "band", jreal_(t->band), err);
     set_(o, "needed_processes", t->needed ? json_integer((json_int_t)t->needed) : json_null(), err);
     set_(o, "too_noisy", json_boolean(t->valid && t->too_noisy), err);
@@ -152,6 +154,15 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
     set_(canary, "reading", p->canary_a < 2 || p->canary_b < 2 ? json_null()
                             : jstr_(p->drift ? "moved" : p->canary_unsure ? "cannot_tell" : "did_not_move"), err);
     set_(o, "canary", canary, err);
+    if (p->profile_note[0]) {
+        json_t *pr = json_object();
+        set_(pr, "used", json_boolean(p->profile_used), err);
+        set_(pr, "cells", json_integer((json_int_t)p->profile_cells), err);
+        set_(pr, "note", jstr_(p->profile_note), err);
+        set_(o, "noise_profile", pr, err);
+    } else {
+        set_(o, "noise_profile", json_null(), err);
+    }
     for (size_t i = 0; i < p->ncells && !*err; i++)
         push_(cells, jcell_(&p->cells[i], err), err);
     set_(o, "cells", cells, err);

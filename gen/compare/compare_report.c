@@ -529,9 +529,10 @@ static char *pair_summary(const struct compare_pair *p)
         snprintf(canary, sizeof(canary), " Drift canary: not recorded.");
     return xprintf(
         "%zu slower, %zu faster, %zu same, %zu ambiguous, %zu untested, %zu mismatched, %zu only in "
-        "baseline, %zu only in this run; %zu confounded; %zu confounded by machine drift.%s",
+        "baseline, %zu only in this run; %zu confounded; %zu confounded by machine drift.%s%s%s%s",
         p->nslower, p->nfaster, p->nsame, p->nambiguous, p->nuntested, p->nmismatch, p->nonly_base,
-        p->nonly_run, p->nconfounded, p->ndrift, canary);
+        p->nonly_run, p->nconfounded, p->ndrift, canary, p->profile_note[0] ? " Noise profile: " : "",
+        p->profile_note, p->profile_note[0] ? "." : "");
 }
 
 /* ---- rendering -------------------------------------------------------------------- */

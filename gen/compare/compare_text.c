@@ -178,6 +178,8 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
     else
         fprintf(out, "\ndrift canary: not recorded on %s (runs made before benchgen had it)\n",
                 p->canary_a < 2 && p->canary_b < 2 ? "either side" : "one side");
+    if (p->profile_note[0])
+        fprintf(out, "noise profile: %s\n", escape_terminal_keep(k, p->profile_note));
     fprintf(out, "\n%-*s  %10s  %10s  %5s  %6s  %7s  %-17s  %8s  %s\n", idw, "cell", "A ms/step", "B ms/step",
             "procs", "noise", "B/A", "95% CI", "q (BH)", "verdict");
     for (size_t i = 0; i < p->ncells; i++) {
@@ -191,7 +193,9 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
             snprintf(ratio, sizeof(ratio), "%.4f", c->t.ratio);
             snprintf(ci, sizeof(ci), "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
             snprintf(procs, sizeof(procs), "%zu/%zu", c->t.groups_a, c->t.groups_b);
-            if (isfinite(c->t.cv_process))
+            if (c->t.cv_from_profile) /* the band's scatter is the profile's: marked P */
+                snprintf(noise, sizeof(noise), "%.1f%%P%s", c->t.cv_profile * 100.0, c->t.too_noisy ? "!" : "");
+            else if (isfinite(c->t.cv_process))
                 snprintf(noise, sizeof(noise), "%.1f%%%s", c->t.cv_process * 100.0, c->t.too_noisy ? "!" : "");
         }
         fmt_p_(q, sizeof(q), c->t.p_adj);

@@ -322,8 +322,10 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
     for (size_t i = 0; !err && i < todo->ncells && !stop_requested; i++) {
         const struct cell *c = &todo->cells[i];
         const struct sched_arm *a = &arms[arm[i] ? 1 : 0];
-        if (seq && !abseq_needed(seq, i)) { /* its cell has stopped */
+        if (seq && !abseq_needed(seq, i)) { /* its cell has stopped: out of the count and the ETA */
             sum->skipped_seq++;
+            p.total--;
+            p.typical_all -= catalog_typical_seconds(c->model, c->size);
             continue;
         }
         struct result r = {0};

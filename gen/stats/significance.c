@@ -381,8 +381,10 @@ enum significance_verdict significance_verdict(struct significance_test *t, doub
 {
     enum significance_verdict v = SIGNIFICANCE_AMBIGUOUS;
     double band = noise;
-    if (t->per_process && isfinite(t->cv_process) && t->cv_process > band)
-        band = t->cv_process; /* a noisier cell gets a wider band */
+    /* the cell's scatter: its own processes', or a noise profile's */
+    double cv = t->cv_from_profile && isfinite(t->cv_profile) ? t->cv_profile : t->cv_process;
+    if (t->per_process && isfinite(cv) && cv > band)
+        band = cv; /* a noisier cell gets a wider band */
     double lo_band = 1.0 - band, hi_band = 1.0 + band;
     bool significant = t->p_adj < alpha; /* false for NAN */
     size_t given = t->groups_a < t->groups_b ? t->groups_a : t->groups_b;
@@ -392,15 +394,15 @@ enum significance_verdict significance_verdict(struct significance_test *t, doub
     t->band_wide = band > noise;
     t->needed = 0;
     t->too_noisy = 0;
-    if (t->per_process && isfinite(t->cv_process)) {
-        t->needed = tdist_processes_needed(t->cv_process, band, noise, SIGNIFICANCE_DETECT, alpha, SIGNIFICANCE_POWER,
+    if (t->per_process && isfinite(cv)) {
+        t->needed = tdist_processes_needed(cv, band, noise, SIGNIFICANCE_DETECT, alpha, SIGNIFICANCE_POWER,
                                            t->paired, SIGNIFICANCE_MAX_PROCESSES);
         if (t->needed && t->needed < SIGNIFICANCE_MIN_PROCESSES)
             t->needed = SIGNIFICANCE_MIN_PROCESSES;
         t->too_noisy = t->needed == 0 || t->needed > given;
         if (t->needed == 0)
             snprintf(need, sizeof(need), "; a %.0f%% change is inside this cell's noise (CV %.1f%%)",
-                     SIGNIFICANCE_DETECT * 100, t->cv_process * 100);
+                     SIGNIFICANCE_DETECT * 100, cv * 100);
         else if (t->needed > given)
             snprintf(need, sizeof(need), "; %zu processes per side would find a %.0f%% change", t->needed,
                      SIGNIFICANCE_DETECT * 100);

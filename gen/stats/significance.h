@@ -97,6 +97,8 @@ struct significance_test {
     double p;                          /* its two-sided p (NAN when it did not run) */
     double cv_process;                 /* measured between-process CV of the cell; NAN below 2 a side */
     double cv_a, cv_b;                 /* ... of each side */
+    int cv_from_profile;               /* 1: the band and planning use cv_profile (a noise profile) */
+    double cv_profile;                 /* the between-process CV a noise profile measured for the cell */
     struct significance_mwu mwu;       /* on the pooled samples, for information */
     double p_adj;                      /* BH-adjusted p (significance_decide) */
     double band;                       /* noise band half-width used: max(noise, cv_process) (decide) */

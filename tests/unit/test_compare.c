@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "compare/compare.h"
+#include "compare/compare_profile.h"
 #include "base/error.h"
 #include "base/util.h"
 
@@ -200,7 +201,7 @@ static void test_environment_and_confounding(void **state)
     compare_result_free(&r);
 
     /* naming the dependency as intended too clears the flag */
-    struct compare_options o = {0.05, 0.02, 2000, "huggingface_hub"}; /* PEP 503: _ is - */
+    struct compare_options o = {0.05, 0.02, 2000, "huggingface_hub", NULL}; /* PEP 503: _ is - */
     assert_int_equal(compare_load(&r, base_upgrade, 2, &o), 0);
     p = &r.pairs[0];
     assert_int_equal(p->nintended, 2);
@@ -288,7 +289,7 @@ static void test_aa_comparison(void **state)
 static void test_noise_option_widens_same(void **state)
 {
     (void)state;
-    struct compare_options o = {0.05, 0.20, 2000, NULL};
+    struct compare_options o = {0.05, 0.20, 2000, NULL, NULL};
     struct compare_result r;
     assert_int_equal(compare_load(&r, base_upgrade, 2, &o), 0);
     const struct compare_pair *p = &r.pairs[0];
@@ -443,6 +444,54 @@ static void test_same_states_a_wide_band(void **state)
     assert_false(t.band_wide);
 }
 
+/* Noise profiles (issue 22, item 2): made from an A/A, used when the host
+ * and the drift canary have not moved, refused when the canary moved. */
+static void test_noise_profile(void **state)
+{
+    (void)state;
+    struct compare_result r;
+    const char *const aa[] = {FIX "base", FIX "base"}, *const moved[] = {FIX "base", FIX "later"};
+    char path[] = "/tmp/benchgen-profile-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(compare_load(&r, aa, 2, NULL), 0);
+    assert_int_equal(compare_profile_save(&r, path), 0);
+    compare_result_free(&r);
+    /* not an A/A: refused */
+    assert_int_equal(compare_load(&r, base_upgrade, 2, NULL), 0);
+    assert_int_equal(compare_profile_save(&r, path), BG_EUSAGE);
+    compare_result_free(&r);
+    struct compare_profile *pf = NULL;
+    assert_int_equal(compare_profile_load(&pf, path), 0);
+    assert_true(pf->ncells >= 5);
+    struct compare_options o = {SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, NULL, pf};
+    /* same machine, canary unmoved: the band comes from the profile */
+    assert_int_equal(compare_load(&r, aa, 2, &o), 0);
+    assert_true(r.pairs[0].profile_used);
+    const struct compare_cell *c = cell(&r.pairs[0], "bert/fit/b8/torch-eager");
+    assert_true(c->t.cv_from_profile);
+    compare_result_free(&r);
+    /* the canary ran 1.3x as long in `later`: refused, measured bands as without it */
+    assert_int_equal(compare_load(&r, moved, 2, &o), 0);
+    assert_false(r.pairs[0].profile_used);
+    assert_non_null(strstr(r.pairs[0].profile_note, "refused: the drift canary moved"));
+    for (size_t i = 0; i < r.pairs[0].ncells; i++)
+        assert_false(r.pairs[0].cells[i].t.cv_from_profile);
+    compare_result_free(&r);
+    /* the check itself */
+    double logs[20], ratio, lo, hi;
+    for (size_t i = 0; i < 20; i++)
+        logs[i] = pf->canary_mean + (i % 2 ? 0.01 : -0.01);
+    assert_int_equal(compare_profile_canary_ok(pf, logs, 20, 0.02, 0.05, &ratio, &lo, &hi), 1);
+    for (size_t i = 0; i < 20; i++)
+        logs[i] += log(1.10);
+    assert_int_equal(compare_profile_canary_ok(pf, logs, 20, 0.02, 0.05, &ratio, &lo, &hi), 0);
+    assert_true(lo > 1.02);
+    compare_profile_free(pf);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -450,6 +499,7 @@ int main(void)
         cmocka_unit_test(test_three_runs_and_trend),       cmocka_unit_test(test_aa_comparison),
         cmocka_unit_test(test_noise_option_widens_same),   cmocka_unit_test(test_json_is_stable),
         cmocka_unit_test(test_main_exit_statuses_and_out), cmocka_unit_test(test_same_states_a_wide_band),
+        cmocka_unit_test(test_noise_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
