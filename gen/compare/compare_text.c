@@ -180,6 +180,13 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
                 p->canary_a < 2 && p->canary_b < 2 ? "either side" : "one side");
     if (p->profile_note[0])
         fprintf(out, "noise profile: %s\n", escape_terminal_keep(k, p->profile_note));
+    bool seq = false;
+    for (size_t i = 0; i < p->ncells; i++)
+        seq = seq || p->cells[i].sequential;
+    if (seq) /* compare_seq.c: not the fixed rule of the heading */
+        fprintf(out, "sequential run --ab (%s): each cell's verdict is the alpha-spending rule's at the look it "
+                     "stopped at, with Benjamini-Hochberg over the cells (docs/COMPARE.md, \"Sequential verdicts\")\n",
+                escape_terminal_keep(k, kvlist_get(&A->env, "run.seq.design")));
     fprintf(out, "\n%-*s  %10s  %10s  %5s  %6s  %7s  %-17s  %8s  %s\n", idw, "cell", "A ms/step", "B ms/step",
             "procs", "noise", "B/A", "95% CI", "q (BH)", "verdict");
     for (size_t i = 0; i < p->ncells; i++) {
@@ -214,9 +221,9 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
         if (c->host_changed[0])
             fprintf(out, "  [host changed: %s]", escape_terminal_keep(k, c->host_changed));
         if (c->seq_stop) {
-            char seq[160];
-            compare_seq_summary(seq, sizeof(seq), c);
-            fprintf(out, "  [sequential run: %s]", escape_terminal_keep(k, seq));
+            char stop[160];
+            compare_seq_summary(stop, sizeof(stop), c);
+            fprintf(out, "  [sequential run: %s]", escape_terminal_keep(k, stop));
         }
         fprintf(out, "\n");
     }
