@@ -337,32 +337,39 @@ static void build_throughput(const struct rctx *x, struct table *t)
     }
 }
 
-/* Statistics columns, in order; STAT_REPEAT and STAT_WARMUP are left out
- * when they would repeat what another column says (every cell ran once;
- * every cell's warm-up is its one first call). */
+/* Statistics columns, in order; STAT_METHOD, STAT_REPEAT and STAT_WARMUP
+ * are left out when they would say nothing or repeat what another column
+ * says (every cell ran one method; every cell ran once; every cell's
+ * warm-up is its one first call). */
 enum {
-    STAT_MODEL, STAT_BATCH, STAT_BACKEND, STAT_REPEAT, STAT_STATUS, STAT_N, STAT_MEAN, STAT_MEDIAN, STAT_P5,
+    STAT_MODEL, STAT_BATCH, STAT_BACKEND, STAT_METHOD, STAT_REPEAT, STAT_STATUS, STAT_N, STAT_MEAN, STAT_MEDIAN, STAT_P5,
     STAT_P95, STAT_STDEV, STAT_CI, STAT_CV, STAT_OUTLIERS, STAT_COMPILE, STAT_WARMUP, STAT_WARNINGS, STAT_NCOLS
 };
 
 static void build_statistics(const struct rctx *x, struct table *t)
 {
-    static const char *const head[STAT_NCOLS] = {"Model (task)", "Batch",    "Backend",
+    static const char *const head[STAT_NCOLS] = {"Model (task)", "Batch",    "Backend",  "Method",
                                                  "Repeat",       "Status",   "n",
                                                  "Mean",         "Median",   "p5",
                                                  "p95",          "Std dev",  "95% CI of the mean",
                                                  "CV",           "Outliers", "Compile (first call) ms",
                                                  "Warm-up ms",   "Warnings"};
-    static const unsigned char numeric[STAT_NCOLS] = {0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
-    int repeats = 0, warmups = 0;
+    static const unsigned char numeric[STAT_NCOLS] = {0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+    int repeats = 0, warmups = 0, methods = 0;
+    const char *method0 = x->rd->ncells ? x->rd->cells[0].cell.method : NULL;
     for (size_t i = 0; i < x->rd->ncells; i++) {
-        repeats |= x->rd->cells[i].cell.repeat > 1;
-        warmups |= x->rd->cells[i].result.nwarmup > 1;
+        const struct rd_cell *c = &x->rd->cells[i];
+        repeats |= c->cell.repeat > 1;
+        warmups |= c->result.nwarmup > 1;
+        methods |= (c->cell.method == NULL) != (method0 == NULL) ||
+                   (c->cell.method && method0 && strcmp(c->cell.method, method0) != 0);
     }
     int col[STAT_NCOLS]; /* the table column of each, -1 when left out */
     size_t n = 0;
     for (int c = 0; c < STAT_NCOLS; c++)
-        col[c] = (c == STAT_REPEAT && !repeats) || (c == STAT_WARMUP && !warmups) ? -1 : (int)n++;
+        col[c] = (c == STAT_METHOD && !methods) || (c == STAT_REPEAT && !repeats) || (c == STAT_WARMUP && !warmups)
+                     ? -1
+                     : (int)n++;
     table_init(t, n);
     t->caption = xprintf("Every cell of the run, ms. Mean is the published metric; CV = standard deviation / "
                          "mean.%s%s",
@@ -399,6 +406,7 @@ static void build_statistics(const struct rctx *x, struct table *t)
         SET(STAT_MODEL, 0, NAN, "%s", row >= 0 ? x->g->rows[row].label : cell->cell.model);
         SET(STAT_BATCH, 0, cell->cell.batch, "%d", cell->cell.batch);
         SET(STAT_BACKEND, 0, NAN, "%s", rctx_backend_display(cell->cell.backend));
+        SET(STAT_METHOD, 0, NAN, "%s", cell->cell.method ? cell->cell.method : "-");
         SET(STAT_REPEAT, 0, cell->cell.repeat, "%d", cell->cell.repeat);
         SET(STAT_STATUS, ok ? 0 : TC_NA, NAN, "%s", status);
         char anchor[300];
