@@ -516,7 +516,13 @@ static void build_failures(const struct rctx *x, struct table *t)
         table_set(t, r, 0, TC_MONO, NAN, "%s", c->cell.key);
         table_href(t, r, 0, anchor);
         table_set(t, r, 1, TC_NA, NAN, "%s", c->result.status ? status_name(c->result.status) : "not run");
-        table_set(t, r, 2, 0, NAN, "%.*s", (int)len, line);
+        if (len)
+            table_set(t, r, 2, 0, NAN, "%.*s", (int)len, line);
+        else if (c->result.status == STATUS_NONE) /* never an empty cell: say what is known */
+            table_set(t, r, 2, 0, NAN, "no result recorded: not run, or still running when the report was made "
+                                        "(benchgen run --resume runs it)");
+        else
+            table_set(t, r, 2, 0, NAN, "no detail recorded; see the cell's log");
     }
 }
 
