@@ -134,7 +134,7 @@ static void grid_table(struct table *t, const struct grid *g, const char *extra,
 static void build_summary(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
-    int k3 = g->nkeras3 > 0;
+    int k3 = grid_keras3_best_shown(g);
     grid_table(t, g, NULL, -1, k3);
     for (size_t row = 0; row < g->nrows; row++) {
         size_t r = table_row(t);
@@ -199,7 +199,7 @@ static void build_detail(const struct rctx *x, struct table *t)
 static void build_speedup(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
-    int k3 = g->nkeras3 > 0;
+    int k3 = grid_keras3_best_shown(g);
     if (x->baseline < 0) {
         table_init(t, 0);
         return;
@@ -303,7 +303,7 @@ static void build_reference(const struct rctx *x, struct table *t)
 static void build_throughput(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
-    int k3 = g->nkeras3 > 0;
+    int k3 = grid_keras3_best_shown(g);
     grid_table(t, g, "Unit", -1, k3);
     t->caption = xprintf("Throughput at the mean ms/step, higher is better: samples/s for fit and predict, "
                          "tokens/s for generate (batch x %d new tokens, an upper bound where the method "

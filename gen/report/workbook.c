@@ -288,7 +288,7 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     for (size_t s = 0, c = 0; c < g->ncols; c++)
         if ((int)c != x->baseline)
             colors[s++] = g->cols[c].color;
-    if (g->nkeras3)
+    if (grid_keras3_best_shown(g)) /* the table's last column (tables.c) */
         colors[nser - 1] = GRID_KERAS3_BEST_COLOR;
     char title[256];
     snprintf(title, sizeof(title), "Throughput speedup over %s", g->cols[x->baseline].display);
