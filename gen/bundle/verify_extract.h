@@ -44,7 +44,8 @@ struct verify_extracted {
     size_t nfiles, cap;
     size_t entries;        /* archive entries seen */
     uint64_t bytes;        /* bytes written */
-    bool manifest;         /* MANIFEST.json came first and set the limits */
+    bool manifest;         /* MANIFEST.json came and set the limits */
+    bool unordered;        /* files came before it (a re-packed bundle) */
     uint64_t limit_bytes;  /* the caps that applied */
     size_t limit_entries;
 };
