@@ -412,6 +412,9 @@ static int run_run(const struct cli_call *call)
             goto done;
         if (spec && (err = check_same_spec(st, spec, o->resume)) < 0)
             goto done;
+        if ((err = store_inputs(st, &inputs)) < 0)
+            goto done;
+        depends_warn_changed(&inputs, stderr);
         if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry)) < 0)
             goto done;
         fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", o->resume, plan.ncells);

@@ -272,3 +272,28 @@ int depends_collect(struct run_inputs *out, const struct spec *spec, const struc
     free(base);
     return err;
 }
+
+int depends_warn_changed(const struct run_inputs *recorded, FILE *out)
+{
+    int n = 0;
+    for (size_t i = 0; i < recorded->n; i++) {
+        const struct run_input *in = &recorded->v[i];
+        char hex[65];
+        if (!in->origin || (strcmp(in->kind, "workload") != 0 && strcmp(in->kind, "module") != 0))
+            continue;
+        if (sha256_file(in->origin, hex) < 0) {
+            error_clear();
+            fprintf(out, "benchgen: warning: %s, which the run recorded as %s, cannot be read now\n", in->origin,
+                    in->path);
+            n++;
+        } else if (strcmp(hex, in->sha256) != 0) {
+            fprintf(out,
+                    "benchgen: warning: %s has changed since the run was created (sha256 %.12s, run.db has "
+                    "%.12s): the cells run now use it as it is; run.db and a bundle keep the bytes the run "
+                    "was created with\n",
+                    in->origin, hex, in->sha256);
+            n++;
+        }
+    }
+    return n;
+}

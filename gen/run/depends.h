@@ -23,6 +23,8 @@
 #ifndef BENCHGEN_DEPENDS_H
 #define BENCHGEN_DEPENDS_H
 
+#include <stdio.h>
+
 #include "plan/matrix.h"
 #include "plan/spec.h"
 #include "store/runinputs.h"
@@ -30,5 +32,11 @@
 /* Fills out (empty on entry; the caller frees it with run_inputs_free()),
  * sorted by path. Reading errors are errors (BG_EIO naming the file). */
 int depends_collect(struct run_inputs *out, const struct spec *spec, const struct matrix *plan);
+
+/* For `run --resume`: prints to out a warning for each workload or module
+ * run.db recorded whose file is gone or no longer has the recorded hash
+ * (cells run now use the file as it is; run.db and a bundle keep the bytes
+ * the run was created with). Returns how many were warned about. */
+int depends_warn_changed(const struct run_inputs *recorded, FILE *out);
 
 #endif /* BENCHGEN_DEPENDS_H */

@@ -540,6 +540,11 @@ int store_spec_sha256(struct store *s, char sha256[65])
     return err;
 }
 
+int store_inputs(struct store *s, struct run_inputs *out)
+{
+    return store_sql_read_inputs(s->db, out);
+}
+
 int store_note_run(struct store *s, const char *key, const char *value)
 {
     if (store_sql_writable(s) < 0)

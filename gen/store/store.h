@@ -95,6 +95,10 @@ int store_spec_sha256(struct store *s, char sha256[65]);
  * status name run.db should not hold. */
 int store_cell_status(struct store *s, int cell_id, enum status *status);
 
+/* The files the run recorded when it was created (store/runinputs.h; none
+ * for a run made before them), sorted by path, into out (empty on entry). */
+int store_inputs(struct store *s, struct run_inputs *out);
+
 /* Adds one run-wide environment row (cell_id 0), e.g. a Slurm submission. */
 int store_note_run(struct store *s, const char *key, const char *value);
 

@@ -95,6 +95,33 @@ check "report.md edited, tar czf: no false EMPTY or ORDER" test -z "$(grep -E "O
 check "report.md edited, tar czf: no other file named" \
   test -z "$(grep -E '^  [A-Z ]{9} ' "$out" | grep -v 'report/report.md' || true)"
 
+# Files before MANIFEST.json are still held to it once it comes: packed in a
+# chosen order (--no-recursion -T), as a hostile re-pack could be.
+# order NAME FIRST...: FIRST, then every other entry of the tree, MANIFEST.json among them
+order() {
+  local name=$1; shift
+  (cd "$TMP/x" && { printf '%s\n' "$@"; find "$top" -mindepth 1 | grep -vxF -f <(printf '%s\n' "$@"); } |
+    tar czf "$TMP/$name.tar.gz" --no-recursion --hard-dereference -T -)
+}
+echo extra >"$B/extra.txt"
+order unlisted "$top/extra.txt"
+rm "$B/extra.txt"
+vfy unlisted "$TMP/unlisted.tar.gz"
+check "an unlisted file before MANIFEST.json: exit 1 (got $rc)" test "$rc" -eq 1
+check "unlisted file first: named UNLISTED, once" test "$(grep -c "UNLISTED  extra.txt" "$out")" = 1
+check "unlisted file first: nothing else named" test -z "$(grep -E '^  [A-Z ]{9} ' "$out" | grep -v 'extra.txt' || true)"
+order twice "$top/run/run.db" "$top/run/run.db"
+vfy twice "$TMP/twice.tar.gz"
+check "run/run.db twice before MANIFEST.json: exit 1 (got $rc)" test "$rc" -eq 1
+check "run/run.db twice: named DUPLICATE" grep -q "DUPLICATE run/run.db" "$out"
+echo evil >"$B/run/evil"
+order runextra "$top/run/evil"
+rm "$B/run/evil"
+vfy runextra "$TMP/runextra.tar.gz"
+check "a stray file in run/ before MANIFEST.json: exit 1 (got $rc)" test "$rc" -eq 1
+check "stray run/ file first: named UNEXPECTED, not extracted" grep -q "UNEXPECTED run/evil: a bundle's run/ holds run.db and logs/ only" "$out"
+check "pre-manifest cases: scratch directory removed" clean
+
 # 3. the workload's bytes changed, plain re-pack: the workload is named
 save inputs/work/naps.py
 sed -i 's/0\.1)/0.01)/' "$B/inputs/work/naps.py"
@@ -106,7 +133,7 @@ check "workload edited, tar czf: MODIFIED inputs/work/naps.py against SHA256SUMS
 check "workload edited, tar czf: and against run.db" \
   grep -q "MODIFIED  inputs/work/naps.py: not the file run.db recorded" "$out"
 
-# 4. the same, SHA256SUMS and MANIFEST.json rewritten to match: run.db's hash names it
+# 4. the workload edited, SHA256SUMS and MANIFEST.json rewritten to match: run.db's hash names it
 python3 - "$B" <<'PY'
 import hashlib, json, os, sys
 b = sys.argv[1]
@@ -147,6 +174,15 @@ vfy removed "$TMP/removed.tar.gz"
 check "module removed, sums rewritten: exit 1 (got $rc)" test "$rc" -eq 1
 check "module removed: MISSING inputs/work/nap_helper.py" grep -q "MISSING   inputs/work/nap_helper.py: run.db recorded it" "$out"
 check "tampering cases: scratch directory removed" clean
+
+# --resume warns that a workload changed since the run was created (it was
+# edited on disk above); run.db keeps the recorded bytes
+"$BENCHGEN" run --resume "$TMP/run" --retry ok >"$TMP/resume.out" 2>&1
+check "resume after the workload changed exits 0" test $? -eq 0
+check "resume warns that the workload changed since the run was created" \
+  grep -q "warning: $TMP/proj/work/naps.py has changed since the run was created" "$TMP/resume.out"
+check "run.db still records the workload's original hash" \
+  test "$(q "SELECT sha256 FROM inputs WHERE path = 'inputs/work/naps.py'")" = "$orig"
 
 check "no process of this test survives" test -z "$(pgrep -f -- "$TMP/" || true)"
 finish
