@@ -8,7 +8,10 @@
 # MANIFEST.json rewritten to match, so only run.db's hash can tell), a file
 # edited and the bundle re-packed by plain `tar czf` (main: "ORDER ...
 # nothing can be bounded" and "EMPTY: no files in the bundle"), a recorded
-# input removed. A plain re-pack of an untouched bundle still verifies.
+# input removed; files packed before MANIFEST.json (unlisted, twice, stray in
+# run/, 256 MiB of zeros) are still bounded and named. A plain re-pack of an
+# untouched bundle still verifies; `run --resume` warns about a workload that
+# changed since the run was created.
 # Needs the `base` environment (NumPy).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -121,6 +124,38 @@ vfy runextra "$TMP/runextra.tar.gz"
 check "a stray file in run/ before MANIFEST.json: exit 1 (got $rc)" test "$rc" -eq 1
 check "stray run/ file first: named UNEXPECTED, not extracted" grep -q "UNEXPECTED run/evil: a bundle's run/ holds run.db and logs/ only" "$out"
 check "pre-manifest cases: scratch directory removed" clean
+
+# 256 MiB of zeros (256 KB compressed) before any MANIFEST.json: hashed as it
+# streams past, never written (a 1 MiB file-size limit kills verify
+# otherwise: 153), within the hard ceilings, and named
+python3 - "$TMP/zeros-first.tar.gz" <<'PY'
+import io, sys, tarfile, zlib
+class Zeros(io.RawIOBase):
+    def __init__(self, n): self.n = n
+    def readable(self): return True
+    def readinto(self, b):
+        k = min(len(b), self.n); b[:k] = bytes(k); self.n -= k; return k
+class Gz:
+    def __init__(self, p): self.f, self.z = open(p, "wb"), zlib.compressobj(9, zlib.DEFLATED, 31)
+    def write(self, b): self.f.write(self.z.compress(b)); return len(b)
+    def close(self): self.f.write(self.z.flush()); self.f.close()
+gz = Gz(sys.argv[1])
+tar = tarfile.open(fileobj=gz, mode="w|", format=tarfile.GNU_FORMAT)
+ti = tarfile.TarInfo("top/report/zeros"); ti.size = 256 << 20
+tar.addfile(ti, io.BufferedReader(Zeros(256 << 20), 1 << 20))
+tar.close(); gz.close()
+PY
+/usr/bin/time -f "%U %S" -o "$TMP/zeros.time" \
+  bash -c 'ulimit -f 1024; exec timeout -k 2 60 "$0" verify "$1"' "$BENCHGEN" "$TMP/zeros-first.tar.gz" >"$TMP/zeros.out" 2>&1
+rc=$?
+cpu=$(awk 'END {print $1 + $2}' "$TMP/zeros.time")
+limit=3; [ -n "${ASAN_OPTIONS:-}" ] && limit=12
+check "256 MiB of zeros before MANIFEST.json: exit 1 (got $rc; 153 = it wrote past 1 MiB)" test "$rc" -eq 1
+check "zeros first: named, and the missing manifest too" \
+  grep -q "UNLISTED  report/zeros" "$TMP/zeros.out" && grep -q "MISSING   MANIFEST.json" "$TMP/zeros.out"
+check "zeros first: bounded (cpu ${cpu}s < $limit s: two passes over 256 MiB, extraction and the gzip check)" \
+  python3 -c "import sys; sys.exit(not float('$cpu') < $limit)"
+check "zeros first: scratch directory removed" clean
 
 # 3. the workload's bytes changed, plain re-pack: the workload is named
 save inputs/work/naps.py
