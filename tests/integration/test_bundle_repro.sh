@@ -71,6 +71,24 @@ cp -r "$B/inputs" "$TMP/again"
 "$BENCHGEN" run "$TMP/again/specs/repro.yaml" --dry-run >"$TMP/dry.out" 2>&1
 check "the bundled spec runs (--dry-run) with the bundled workload" test $? -eq 0
 
+# rewrite_sums: MANIFEST.json and SHA256SUMS made to match the tree as it is
+# now (a forger's consistent rewrite; files gone are dropped from both)
+rewrite_sums() {
+  python3 - "$B" <<'PY'
+import hashlib, json, os, sys
+b = sys.argv[1]
+h = lambda p: hashlib.sha256(open(os.path.join(b, p), "rb").read()).hexdigest()
+m = json.load(open(os.path.join(b, "MANIFEST.json")))
+m["files"] = [f for f in m["files"] if os.path.exists(os.path.join(b, f["path"]))]
+for f in m["files"]:
+    f["sha256"], f["size"] = h(f["path"]), os.path.getsize(os.path.join(b, f["path"]))
+m["file_count"] = len(m["files"]) + 2
+open(os.path.join(b, "MANIFEST.json"), "w").write(json.dumps(m, indent=2, sort_keys=True) + "\n")
+paths = sorted([f["path"] for f in m["files"]] + ["MANIFEST.json"])
+open(os.path.join(b, "SHA256SUMS"), "w").write("".join(f"{h(p)}  {p}\n" for p in paths))
+PY
+}
+
 # vfy NAME TARBALL: verify; sets rc and out
 vfy() { out=$TMP/$1.out; timeout -k 2 60 "$BENCHGEN" verify "$2" >"$out" 2>&1; rc=$?; }
 # repack NAME: plain `tar czf` of the extracted tree, as a user would
@@ -169,17 +187,7 @@ check "workload edited, tar czf: and against run.db" \
   grep -q "MODIFIED  inputs/work/naps.py: not the file run.db recorded" "$out"
 
 # 4. the workload edited, SHA256SUMS and MANIFEST.json rewritten to match: run.db's hash names it
-python3 - "$B" <<'PY'
-import hashlib, json, os, sys
-b = sys.argv[1]
-h = lambda p: hashlib.sha256(open(os.path.join(b, p), "rb").read()).hexdigest()
-m = json.load(open(os.path.join(b, "MANIFEST.json")))
-for f in m["files"]:
-    f["sha256"], f["size"] = h(f["path"]), os.path.getsize(os.path.join(b, f["path"]))
-open(os.path.join(b, "MANIFEST.json"), "w").write(json.dumps(m, indent=2, sort_keys=True) + "\n")
-paths = sorted([f["path"] for f in m["files"]] + ["MANIFEST.json"])
-open(os.path.join(b, "SHA256SUMS"), "w").write("".join(f"{h(p)}  {p}\n" for p in paths))
-PY
+rewrite_sums
 repack forged
 vfy forged "$TMP/forged.tar.gz"
 check "workload edited, SHA256SUMS and MANIFEST.json rewritten: exit 1 (got $rc)" test "$rc" -eq 1
@@ -191,19 +199,7 @@ restore inputs/work/naps.py
 
 # 5. a recorded input removed (sums rewritten): MISSING
 rm "$B/inputs/work/nap_helper.py"
-python3 - "$B" <<'PY'
-import hashlib, json, os, sys
-b = sys.argv[1]
-h = lambda p: hashlib.sha256(open(os.path.join(b, p), "rb").read()).hexdigest()
-m = json.load(open(os.path.join(b, "MANIFEST.json")))
-m["files"] = [f for f in m["files"] if os.path.exists(os.path.join(b, f["path"]))]
-for f in m["files"]:
-    f["sha256"], f["size"] = h(f["path"]), os.path.getsize(os.path.join(b, f["path"]))
-m["file_count"] = len(m["files"]) + 2
-open(os.path.join(b, "MANIFEST.json"), "w").write(json.dumps(m, indent=2, sort_keys=True) + "\n")
-paths = sorted([f["path"] for f in m["files"]] + ["MANIFEST.json"])
-open(os.path.join(b, "SHA256SUMS"), "w").write("".join(f"{h(p)}  {p}\n" for p in paths))
-PY
+rewrite_sums
 repack removed
 vfy removed "$TMP/removed.tar.gz"
 check "module removed, sums rewritten: exit 1 (got $rc)" test "$rc" -eq 1
