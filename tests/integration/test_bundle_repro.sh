@@ -63,6 +63,8 @@ check "the bundle holds the module and the package" \
 check "MANIFEST.json lists the workload with its hash, as an input" \
   test "$(jget "$B/MANIFEST.json" "[i['sha256'] for i in d['inputs'] if i['path'] == 'inputs/work/naps.py' and i['kind'] == 'workload' and i['stored']][0]")" = "$orig"
 check "SHA256SUMS lists the workload" grep -q "^$orig  inputs/work/naps.py$" "$B/SHA256SUMS"
+"$BENCHGEN" bundle "$TMP/run" --out "$TMP/b2.tar.gz" --quiet
+check "a bundle with inputs is deterministic: two bundles of the run are byte-identical" cmp -s "$TMP/b.tar.gz" "$TMP/b2.tar.gz"
 "$BENCHGEN" verify "$TMP/b.tar.gz" >"$TMP/v0.out" 2>&1
 check "verify of the bundle exits 0" test $? -eq 0
 check "verify checks the inputs against run.db" grep -q "input files (spec, workloads, environments) as run.db recorded them" "$TMP/v0.out"
