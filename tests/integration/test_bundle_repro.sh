@@ -11,7 +11,8 @@
 # input removed; files packed before MANIFEST.json (unlisted, twice, stray in
 # run/, 256 MiB of zeros) are still bounded and named. A plain re-pack of an
 # untouched bundle still verifies; `run --resume` warns about a workload that
-# changed since the run was created.
+# changed since the run was created; a registered interpreter is recorded by
+# the packages it holds.
 # Needs the `base` environment (NumPy).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -216,6 +217,22 @@ check "resume warns that the workload changed since the run was created" \
   grep -q "warning: $TMP/proj/work/naps.py has changed since the run was created" "$TMP/resume.out"
 check "run.db still records the workload's original hash" \
   test "$(q "SELECT sha256 FROM inputs WHERE path = 'inputs/work/naps.py'")" = "$orig"
+
+# a registered interpreter (env add, in a cache of this test's own): run.db
+# records the packages its site-packages holds, and the bundle carries them
+. "$ROOT/tests/container/spec.sh"
+base_python
+export BENCHGEN_CACHE=$TMP/cache
+"$BENCHGEN" env add base "$PY" --for numpy >"$TMP/add.out" 2>&1
+check "env add base (the shared base interpreter, registered in a cache of the test's own)" test $? -eq 0
+"$BENCHGEN" run "$TMP/proj/specs/repro.yaml" --only batch=1 --out "$TMP/run-ext" >"$TMP/run-ext.out" 2>&1
+check "run with the registered interpreter exits 0" test $? -eq 0
+numpy=$("$PY" -s -c 'import numpy; print(numpy.__version__)')
+check "run.db records the interpreter's packages (numpy==$numpy) instead of a lock" \
+  test "$(sqlite3 "file:$TMP/run-ext/run.db?immutable=1" "SELECT kind || ' ' || (instr(CAST(content AS TEXT), char(10) || 'numpy==$numpy' || char(10)) > 0) FROM inputs WHERE path = 'envs/recorded/base.packages.txt'")" = "packages 1"
+"$BENCHGEN" bundle "$TMP/run-ext" --out "$TMP/ext.tar.gz" --quiet && "$BENCHGEN" verify "$TMP/ext.tar.gz" >"$TMP/ext.out" 2>&1
+check "its bundle verifies" test $? -eq 0
+check "its bundle holds the package list" sh -c "tar xzOf '$TMP/ext.tar.gz' --wildcards '*/envs/recorded/base.packages.txt' | grep -qx 'numpy==$numpy'"
 
 check "no process of this test survives" test -z "$(pgrep -f -- "$TMP/" || true)"
 finish
