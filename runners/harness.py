@@ -105,6 +105,11 @@ RECORDED_ENV = (
 
 
 def _load_file(path):
+    # Modules beside the workload import as they would for `python path`:
+    # its folder is on sys.path, last, so it shadows no installed module.
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in sys.path:
+        sys.path.append(folder)
     name = "benchgen_user_workload"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
