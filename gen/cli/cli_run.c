@@ -11,6 +11,7 @@
 #include "plan/spec.h"
 #include "plan/status.h"
 #include "run/abseq.h"
+#include "run/depends.h"
 #include "run/cellfile.h"
 #include "run/collect.h"
 #include "run/envs.h"
@@ -266,7 +267,10 @@ static int ab_store(struct store **st, const char *dir, const struct spec *spec,
                     const struct opt_list *benv)
 {
     struct kvlist host = {0};
+    struct run_inputs inputs = {0};
     int err = sysinfo_collect(&host);
+    if (!err)
+        err = depends_collect(&inputs, spec, plan);
     if (!err)
         err = kvlist_add(&host, "run.ab", which);
     for (size_t i = 0; !err && with && i < with->n; i++)
@@ -274,8 +278,9 @@ static int ab_store(struct store **st, const char *dir, const struct spec *spec,
     for (size_t i = 0; !err && benv && i < benv->n; i++)
         err = kvlist_add(&host, "run.setenv", benv->v[i]);
     if (!err)
-        err = store_create(st, dir, spec, plan, &host, cmdline);
+        err = store_create(st, dir, spec, plan, &host, &inputs, cmdline);
     kvlist_free(&host);
+    run_inputs_free(&inputs);
     return err;
 }
 
@@ -444,6 +449,7 @@ static int run_run(const struct cli_call *call)
     struct store *st = NULL;
     struct matrix plan = {0};
     struct kvlist host = {0};
+    struct run_inputs inputs = {0};
     char *outdir = NULL, *cmdline = NULL;
     int err = 0, status = 0;
 
@@ -454,6 +460,9 @@ static int run_run(const struct cli_call *call)
             goto done;
         if (spec && (err = check_same_spec(st, spec, o->resume)) < 0)
             goto done;
+        if ((err = store_inputs(st, &inputs)) < 0)
+            goto done;
+        depends_warn_changed(&inputs, stderr);
         if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry)) < 0)
             goto done;
         fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", o->resume, plan.ncells);
@@ -484,7 +493,8 @@ static int run_run(const struct cli_call *call)
         probe.ops->close(&probe);
         if (eo.kind && strcmp(eo.kind, "slurm") == 0 && (err = slurm_check_dir(outdir)) < 0)
             goto done;
-        if ((err = store_create(&st, outdir, spec, &plan, &host, cmdline)) < 0 ||
+        if ((err = depends_collect(&inputs, spec, &plan)) < 0 ||
+            (err = store_create(&st, outdir, spec, &plan, &host, &inputs, cmdline)) < 0 ||
             (err = cellfile_write_plan(store_dir(st), &plan)) < 0)
             goto done;
         const char *gpu = kvlist_get(&host, "gpu.status");
@@ -515,6 +525,7 @@ done:
     matrix_free(&plan);
     spec_free(spec);
     kvlist_free(&host);
+    run_inputs_free(&inputs);
     free(outdir);
     free(cmdline);
     return status;
