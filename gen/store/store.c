@@ -558,6 +558,28 @@ int store_note_run(struct store *s, const char *key, const char *value)
     return err;
 }
 
+int store_drop_unstarted(struct store *s, size_t *dropped)
+{
+    if (store_sql_writable(s) < 0)
+        return error_code();
+    int err = store_sql_begin(s);
+    *dropped = 0;
+    if (err == 0) {
+        /* never started: no status, no attempt, nothing recorded for it */
+        err = store_sql_exec(s->db, "DELETE FROM cells WHERE status IS NULL AND attempts = 0"
+                                    " AND id NOT IN (SELECT cell_id FROM samples)"
+                                    " AND id NOT IN (SELECT cell_id FROM facts)"
+                                    " AND id NOT IN (SELECT cell_id FROM markers)"
+                                    " AND id NOT IN (SELECT cell_id FROM telemetry)"
+                                    " AND id NOT IN (SELECT cell_id FROM environment)");
+        if (err == 0)
+            *dropped = (size_t)sqlite3_changes(s->db);
+        if (err < 0 || (err = store_sql_exec(s->db, "COMMIT")) < 0)
+            store_sql_rollback(s->db);
+    }
+    return err;
+}
+
 int store_run_notes(struct store *s, const char *prefix, struct kvlist *out)
 {
     sqlite3_stmt *st = NULL;

@@ -102,6 +102,11 @@ int store_inputs(struct store *s, struct run_inputs *out);
 /* Adds one run-wide environment row (cell_id 0), e.g. a Slurm submission. */
 int store_note_run(struct store *s, const char *key, const char *value);
 
+/* Removes from the plan the cells that never started (no status, no
+ * attempt, nothing recorded): what a sequential `run --ab` decided it did
+ * not need. Only rows this run planned; *dropped says how many. */
+int store_drop_unstarted(struct store *s, size_t *dropped);
+
 /* Appends the run-wide environment rows whose key starts with prefix, in
  * the order they were added. */
 int store_run_notes(struct store *s, const char *prefix, struct kvlist *out);

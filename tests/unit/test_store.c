@@ -442,6 +442,31 @@ static void test_rerecord_replaces(void **state)
     rundata_free(rd);
 }
 
+/* What a sequential run --ab removes: only the cells that never started. */
+static void test_drop_unstarted(void **state)
+{
+    struct fixture *f = *state;
+    struct store *s = create_(f);
+    record_(s, &f->plan.cells[0], "ok", 1, 5, 10);
+    record_(s, &f->plan.cells[1], "timeout", 0, 0, 0);
+    size_t dropped = 99;
+    assert_int_equal(store_drop_unstarted(s, &dropped), 0);
+    assert_int_equal(dropped, 1);
+    assert_int_equal(store_drop_unstarted(s, &dropped), 0); /* nothing left to drop */
+    assert_int_equal(dropped, 0);
+    struct matrix m = {0};
+    assert_int_equal(store_load_plan(s, &m), 0);
+    assert_int_equal(m.ncells, 2);
+    assert_string_equal(m.cells[0].key, f->plan.cells[0].key);
+    assert_string_equal(m.cells[1].key, f->plan.cells[1].key);
+    matrix_free(&m);
+    store_close(s);
+    struct rundata *rd = load_(f->run);
+    assert_int_equal(rd->ncells, 2);
+    assert_int_equal(rd->cells[0].result.ntimed, 5);
+    rundata_free(rd);
+}
+
 static void test_pending_and_load_plan(void **state)
 {
     struct fixture *f = *state;
@@ -971,6 +996,7 @@ int main(void)
         T(test_schema_checks),           T(test_create_sets_pragmas), T(test_read_while_writing),
         T(test_show_text),               T(test_show_json),          T(test_show_missing_run),
         T(test_readonly_refuses_writes), T(test_foreign_result_columns), T(test_inputs_round_trip),
+        T(test_drop_unstarted),
     };
 #undef T
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
