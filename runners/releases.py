@@ -147,7 +147,9 @@ def main():
             if r["yanked"] and r["files"] and yanked != "1":
                 print("excluded %s yanked" % v)
                 continue
-        print("release %s %d %s" % (v, r["wheel"], ",".join(sorted(r["files"])) or "-"))
+        # one line each, whatever the index sends: no space, control or non-ASCII character in a name
+        files = ",".join(re.sub(r"[^\x21-\x7e]", "?", f) for f in sorted(r["files"]))
+        print("release %s %d %s" % (v, r["wheel"], files or "-"))
 
 
 if __name__ == "__main__":
