@@ -51,7 +51,10 @@ static int pin_plan(struct matrix *plan, const char *pkg, const char *version, c
     const char **names = xcalloc(derived.n ? derived.n : 1, sizeof(*names));
     for (size_t i = 0; i < derived.n; i++)
         names[i] = derived.items[i].value;
-    if (!err && envs_sync(names, derived.n) < 0) {
+    int serr = err ? 0 : envs_sync(names, derived.n);
+    if (serr == BG_EINTR) /* Ctrl-C during a build: no reason to skip the release */
+        err = serr;
+    else if (serr < 0) {
         char *msg = xstrdup(error_last());
         for (size_t i = 0; i < derived.n && !*why; i++) {
             struct env_info e;
