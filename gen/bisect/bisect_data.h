@@ -59,7 +59,8 @@ struct bisect_step {
     double noise;       /* the noise band compare judged it with (fraction) */
     enum bisect_verdict verdict;
     char *reason;       /* a skip's reason, an ambiguity's; "" otherwise */
-    double ratio;       /* geometric mean of B/A over the bisected cells; NAN when none */
+    double ratio;       /* geometric mean of B/A over the bisected cells (at endpoints where no
+                         * cell moved: over every tested cell); NAN when none */
     struct bisect_cell *cells;
     size_t ncells;
 };

@@ -175,8 +175,10 @@ static void document(struct strbuf *sb, const struct bisect *b, enum fmt f, cons
     heading(sb, f, "steps (A is the good release, B the tested one; B/A over the bisected cells; band: "
                    "compare's noise band)");
     steps_table(sb, b, f);
-    if (svg && f == FMT_HTML)
-        strbuf_printf(sb, "<figure>%s</figure>\n", svg);
+    if (svg && f == FMT_HTML) {
+        const char *tag = strstr(svg, "<svg"); /* inline: no XML declaration inside HTML */
+        strbuf_printf(sb, "<figure>%s</figure>\n", tag ? tag : svg);
+    }
     else if (svg && f == FMT_MD)
         strbuf_puts(sb, "\n![B/A of each step](bisect-steps.png)\n");
     if (b->rel.nexcluded) {

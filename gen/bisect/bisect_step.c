@@ -157,8 +157,8 @@ static int judge(struct bisect *b, struct bisect_step *s, const char *da, const 
     enum significance_verdict want = b->o.faster ? SIGNIFICANCE_FASTER : SIGNIFICANCE_SLOWER;
     const struct compare_pair *p = &r.pairs[0];
     bool moved = false, ambiguous = false, tested = false;
-    double logsum = 0;
-    size_t nlog = 0;
+    double logsum = 0, logall = 0;
+    size_t nlog = 0, nall = 0;
     for (size_t i = 0; i < p->ncells && !err; i++) {
         const struct compare_cell *c = &p->cells[i];
         bool target = false;
@@ -195,8 +195,13 @@ static int judge(struct bisect *b, struct bisect_step *s, const char *da, const 
             logsum += log(c->t.ratio);
             nlog++;
         }
+        if (c->t.ratio > 0) {
+            logall += log(c->t.ratio);
+            nall++;
+        }
     }
-    s->ratio = nlog ? exp(logsum / (double)nlog) : NAN;
+    /* over the bisected cells; at endpoints where none moved, over every tested one */
+    s->ratio = nlog ? exp(logsum / (double)nlog) : nall ? exp(logall / (double)nall) : NAN;
     if (!err && s->verdict != BISECT_SKIP) {
         if (!tested && s->no == 0)
             err = error_set(BG_EGENERIC, "%s: no cell could be compared at the endpoints", s->dir);

@@ -151,7 +151,7 @@ check "progress says the step, at most how many, and the range left" \
   grep -q "^bisect: step 1 of at most 4: 1.0.0 against 1.0.4; range left 1.0.0..1.0.9 (8 untested)" "$TMP/reg.err"
 check "the answer is written as text, JSON, Markdown and HTML, with the chart" \
   test -s "$TMP/reg/bisect.txt" -a -s "$TMP/reg/bisect.md" -a -s "$TMP/reg/bisect.html" -a -s "$TMP/reg/bisect-steps.png"
-check "the HTML inlines the steps chart" grep -q "<svg" "$TMP/reg/bisect.html"
+check "the HTML inlines the steps chart (an SVG element, no XML declaration)" grep -q "<figure><svg" "$TMP/reg/bisect.html"
 S=$TMP/reg/$(jget "$J" 'd["steps"][1]["dir"]')
 "$BENCHGEN" compare "$S/a" "$S/b" >"$TMP/cmp.out" 2>&1
 check "a step is an A/B run that compare reads (paired, its verdict)" \
