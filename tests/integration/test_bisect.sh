@@ -12,8 +12,9 @@
 # interrupted step but the one stopped); a range without a change stops
 # after the endpoints ("nothing to bisect", exit 0); every step is an A/B
 # run directory `compare` and `show` read. 5 processes a side. It times
-# (the steps' verdicts), so it runs alone in `make test`: about 90 s on an
-# idle machine, more when the machine is busy (ambiguous steps run again).
+# (the steps' verdicts), so it runs alone in `make test`: about 2 min at a
+# load of 3 to 5 on the 2-core machine, 3.5 min at 8 (ambiguous steps run
+# again with more processes when the machine is busy).
 # The environments are the test's own (BENCHGEN_CACHE under TMP): its `base`
 # is the shared cache's ready one, linked in (read only: a derived venv
 # hard-links its files), and uv's cache is the test's too.
@@ -224,6 +225,12 @@ check "... naming it" grep -q "2.0 is not a release of bgbisect-probe" "$TMP/r1.
 "$BENCHGEN" bisect "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.0 --bad 1.0.9 --out "$TMP/reg" >/dev/null 2>"$TMP/r2.err"
 rc=$?
 check "an --out holding a bisect: exit 2, nothing touched" test $rc -eq 2 -a "$(sha256sum <"$TMP/reg/bisect.json")" = "$reg_sum"
+"$BENCHGEN" bisect "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.0 --bad 1.0.9 --out "$TMP/r4" \
+  --index http://127.0.0.1:1/simple >/dev/null 2>"$TMP/r4.err"
+rc=$?
+check "an index that cannot be read (--index): exit 1 (got $rc)" test $rc -eq 1
+check "... saying which and why" grep -q "cannot list the releases of bgbisect-probe: http://127.0.0.1:1/simple/bgbisect-probe/: .*refused" "$TMP/r4.err"
+check "... and nothing written" test ! -e "$TMP/r4"
 "$BENCHGEN" bisect --resume "$TMP/none/00-endpoints" >/dev/null 2>"$TMP/r3.err"
 check "--resume of a directory without a bisect: exit 2" test $? -eq 2
 finish
