@@ -11,6 +11,7 @@
 #include "plan/abplan.h"
 #include "plan/matrix.h"
 #include "plan/spec.h"
+#include "run/depends.h"
 #include "run/envs.h"
 #include "run/envs_derive.h"
 #include "run/envs_sync.h"
@@ -107,8 +108,10 @@ static int open_arm(struct store **st, const char *dir, const struct spec *spec,
         kvlist_add(&host, "run.with", pin);
         err = rundir_check_free(dir);
     }
-    if (!err)
-        err = store_create(st, dir, spec, plan, &host, cmdline);
+    struct run_inputs inputs = {0};
+    if (!err && (err = depends_collect(&inputs, spec, plan)) == 0)
+        err = store_create(st, dir, spec, plan, &host, &inputs, cmdline);
+    run_inputs_free(&inputs);
     kvlist_free(&host);
     return err;
 }
@@ -263,7 +266,7 @@ int bisect_step_run(struct bisect *b, struct bisect_step *s)
         fflush(stdout);
         struct sched_arm arms[2] = {{.st = st[0]}, {.st = st[1]}};
         struct sched_summary sum;
-        if ((err = sched_run_ab(arms, &both, arm, &sum)) < 0)
+        if ((err = sched_run_ab(arms, &both, arm, NULL, &sum)) < 0)
             goto done;
     }
     store_close(st[0]);
