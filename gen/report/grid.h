@@ -111,4 +111,11 @@ void grid_warnings(const struct stats *st, char *buf, size_t n);
  * otherwise the first line. *line points into detail; returns its length. */
 size_t grid_detail_line(const char *detail, const char **line);
 
+/* The last frames (at most max) of the traceback in a failed cell's detail
+ * that grid_detail_line() reads, outermost first, as "file.py:12 in step;
+ * model.py:40 in forward": file names only (no directories: the same bytes
+ * on every machine). Writes "" when the detail holds no traceback frame.
+ * Truncates to n - 1 bytes. */
+void grid_detail_frames(const char *detail, size_t max, char *buf, size_t n);
+
 #endif /* BENCHGEN_GRID_H */

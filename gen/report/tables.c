@@ -498,10 +498,12 @@ static void build_py_env(const struct rctx *x, struct table *t)
 
 static void build_failures(const struct rctx *x, struct table *t)
 {
-    table_init(t, 3);
+    table_init(t, 5);
     table_head(t, 0, "Cell", 0);
     table_head(t, 1, "Status", 0);
-    table_head(t, 2, "Detail (first line; the full text is in the cell's log)", 0);
+    table_head(t, 2, "What went wrong (the exception's line; the whole text is under Cell logs)", 0);
+    table_head(t, 3, "Last frames (innermost last)", 0);
+    table_head(t, 4, "Log", 0);
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
         if (c->result.status == STATUS_OK)
@@ -523,6 +525,16 @@ static void build_failures(const struct rctx *x, struct table *t)
                                         "(benchgen run --resume runs it)");
         else
             table_set(t, r, 2, 0, NAN, "no detail recorded; see the cell's log");
+        char frames[400];
+        grid_detail_frames(c->result.detail, 3, frames, sizeof(frames));
+        if (frames[0])
+            table_set(t, r, 3, TC_MONO, NAN, "%s", frames);
+        else
+            table_set(t, r, 3, TC_NA, NAN, "no traceback");
+        if (c->log_path && c->log_path[0])
+            table_set(t, r, 4, TC_MONO, NAN, "%s", c->log_path);
+        else
+            table_set(t, r, 4, TC_NA, NAN, "none kept");
     }
 }
 
