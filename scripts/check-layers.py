@@ -9,7 +9,10 @@ runners/*.[ch] (ROOT defaults to the current directory) and fails when
   * a quoted include does not name an existing header of one of those folders,
   * a file sits in a folder that has no rank yet, or
   * the file-level include graph has a cycle (a module is x.c + x.h; module A
-    depends on module B when A.c or A.h includes B.h).
+    depends on module B when A.c or A.h includes B.h), or
+  * docs/ARCHITECTURE.md (when ROOT has it) lacks a folder's row in "Where
+    each thing lives", or a row does not name one of its folder's modules
+    (by name, or by a prefix written `name_*` or `name*`).
 
 Prints one line per problem (file:line: message) and exits 1; prints a
 one-line summary and exits 0 when the tree is clean. Python standard library
@@ -21,7 +24,7 @@ import sys
 
 # Lowest first. An include may point to its own folder or to any folder
 # ranked lower. charts sits just above base: charts may include only base.
-LAYERS = ["base", "charts", "plan", "stats", "store", "runners", "run",
+LAYERS = ["base", "charts", "plan", "stats", "store", "runners", "machine", "envs", "run",
           "report", "compare", "bisect", "bundle", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
@@ -126,6 +129,39 @@ def one_cycle(edges, comp):
     return comp + [start]
 
 
+def table_problems(root, files):
+    """Folders and modules that docs/ARCHITECTURE.md's table does not name."""
+    path = os.path.join(root, "docs", "ARCHITECTURE.md")
+    if not os.path.isfile(path):
+        return []  # a fixture tree (tests/fixtures/layers) has no docs
+    rows = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"^\|\s*`([^`]+)`\s*\|[^|]*\|[^|]*\|([^|]*)\|\s*$", line)
+            if m:
+                rows[m.group(1).rstrip("/")] = m.group(2)
+    out, seen = [], set()
+    for folder, rel in files:
+        if folder is None or folder not in RANK:
+            continue
+        top = os.path.dirname(rel)
+        names = rows.get(top)
+        if names is None:
+            if top not in seen:
+                out.append(f"docs/ARCHITECTURE.md: \"Where each thing lives\" has no row for {top}")
+                seen.add(top)
+            continue
+        words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*\*?", names))
+        prefixes = [w[:-1] for w in words if w.endswith("*")]
+        mod = os.path.splitext(os.path.basename(rel))[0]
+        if (mod not in words and not any(mod.startswith(p) for p in prefixes)
+                and (top, mod) not in seen):
+            out.append(f"docs/ARCHITECTURE.md: the {top} row does not name {mod} "
+                       f"({rel}); add it to the row's files")
+            seen.add((top, mod))
+    return out
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     problems = []
@@ -170,6 +206,7 @@ def main():
         steps = "; ".join(where[(path[i], path[i + 1])] for i in range(len(path) - 1))
         problems.append(f"include cycle {' -> '.join(path)}: {steps}; give what both need one "
                         f"home (one module, or a lower layer)")
+    problems += table_problems(root, files)
     for p in problems:
         print(p, file=sys.stderr)
     if problems:

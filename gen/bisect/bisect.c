@@ -9,7 +9,7 @@
 #include "base/util.h"
 #include "base/xalloc.h"
 #include "plan/spec.h"
-#include "run/envs.h"
+#include "envs/envs.h"
 #include "stats/significance.h"
 #include "store/rundata.h"
 #include "store/rundir.h"

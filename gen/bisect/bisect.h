@@ -1,9 +1,9 @@
 /*
  * bisect.h - `benchgen bisect`: which release of a package made a cell
  * slower (or faster)? Over the published releases of the package between a
- * good and a bad version (run/envs_releases.h), each step an interleaved
+ * good and a bad version (envs/envs_releases.h), each step an interleaved
  * A/B run (plan/abplan.h, sched_run_ab()) of two derived environments that
- * pin the package (run/envs_derive.h), judged by compare's per-cell
+ * pin the package (envs/envs_derive.h), judged by compare's per-cell
  * verdicts (compare/compare.h). docs/BISECT.md has the method.
  *
  *   1. the endpoints: good against bad; the cells compare calls slower

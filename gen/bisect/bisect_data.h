@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "compare/compare_env.h"
-#include "run/envs_releases.h"
+#include "envs/envs_releases.h"
 
 #define BISECT_STATE "bisect.json"
 #define BISECT_FORMAT "benchgen-bisect/1"

@@ -5,7 +5,7 @@
 #include "bundle/bundle_manifest.h"
 #include "bundle/bundle_fs.h"
 #include "base/json.h"
-#include "run/envs.h"
+#include "envs/envs.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "base/xalloc.h"

@@ -7,7 +7,7 @@
 #include "base/xalloc.h"
 #include "bisect/bisect.h"
 #include "cli/cli.h"
-#include "run/envs_derive.h"
+#include "envs/envs_derive.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,11 +3,11 @@
  */
 #include "base/error.h"
 #include "cli/cli.h"
-#include "run/envs.h"
-#include "run/envs_add.h"
-#include "run/envs_list.h"
-#include "run/envs_sync.h"
-#include "run/envs_variant.h"
+#include "envs/envs.h"
+#include "envs/envs_add.h"
+#include "envs/envs_list.h"
+#include "envs/envs_sync.h"
+#include "envs/envs_variant.h"
 
 #include <stdbool.h>
 #include <stddef.h>

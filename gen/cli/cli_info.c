@@ -5,9 +5,9 @@
 #include "base/util.h"
 #include "base/version.h"
 #include "cli/cli.h"
-#include "run/envs.h"
+#include "envs/envs.h"
 #include "run/calibrate.h"
-#include "run/checkup.h"
+#include "machine/checkup.h"
 #include "run/sysinfo.h"
 
 struct info_opts {

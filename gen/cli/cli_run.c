@@ -14,13 +14,13 @@
 #include "run/depends.h"
 #include "run/cellfile.h"
 #include "run/collect.h"
-#include "run/envs.h"
-#include "run/envs_derive.h"
-#include "run/envs_sync.h"
+#include "envs/envs.h"
+#include "envs/envs_derive.h"
+#include "envs/envs_sync.h"
 #include "run/executor.h"
 #include "run/scheduler.h"
 #include "run/workcheck.h"
-#include "run/telemetry.h"
+#include "machine/telemetry.h"
 #include "run/slurm.h"
 #include "run/slurmrun.h"
 #include "plan/abplan.h"
@@ -49,7 +49,7 @@ struct run_opts {
     struct opt_list benv;
     int first, cap;     /* run --ab, sequential (stats/seqtest.h) */
     const char *effect;
-    int wait_idle; /* run/telemetry.h */
+    int wait_idle; /* machine/telemetry.h */
 };
 
 static const struct opt run_options[] = {

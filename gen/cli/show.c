@@ -216,7 +216,7 @@ static void show_workers_(const struct rundata *rd, FILE *out, struct strlist *k
 }
 
 /* Cells measured under contention or on a throttled GPU (facts written by
- * run/telemetry.c; runs made before it have none and print nothing). */
+ * machine/telemetry.c; runs made before it have none and print nothing). */
 static void show_flags_(const struct rundata *rd, FILE *out, int wkey, struct strlist *k)
 {
     bool any = false;

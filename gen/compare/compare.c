@@ -556,7 +556,7 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
         for (size_t i = 0; i < p->ncells; i++) {
             struct compare_cell *c = &p->cells[i];
             c->t = tests[i];
-            /* A number measured beside other busy processes (run/telemetry.h)
+            /* A number measured beside other busy processes (machine/telemetry.h)
              * says nothing either way, when the other side was measured at
              * another time. The two arms of one interleaved run (paired
              * test) are the exception: the load hit the k-th A and B

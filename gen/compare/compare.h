@@ -128,7 +128,7 @@ struct compare_pair {
     /* the overall speed-up's cells: those the change can affect, and the
      * rest (compare.c, "scope") */
     struct compare_geomean affected, unaffected;
-    /* The drift canary (run/canary.h) over every process of each run that
+    /* The drift canary (machine/canary.h) over every process of each run that
      * recorded it: the ratio B/A of geometric means and its t-interval. */
     size_t canary_a, canary_b;            /* processes with a canary */
     double canary_ratio, canary_lo, canary_hi; /* NAN below 2 processes a side */

@@ -7,7 +7,7 @@
 #include "base/util.h"
 #include "base/xalloc.h"
 #include "charts/chart.h"
-#include "run/peaks.h"
+#include "machine/peaks.h"
 
 #include <math.h>
 #include <stdio.h>

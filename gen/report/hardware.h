@@ -1,7 +1,7 @@
 /*
  * hardware.h - the report's view of how a cell used the hardware, from the
- * facts run/telemetry.c and the workloads' flops/audit modules record:
- * achieved TFLOP/s and MFU (against run/peaks.h, or the CPU peak that
+ * facts machine/telemetry.c and the workloads' flops/audit modules record:
+ * achieved TFLOP/s and MFU (against machine/peaks.h, or the CPU peak that
  * `benchgen info --calibrate` measured), energy per step, GPU throttling,
  * peak GPU memory, CPU time of other processes, contention; plus the
  * method-audit warnings when backends of one row differ in synchronisation,

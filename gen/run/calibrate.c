@@ -15,8 +15,8 @@
 #include "run/calibrate.h"
 #include "base/error.h"
 #include "base/xalloc.h"
-#include "run/envs.h"
-#include "run/hostload.h"
+#include "envs/envs.h"
+#include "machine/hostload.h"
 
 #include <pthread.h>
 #include <sched.h>

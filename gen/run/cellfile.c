@@ -282,7 +282,7 @@ static json_t *samples_json(const int64_t *ns, size_t n)
     return a;
 }
 
-/* [[name, t_ns, value], ...]: the telemetry series (run/telemetry.h). */
+/* [[name, t_ns, value], ...]: the telemetry series (machine/telemetry.h). */
 static json_t *series_json(const struct tseries *s)
 {
     json_t *a = json_array();

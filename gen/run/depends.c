@@ -3,8 +3,8 @@
  * depends.h).
  */
 #include "run/depends.h"
-#include "run/envs.h"
-#include "run/envs_packages.h"
+#include "envs/envs.h"
+#include "envs/envs_packages.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "base/xalloc.h"

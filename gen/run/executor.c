@@ -3,15 +3,15 @@
  * cell where it runs (see executor.h).
  */
 #include "run/executor.h"
-#include "run/canary.h"
-#include "run/envs.h"
-#include "run/gpu.h"
+#include "machine/canary.h"
+#include "envs/envs.h"
+#include "machine/gpu.h"
 #include "plan/device.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "base/util.h"
 #include "runners/worker.h"
-#include "run/telemetry.h"
+#include "machine/telemetry.h"
 
 #include <sched.h>
 #include <stdio.h>
@@ -59,7 +59,7 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
 {
     struct env_info env = {0};
     int err = 0;
-    /* the variant for this machine and backend (run/envs_variant.h) */
+    /* the variant for this machine and backend (envs/envs_variant.h) */
     if (envs_resolve_for(c->env, c->backend, &env) < 0 ||
         (strcmp(env.state, "ready") && strcmp(env.state, "external"))) {
         r->status = STATUS_SKIPPED;
@@ -76,7 +76,7 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
         struct tick_ctx t = {.cell = c, .hooks = hooks};
         bool ticks = hooks && hooks->tick;
         /* The drift canary, right before the cell, with the affinity and
-         * thread count its worker inherits (run/canary.h). */
+         * thread count its worker inherits (machine/canary.h). */
         struct canary cn;
         int cerr = canary_measure(&cn);
         /* The machine is measured around the worker (contention, GPU telemetry). */

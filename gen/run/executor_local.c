@@ -17,7 +17,7 @@
 #include "run/cellfile.h"
 #include "run/cellkey.h"
 #include "run/collect.h"
-#include "run/gpu.h"
+#include "machine/gpu.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "base/util.h"
@@ -76,7 +76,7 @@ static int check_inherited(const struct gpu_facts *f, const char *inherited, con
 }
 
 /* One slot per listed device; "auto": the GPUs this process may use (NVML's,
- * or those an inherited CUDA_VISIBLE_DEVICES names, run/gpu.h). */
+ * or those an inherited CUDA_VISIBLE_DEVICES names, machine/gpu.h). */
 static int parse_devices(struct local *l, const char *list)
 {
     struct strlist devs = {0}, allowed = {0};

@@ -7,10 +7,10 @@
  * or speed, so two runs whose numbers differ can be told apart.
  */
 #include "run/sysinfo.h"
-#include "run/envs.h"
+#include "envs/envs.h"
 #include "base/error.h"
 #include "run/calibrate.h"
-#include "run/gpu.h"
+#include "machine/gpu.h"
 #include "base/version.h"
 
 #include <ctype.h>

@@ -3,8 +3,8 @@
  * declarations (see workcheck.h).
  */
 #include "run/workcheck.h"
-#include "run/envs.h"
-#include "run/gpu.h"
+#include "envs/envs.h"
+#include "machine/gpu.h"
 #include "plan/device.h"
 #include "plan/status.h"
 #include "base/error.h"

@@ -47,7 +47,7 @@ struct result {
     int64_t peak_rss;         /* bytes, highest seen for the worker's process group */
     int exit_code;            /* -1 when killed by a signal */
     int term_signal;          /* 0 when it exited */
-    struct tseries telemetry;  /* sampled while the cell ran (run/telemetry.h); may be empty */
+    struct tseries telemetry;  /* sampled while the cell ran (machine/telemetry.h); may be empty */
     int64_t t0_ns;             /* CLOCK_MONOTONIC when the worker was started, the origin of the
                                 * markers and series; 0 when unknown (not stored) */
 };

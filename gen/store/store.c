@@ -57,7 +57,7 @@ static const char *const schema_sql =
     "CREATE TABLE environment(cell_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT);\n"
     "CREATE INDEX environment_cell ON environment(cell_id);\n";
 
-/* Telemetry series (run/telemetry.h), added after schema_version 1 without
+/* Telemetry series (machine/telemetry.h), added after schema_version 1 without
  * changing it: created by every writer, so a run made by an older benchgen
  * gains it when resumed, and readers that do not know it never look. */
 static const char *const telemetry_sql =

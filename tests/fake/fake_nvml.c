@@ -1,7 +1,7 @@
 /*
  * fake_nvml.c - a stand-in libnvidia-ml.so.1 for tests on machines without
- * a GPU. It exports the NVML entry points benchgen calls (run/nvml.c,
- * run/gpu.c) and returns scripted values for one device:
+ * a GPU. It exports the NVML entry points benchgen calls (machine/nvml.c,
+ * machine/gpu.c) and returns scripted values for one device:
  *
  *   name "NVIDIA H100 80GB HBM3", persistence on, application clocks
  *   1755/2619 MHz, max 1980/2619 MHz, power limit 700 W;

@@ -7,7 +7,7 @@
 #   - the A/A comparison exits 0 with no faster/slower verdict at alpha 0.01;
 #   - the 25% cells are slower, or ambiguous only with the measured noise
 #     flagged (a loaded machine), never faster or same, and B/A > 1;
-#   - contention (run/telemetry.h) leaves the verdicts of the two arms of one
+#   - contention (machine/telemetry.h) leaves the verdicts of the two arms of one
 #     interleaved run standing, with a note, and makes a cell of two separate
 #     runs ambiguous;
 #   - the hog run's drift canary moved and its verdicts are confounded by
@@ -48,7 +48,7 @@ check "power 25%: B/A above 1 in every cell" test "$(jget "$TMP/p.json" \
 check "power 25%: slower, or ambiguous with the noise flagged; never faster or same" test "$(jget "$TMP/p.json" \
   'all(c["verdict"]=="slower" or (c["verdict"]=="ambiguous" and c["too_noisy"]) for c in d["comparisons"][0]["cells"])')" = True
 
-# Contention (run/telemetry.h): a veto for runs made at different times, not
+# Contention (machine/telemetry.h): a veto for runs made at different times, not
 # for the two arms of one interleaved run, where it hit A and B alike. The
 # copies get contention=yes on every cell, whatever this machine's load was.
 contend() { # SRC DST: a copy of a run (or of both arms) with every cell contended

@@ -14,11 +14,11 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "run/envs.h"
-#include "run/envs_add.h"
-#include "run/envs_derive.h"
-#include "run/envs_list.h"
-#include "run/envs_sync.h"
+#include "envs/envs.h"
+#include "envs/envs_add.h"
+#include "envs/envs_derive.h"
+#include "envs/envs_list.h"
+#include "envs/envs_sync.h"
 #include "base/error.h"
 #include "base/util.h"
 

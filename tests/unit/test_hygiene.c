@@ -11,9 +11,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "run/hostload.h"
-#include "run/nvml.h"
-#include "run/peaks.h"
+#include "machine/hostload.h"
+#include "machine/nvml.h"
+#include "machine/peaks.h"
 
 #include <signal.h>
 #include <stdbool.h>

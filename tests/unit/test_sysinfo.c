@@ -10,8 +10,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include "run/envs.h"
-#include "run/gpu.h"
+#include "envs/envs.h"
+#include "machine/gpu.h"
 #include "run/sysinfo.h"
 #include "base/error.h"
 #include "base/util.h"

@@ -1,0 +1,18 @@
+/*
+ * envs_add.h - `env add`: an existing interpreter or venv as an environment.
+ */
+#ifndef BENCHGEN_ENVS_ADD_H
+#define BENCHGEN_ENVS_ADD_H
+
+#include <stddef.h>
+
+/* Registers PYTHON (an interpreter or venv; with a prefix, the interpreter
+ * as the prefixed command finds it) as environment NAME, once it imports
+ * `_benchgen` and what the backends mapped to NAME need (envs/envs_needs.h:
+ * those whose default environment is NAME, and the comma-separated
+ * for_backends, NULL for none); BG_ENOTFOUND naming what is missing. Says
+ * when it replaces an earlier registration of NAME. */
+int envs_add(const char *name, const char *python, const char *const *prefix, size_t nprefix,
+             const char *for_backends);
+
+#endif /* BENCHGEN_ENVS_ADD_H */
