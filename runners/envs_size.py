@@ -1,6 +1,6 @@
 """envs_size.py LOCK UV_CACHE INDEX [PARENT] - the expected download of building LOCK.
 
-Run by benchgen (gen/run/envs_size.c) with the interpreter that will make
+Run by benchgen (gen/envs/envs_size.c) with the interpreter that will make
 the environment, before `env sync` starts its installer, so that the build
 can be announced with its size. For each pinned line `name==version` of the
 lock (environment markers evaluated for this interpreter) it asks the

@@ -1,6 +1,6 @@
 """releases.py NAME INDEX GOOD BAD PRE YANKED - the releases of NAME from GOOD to BAD.
 
-Run by benchgen (gen/run/envs_releases.c) for `benchgen bisect`, with the
+Run by benchgen (gen/envs/envs_releases.c) for `benchgen bisect`, with the
 interpreter that makes the environments, so that "has a wheel for this
 Python" means what the installer will find. INDEX is the base URL of a
 package index (https://pypi.org/simple for PyPI; http://, https:// or

@@ -637,7 +637,7 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
     fflush(NULL); /* or the child inherits and re-prints our buffered output */
     out->started = time(NULL);
     int64_t t0 = util_now_ns();
-    out->t0_ns = t0; /* the markers' origin, for the telemetry (run/telemetry.c) */
+    out->t0_ns = t0; /* the markers' origin, for the telemetry (machine/telemetry.c) */
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
