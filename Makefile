@@ -144,15 +144,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 -include $(OBJ:.o=.d) $(TEST_BIN:=.d)
 
 # ---- tests ---------------------------------------------------------------
-# `make test` is what CI runs: it installs missing Debian packages, builds,
-# creates the small test environment, then runs the unit and integration
-# suites and prints one "N passed, N failed" line. The build uses every core.
+# `make test` is what CI runs: it installs missing Debian packages, builds
+# (benchgen, the unit tests, the fuzz targets with clang), creates the small
+# test environment, then runs the unit tests, the short fuzz step and the
+# integration suites and prints one "N passed, N failed" line. The build uses every core.
 test:
 	$(Q)scripts/check-layers.py
 	$(Q)scripts/install-deps.sh
 	$(Q)scripts/install-report-deps.sh
 	$(Q)$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all unit-bins
-	$(Q)tests/run.sh $(BUILD)
+	$(Q)$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) fuzz-bins
+	$(Q)FUZZ_PREFIX=build/fuzz/fuzz/fuzz FUZZ_CI_SECONDS=$(FUZZ_CI_SECONDS) tests/run.sh $(BUILD)
 
 unit-bins: $(TEST_BIN) | $(EXT)
 
@@ -181,7 +183,7 @@ asan:
 # undefined in build/fuzz, one libFuzzer binary per tests/fuzz/fuzz_*.c.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 180
-FUZZ_CI_SECONDS ?= 10
+FUZZ_CI_SECONDS ?= 8
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
@@ -191,6 +193,8 @@ fuzz-bins:
 	  SAN_FLAGS='$(FUZZ_SAN)' fuzz-targets
 
 fuzz-targets: $(FUZZ_BIN)
+
+-include $(FUZZ_BIN:=.d)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)

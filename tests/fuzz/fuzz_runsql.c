@@ -154,7 +154,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     memset(huge, 'x', HUGE_TEXT);
     sqlite3 *db;
     sqlite3_stmt *st;
-    if (sqlite3_open_v2(BENCHGEN_SOURCE_DIR "/tests/fixtures/runs/tricky/run.db?immutable=1", &db,
+    if (sqlite3_open_v2("file:" BENCHGEN_SOURCE_DIR "/tests/fixtures/runs/tricky/run.db?immutable=1", &db,
                         SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name", -1, &st, NULL))
         abort();
