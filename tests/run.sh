@@ -60,6 +60,15 @@ if [ "$UNIT_ONLY" -eq 1 ]; then
   exit
 fi
 
+count_checks() { # OUTPUT RC NAME: adds its "ok - " / "not ok - " lines to the totals
+  local p f
+  p=$(echo "$1" | grep -c '^ok - ')
+  f=$(echo "$1" | grep -c '^not ok - ')
+  if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p))
+  failed=$((failed + f))
+  [ "$f" -eq 0 ] || failures+=("$3")
+}
 if [ -n "${FUZZ_PREFIX:-}" ]; then
   # make test: every libFuzzer target replays its committed corpus (a known
   # crash that comes back fails here), then fuzzes FUZZ_CI_SECONDS from it,
@@ -69,12 +78,7 @@ if [ -n "${FUZZ_PREFIX:-}" ]; then
   fout=$(FUZZ_SECONDS=${FUZZ_CI_SECONDS:-8} FUZZ_CI=1 tests/fuzz/run.sh "$FUZZ_PREFIX" 2>&1)
   frc=$?
   echo "$fout"
-  p=$(echo "$fout" | grep -c '^ok - ')
-  f=$(echo "$fout" | grep -c '^not ok - ')
-  if [ "$frc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  passed=$((passed + p))
-  failed=$((failed + f))
-  [ "$f" -eq 0 ] || failures+=("tests/fuzz")
+  count_checks "$fout" "$frc" tests/fuzz
   echo "   (fuzz: $((SECONDS - t_fuzz)) s)"
 fi
 
@@ -118,7 +122,7 @@ run_one() { # SCRIPT: its output, exit status and seconds into INT_OUT
   mv "$INT_OUT/$n.rc.tmp" "$INT_OUT/$n.rc"
 }
 report_one() { # SCRIPT: prints its output and time, counts its checks
-  local n out rc p f sec
+  local n out rc sec
   n=$(basename "$1" .sh)
   out=$(cat "$INT_OUT/$n.out")
   rc=$(cat "$INT_OUT/$n.rc")
@@ -127,12 +131,7 @@ report_one() { # SCRIPT: prints its output and time, counts its checks
   echo "$out"
   echo "   ($sec s)"
   times+=("$sec $1")
-  p=$(echo "$out" | grep -c '^ok - ')
-  f=$(echo "$out" | grep -c '^not ok - ')
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  passed=$((passed + p))
-  failed=$((failed + f))
-  [ "$f" -eq 0 ] || failures+=("$1")
+  count_checks "$out" "$rc" "$1"
 }
 running=()
 reap() { # reports the side-by-side scripts that have finished

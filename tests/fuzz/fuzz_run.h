@@ -17,6 +17,23 @@
 #include "report/report.h"
 #include "store/rundata.h"
 
+/* Makes <scratch>/run for a fresh run.db: removes the journal, WAL and
+ * shared-memory files the last input left; writes the path of run.db into
+ * db (n bytes) and returns the directory. */
+static const char *fuzz_run_dir(char *db, size_t n)
+{
+    static char dir[300];
+    static const char *const leftovers[] = {"run.db-journal", "run.db-wal", "run.db-shm"};
+    snprintf(dir, sizeof(dir), "%s/run", fuzz_scratch());
+    mkdir(dir, 0700);
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(db, n, "%s/%s", dir, leftovers[i]);
+        unlink(db);
+    }
+    snprintf(db, n, "%s/run.db", dir);
+    return dir;
+}
+
 static void fuzz_read_run(const char *dir)
 {
     FILE *sink = fuzz_sink();

@@ -7,14 +7,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char dir[300], path[400];
-    snprintf(dir, sizeof(dir), "%s/run", fuzz_scratch());
-    mkdir(dir, 0700);
-    snprintf(path, sizeof(path), "%s/run.db-wal", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/run.db-shm", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/run.db", dir);
+    char path[400];
+    const char *dir = fuzz_run_dir(path, sizeof(path));
     fuzz_write(path, data, size);
     fuzz_read_run(dir);
     return 0;

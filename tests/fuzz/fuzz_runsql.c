@@ -178,14 +178,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char dir[300], path[400];
-    snprintf(dir, sizeof(dir), "%s/run", fuzz_scratch());
-    mkdir(dir, 0700);
-    snprintf(path, sizeof(path), "%s/run.db-journal", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/run.db-wal", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/run.db", dir);
+    char path[400];
+    const char *dir = fuzz_run_dir(path, sizeof(path));
     fuzz_write(path, base, base_len);
     sqlite3 *db;
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
