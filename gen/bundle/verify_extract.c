@@ -212,8 +212,10 @@ static int copy_data(struct archive *a, struct sink *k, uint64_t cap, struct ver
             k->nhead += off;
             if (k->nhead < DB_HEADER)
                 continue;
-            if ((k->why = db_header_why(k->head, k->nhead, k->size)))
+            if ((k->why = db_header_why(k->head, k->nhead, k->size))) {
+                sha256_final(&h, f->sha256); /* frees the context */
                 return 2;
+            }
             sink_write(k, k->head, k->nhead);
         }
         if ((size_t)n > off)

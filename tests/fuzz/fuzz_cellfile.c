@@ -10,6 +10,7 @@
  * holding the key could write); any other signature is checked as it is.
  * The file is checked under the name its tag gives it.
  *
+ * BENCHGEN_FUZZ_VERBOSE=1: prints each input's verdict (why it is refused).
  * BENCHGEN_FUZZ_SEED=DIR: writes the seed files (a signed ok result and a
  * Slurm verdict, from cellfile_write_attempt()) into DIR and exits.
  */
@@ -107,7 +108,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (a.r.status == STATUS_NONE || a.r.nwarmup > (size_t)cell.warmup || a.r.ntimed > (size_t)cell.steps)
             abort();
         cellcheck_attempt_free(&a);
+        why[0] = '\0';
     }
+    if (getenv("BENCHGEN_FUZZ_VERBOSE"))
+        fprintf(stderr, "%s: %s\n", name, why[0] ? why : "passes");
     json_decref(doc);
     return 0;
 }
