@@ -202,10 +202,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(LIB_OBJ)
 	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(LDLIBS)
 
 fuzz: fuzz-bins
-	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh build/fuzz/fuzz $(FUZZ_TARGETS)
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh build/fuzz/fuzz/fuzz $(FUZZ_TARGETS)
 
 fuzz-ci: fuzz-bins
-	$(Q)FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_CI=1 tests/fuzz/run.sh build/fuzz/fuzz $(FUZZ_TARGETS)
+	$(Q)FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_CI=1 tests/fuzz/run.sh build/fuzz/fuzz/fuzz $(FUZZ_TARGETS)
 
 report:
 	$(Q)scripts/install-deps.sh

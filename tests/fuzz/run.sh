@@ -20,7 +20,7 @@ SECONDS_EACH=${FUZZ_SECONDS:-180}
 CI=${FUZZ_CI:-0}
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(spec channel cellfile reference text rundb runsql bundle)
-OUT=$(dirname "$PREFIX")
+OUT=$(dirname "$(dirname "$PREFIX")") # build/fuzz for build/fuzz/fuzz/fuzz
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 failed=()
