@@ -62,6 +62,12 @@ defines:
         it nothing is checked under `device: auto`, and a spec that names
         gpu or cpu refuses the cell.
 
+    def window(cell) -> None                 (optional)
+        Called after the timed steps, before facts(): where the method times
+        the original's window (docs/METHOD.md), runs it, marking its two
+        clock reads with _benchgen.mark("window.begin") and
+        _benchgen.mark("window.end") and recording window.calls as a fact.
+
     def facts(cell) -> dict                  (optional)
         Fairness facts recorded with the cell: matmul precision, whether
         compilation took effect, synchronisation method, dtype policy,
@@ -105,6 +111,11 @@ RECORDED_ENV = (
 
 
 def _load_file(path):
+    # Modules beside the workload import as they would for `python path`:
+    # its folder is on sys.path, last, so it shadows no installed module.
+    folder = os.path.dirname(os.path.abspath(path))
+    if folder not in sys.path:
+        sys.path.append(folder)
     name = "benchgen_user_workload"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -275,6 +286,13 @@ class Cell:
         from workloads import placement
         fn = getattr(self.module, "placement", None)
         return placement.check(fn(self.cell) if fn else None, self.cell)
+
+    def window(self):
+        """After the timed steps: the workload's window(cell), where it
+        times the original's window (docs/METHOD.md) with _benchgen.mark."""
+        fn = getattr(self.module, "window", None)
+        if callable(fn):
+            fn(self.cell)
 
     def facts(self):
         fn = getattr(self.module, "facts", None)

@@ -22,7 +22,7 @@ import sys
 # Lowest first. An include may point to its own folder or to any folder
 # ranked lower. charts sits just above base: charts may include only base.
 LAYERS = ["base", "charts", "plan", "stats", "store", "runners", "run",
-          "report", "compare", "bundle", "cli"]
+          "report", "compare", "bisect", "bundle", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 

@@ -33,9 +33,41 @@ def cell(value):
     return str(value).replace("|", "\\|")
 
 
+_lines = {}
+
+
+def locate(spot):
+    """"path:symbol" (method.where()) as "path:LINE (symbol)": the line of
+    the Python def/class (Class.method for a method) or of the C function's
+    definition. Exits when the symbol is gone, so a stale table fails --check."""
+    import ast
+    import re
+    path, sym = spot.rsplit(":", 1)
+    full = os.path.join(HERE, "..", path)
+    if full not in _lines:
+        with open(full, encoding="utf-8") as f:
+            _lines[full] = f.read()
+    text = _lines[full]
+    line = None
+    if path.endswith(".py"):
+        parts = sym.split(".")
+        body = ast.parse(text).body
+        for i, part in enumerate(parts):
+            hit = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name == part), None)
+            if hit is None:
+                break
+            body, line = hit.body, hit.lineno if i == len(parts) - 1 else None
+    else:
+        m = re.search(r"^[A-Za-z].*\b" + re.escape(sym) + r"\(", text, re.M)
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+    if line is None:
+        raise SystemExit(f"method-table.py: {spot}: no such definition (method.where())")
+    return f"{path}:{line} ({sym})"
+
+
 def table():
-    lines = ["| cell | what | `published` (as v0.0.5) | `corrected` | v0.0.5 source |",
-             "|---|---|---|---|---|"]
+    lines = ["| cell | what | `published` (as v0.0.5) | `corrected` | v0.0.5 source | benchgen |",
+             "|---|---|---|---|---|---|"]
     for model in sorted(method.MODEL_TASKS):
         for task in method.MODEL_TASKS[model]:
             for backend in BACKENDS:
@@ -45,11 +77,13 @@ def table():
                 cor = method.choices(model, task, backend, method.CORRECTED)
                 for name in pub:
                     (pv, ref), (cv, _) = pub[name], cor[name]
-                    if pv == cv:
-                        continue
+                    if pv == cv and not ref:
+                        continue  # benchgen's own choice, the same under both methods
                     src = ref.replace(method.V, "").strip()
-                    lines.append(f"| {model}/{task}/{backend} | {NAMES.get(name, name)} | {cell(pv)} | {cell(cv)} | "
-                                 f"{cell(src) if src else ''} |")
+                    spot = method.where(model, task, backend, name)
+                    lines.append(f"| {model}/{task}/{backend} | {NAMES.get(name, name)} | {cell(pv)} | "
+                                 f"{cell(cv) if pv != cv else 'the same'} | {cell(src) if src else ''} | "
+                                 f"{cell(locate(spot)) if spot else ''} |")
     return "\n".join(lines) + "\n"
 
 

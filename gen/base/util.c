@@ -613,3 +613,23 @@ const char *util_signal_name(int sig)
         return NULL;
     return names[sig];
 }
+
+int util_fmt_bytes(char *buf, size_t n, const char *key, const char *value)
+{
+    size_t kl = key ? strlen(key) : 0;
+    if (kl < 6 || strcmp(key + kl - 6, "_bytes") != 0 || !value || !*value)
+        return 0;
+    for (const char *c = value; *c; c++)
+        if (*c < '0' || *c > '9')
+            return 0;
+    double b = strtod(value, NULL);
+    if (b >= 1024.0 * 1024 * 1024)
+        snprintf(buf, n, "%.1f GiB", b / (1024.0 * 1024 * 1024));
+    else if (b >= 1024.0 * 1024)
+        snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024));
+    else if (b >= 1024.0)
+        snprintf(buf, n, "%.1f KiB", b / 1024.0);
+    else
+        snprintf(buf, n, "%s bytes", value);
+    return 1;
+}

@@ -143,4 +143,11 @@ bool util_is_safe_name(const char *name);
  * glibc (docs/GPU.md, "glibc"). */
 const char *util_signal_name(int sig);
 
+/* A stored byte count as people read it: when key ends in "_bytes" and
+ * value is a whole number of bytes, "23.6 GiB" ("%.1f" of GiB, MiB or KiB,
+ * or "N bytes") into buf and 1; else 0 and buf untouched. The report, the
+ * workbook and `info` show every *_bytes value this way (run.db keeps the
+ * number). */
+int util_fmt_bytes(char *buf, size_t n, const char *key, const char *value);
+
 #endif /* BENCHGEN_UTIL_H */

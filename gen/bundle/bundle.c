@@ -9,6 +9,7 @@
  */
 #include "bundle/bundle.h"
 #include "bundle/bundle_fs.h"
+#include "bundle/bundle_inputs.h"
 #include "base/json.h"
 #include "bundle/bundle_manifest.h"
 #include "bundle/bundle_render.h"
@@ -57,7 +58,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     struct rundata *rd = NULL;
     struct strlist files = {0}, logs = {0};
     struct strbuf sums = {0};
-    json_t *manifest = NULL, *flist = NULL, *envs = NULL;
+    json_t *manifest = NULL, *flist = NULL, *envs = NULL, *inputs = NULL;
     char *stage = NULL, *root = NULL, *path = NULL, *text = NULL;
     char top[128], name[80];
     int err = 0;
@@ -122,7 +123,9 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     manifest = json_object(); /* jansson allocates with the x-family: never NULL */
     flist = json_array();
     envs = json_array();
-    if ((err = bundle_manifest_envs(rd, root, envs, o.quiet)) < 0)
+    inputs = json_array();
+    if ((err = bundle_manifest_envs(rd, root, envs, o.quiet)) < 0 ||
+        (err = bundle_inputs_write(rd, root, inputs, o.quiet)) < 0)
         goto done;
 
     /* the report, rendered from the bundled copy */
@@ -188,6 +191,8 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     json_put(manifest, "file_count", json_integer((json_int_t)files.n + 2), &err);
     json_put(manifest, "envs", envs, &err);
     envs = NULL;
+    json_put(manifest, "inputs", inputs, &err);
+    inputs = NULL;
     json_put(manifest, "files", flist, &err);
     flist = NULL;
     if (err)
@@ -226,6 +231,7 @@ done:
     json_decref(manifest);
     json_decref(flist);
     json_decref(envs);
+    json_decref(inputs);
     strlist_free(&files);
     strlist_free(&logs);
     strbuf_free(&sums);

@@ -16,6 +16,11 @@
  *   run/logs/...          the cells' logs
  *   envs/NAME.txt         the lock file of each environment the run used
  *   envs/NAME.resolved.txt  the package versions the run recorded for it
+ *   envs/recorded/...     the locks (or a registered interpreter's package
+ *                         list) as run.db recorded them when the run was
+ *                         created (bundle_inputs.h)
+ *   inputs/...            the spec, workloads and their local modules, as
+ *                         run.db recorded them (bundle_inputs.h)
  *   report/...            `benchgen report run --out report`, rendered from
  *                         the bundled run.db (when the renderer is built in)
  *
@@ -30,12 +35,14 @@
  * re-renders the report from the bundled run.db, comparing it byte for byte.
  * Every problem is named by its path.
  *
- * verify bounds what it extracts: the first file must be MANIFEST.json, whose
- * sizes cap every other entry and the total (with hard ceilings); sparse,
+ * verify bounds what it extracts: the first file is MANIFEST.json, whose
+ * sizes cap every other entry and the total (with hard ceilings; files
+ * before it, in a bundle packed again by hand, are read under the hard
+ * ceilings alone, then held to it); sparse,
  * link, device and fifo entries are refused. Its cost is linear in the
  * number of entries, and every name it prints is escaped (escape_terminal).
  *
- * Files: bundle.c (create), bundle_manifest.c, bundle_tar.c, bundle_fs.c,
+ * Files: bundle.c (create), bundle_manifest.c, bundle_inputs.c, bundle_tar.c, bundle_fs.c,
  * bundle_render.c, bundle_verify.c, verify_extract.c
  * (bounded extraction, the gzip check), verify_log.c (problem lines); the
  * commands are gen/cli/cli_bundle.c.

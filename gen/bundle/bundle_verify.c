@@ -8,6 +8,7 @@
  */
 #include "bundle/bundle.h"
 #include "bundle/bundle_fs.h"
+#include "bundle/bundle_inputs.h"
 #include "bundle/bundle_render.h"
 #include "bundle/verify_extract.h"
 #include "bundle/verify_log.h"
@@ -145,7 +146,8 @@ static int check_manifest_(const char *root, const struct verify_extracted *x, c
 }
 
 /* The bundled run.db, extracted to root/run/ (its header already checked
- * while extracting): present, and a benchgen run that reads back whole. */
+ * while extracting): present, and a benchgen run that reads back whole; then
+ * the input files it recorded (bundle_inputs.h). */
 static bool check_run_(const char *root, const struct verify_extracted *x, struct verify_log *v)
 {
     if (!verify_find(x, "run/run.db")) {
@@ -162,8 +164,10 @@ static bool check_run_(const char *root, const struct verify_extracted *x, struc
             msg += n + 9;
         verify_problem(v, "NOT A RUN", "run/run.db", "%s", msg);
     }
-    else
+    else {
         verify_note(v, "run/run.db is a benchgen run: %zu cell%s", rd->ncells, rd->ncells == 1 ? "" : "s");
+        bundle_inputs_verify(rd, x, v);
+    }
     rundata_free(rd);
     error_clear();
     free(dir);

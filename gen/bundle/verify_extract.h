@@ -3,8 +3,10 @@
  * gzip wrapper, for `benchgen verify`.
  *
  * The archive is untrusted. What it may write is bounded before a byte is
- * written: its first file must be MANIFEST.json (as `benchgen bundle` writes
- * it, sorted first); that manifest's sizes then cap each listed file (a
+ * written: its first file is MANIFEST.json (as `benchgen bundle` writes
+ * it, sorted first; files before it, in a bundle packed again by hand, are
+ * read under the hard ceilings alone and held to the manifest once it
+ * comes); that manifest's sizes then cap each listed file (a
  * file larger than listed is not extracted), SHA256SUMS (the size a correct
  * one has), the total, and the number of entries. The manifest's own claims
  * are held to hard ceilings. Entries that are not plain files or
@@ -44,7 +46,8 @@ struct verify_extracted {
     size_t nfiles, cap;
     size_t entries;        /* archive entries seen */
     uint64_t bytes;        /* bytes written */
-    bool manifest;         /* MANIFEST.json came first and set the limits */
+    bool manifest;         /* MANIFEST.json came and set the limits */
+    bool unordered;        /* files came before it (a re-packed bundle) */
     uint64_t limit_bytes;  /* the caps that applied */
     size_t limit_entries;
 };

@@ -11,7 +11,7 @@
 #include <string.h>
 
 const struct cli_command *const cli_commands[] = {
-    &cli_run,      &cli_cell,     &cli_status,  &cli_collect, &cli_show,    &cli_report, &cli_compare, &cli_bundle,  &cli_verify,
+    &cli_run,      &cli_cell,     &cli_status,  &cli_collect, &cli_show,    &cli_report, &cli_compare, &cli_bisect, &cli_bundle,  &cli_verify,
     &cli_env_sync, &cli_env_list, &cli_env_add, &cli_info,   &cli_version, NULL,
 };
 

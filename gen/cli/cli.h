@@ -51,7 +51,7 @@ struct cli_command {
 #define CLI_OPTS_MAX 1024
 
 /* The commands, in `benchgen --help` order. */
-extern const struct cli_command cli_run, cli_cell, cli_status, cli_collect, cli_show, cli_report, cli_compare, cli_bundle, cli_verify, cli_env_sync,
+extern const struct cli_command cli_run, cli_cell, cli_status, cli_collect, cli_show, cli_report, cli_compare, cli_bisect, cli_bundle, cli_verify, cli_env_sync,
     cli_env_list, cli_env_add, cli_info, cli_version;
 
 /* Every command, NULL-terminated. */

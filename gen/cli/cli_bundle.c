@@ -70,6 +70,8 @@ const struct cli_command cli_bundle = {
     .summary = "pack a run for a release: deterministic, self-verifying .tar.gz",
     .about = "Packs a run for a release: the report (rendered from the bundled data), run.db,\n"
              "the cell logs, the spec, the environments' lock files and resolved versions,\n"
+             "every file the run depended on as run.db recorded it when the run was created\n"
+             "(inputs/: the spec, workloads and their local modules; envs/recorded/: locks),\n"
              "MANIFEST.json (versions, hashes, command lines) and SHA256SUMS. The archive is\n"
              "deterministic: bundling the same run twice gives the same bytes. FILE is\n"
              "written beside itself under a temporary name and renamed into place; an\n"
@@ -92,8 +94,10 @@ const struct cli_command cli_verify = {
     .synopsis = "FILE.tar.gz",
     .summary = "check a bundle's hashes and manifest, re-render its report byte for byte",
     .about = "Checks a bundle made by `benchgen bundle`: every file against SHA256SUMS, nothing\n"
-             "missing or unlisted, MANIFEST.json consistent, and the report re-rendered from the\n"
-             "bundled run.db byte for byte. Every problem is printed with the file it concerns.\n",
+             "missing or unlisted, MANIFEST.json consistent, the files the run depended on\n"
+             "against the hashes run.db recorded, and the report re-rendered from the bundled\n"
+             "run.db byte for byte. Every problem is printed with the file it concerns, also\n"
+             "in a bundle unpacked and packed again (`tar czf`).\n",
     .exits = "0    verified\n"
              "1    a problem was found, or the file is not a readable bundle\n"
              "2    usage error, or FILE.tar.gz does not exist",

@@ -8,6 +8,7 @@
 #include "base/xalloc.h"
 #include "cli/cli.h"
 #include "compare/compare.h"
+#include "compare/compare_profile.h"
 #include "compare/compare_plan.h"
 #include "compare/compare_report.h"
 #include "report/outdir.h"
@@ -18,7 +19,7 @@
 #include <sys/stat.h>
 
 struct compare_cli_opts {
-    const char *out, *noise, *alpha, *intended, *plan, *effect;
+    const char *out, *noise, *alpha, *intended, *plan, *effect, *profile, *save_profile;
     int resamples;
     bool json, force;
 };
@@ -41,6 +42,12 @@ static const struct opt compare_options[] = {
             "from that run's repeats, estimate per cell how many processes\nper side a comparison needs to find a "
             "change of --effect"),
     OPT_STR(struct compare_cli_opts, effect, "effect", 0, "PCT", "the change --plan plans for (default 5)"),
+    OPT_STR(struct compare_cli_opts, profile, "profile", 0, "FILE",
+            "a noise profile (--save-profile): each cell's band and planning\nfrom its scatter, when the drift "
+            "canary says the machine\nhas not moved since it was made"),
+    OPT_STR(struct compare_cli_opts, save_profile, "save-profile", 0, "FILE",
+            "from an A/A comparison (two runs of the same code, e.g. a\n`run --ab` without --with): write each "
+            "cell's between-process\nscatter and the drift canary's reading to FILE"),
     OPT_INT(struct compare_cli_opts, resamples, "resamples", 0, "N", 100, 1000000,
             "bootstrap resamples, for experiments (default: what reports use)"),
 };
@@ -99,7 +106,7 @@ static char *compare_mark_head(const struct compare_result *r)
 static int compare_cmd(const struct cli_call *call)
 {
     const struct compare_cli_opts *o = call->opts;
-    struct compare_options opt = {SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, o->intended};
+    struct compare_options opt = {SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, o->intended, NULL};
     if (o->noise) {
         double pct;
         if (parse_double(o->noise, &pct) < 0 || !(pct >= 0.0 && pct < 100.0))
@@ -155,11 +162,25 @@ static int compare_cmd(const struct cli_call *call)
     }
 
     struct compare_result r;
-    int err = compare_load(&r, (const char *const *)args, nargs, &opt);
+    struct compare_profile *profile = NULL;
+    int err = o->profile ? compare_profile_load(&profile, o->profile) : 0;
+    opt.profile = profile;
+    if (!err)
+        err = compare_load(&r, (const char *const *)args, nargs, &opt);
     free(ab_a);
     free(ab_b);
-    if (err)
+    if (err) {
+        compare_profile_free(profile);
         return cli_fail(&cli_compare, err);
+    }
+    if (o->save_profile) {
+        if ((err = compare_profile_save(&r, o->save_profile)) < 0) {
+            compare_result_free(&r);
+            compare_profile_free(profile);
+            return cli_fail(&cli_compare, err);
+        }
+        fprintf(stderr, "benchgen compare: wrote the noise profile %s\n", o->save_profile);
+    }
     err = o->json ? compare_write_json(&r, stdout) : compare_write_text(&r, stdout);
     fflush(stdout);
     if (!err && o->out) {
@@ -183,13 +204,14 @@ static int compare_cmd(const struct cli_call *call)
     }
     int rc = err ? cli_fail(&cli_compare, err) : compare_exit_status(&r);
     compare_result_free(&r);
+    compare_profile_free(profile);
     return rc;
 }
 
 const struct cli_command cli_compare = {
     .name = "compare",
     .synopsis = "RUN_A RUN_B [RUN_C ...] [--out DIR] [--noise PCT] [--alpha A]\n"
-                " [--intended PKG,...] [--json] [--force]\n"
+                " [--intended PKG,...] [--json] [--force] [--profile FILE] [--save-profile FILE]\n"
                 "AB_DIR [options]    (the DIR/a and DIR/b of `run --ab`)\n"
                 "--plan RUN_DIR [--effect PCT] [--noise PCT] [--alpha A]",
     .summary = "A/B verdicts per cell with the environment diff (exit 3 if slower)",

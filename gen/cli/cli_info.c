@@ -42,8 +42,11 @@ static int info_cmd(const struct cli_call *call)
     printf("benchgen %s (%s)\n", BENCHGEN_VERSION, BENCHGEN_GIT_COMMIT);
     printf("Python %s (%s) makes lock-file environments, cached in %s\n", envs_base_python_version(),
            BENCHGEN_PYTHON, envs_cache_dir());
-    for (size_t i = 0; i < kl.n; i++)
-        printf("  %-28s %s\n", kl.items[i].key, kl.items[i].value);
+    for (size_t i = 0; i < kl.n; i++) {
+        char bytes[64]; /* byte counts in binary units, as the report shows them */
+        const char *v = kl.items[i].value;
+        printf("  %-28s %s\n", kl.items[i].key, util_fmt_bytes(bytes, sizeof(bytes), kl.items[i].key, v) ? bytes : v);
+    }
     kvlist_free(&kl);
     return CLI_EXIT_OK;
 }

@@ -10,6 +10,8 @@
 #include "plan/resources.h"
 #include "plan/spec.h"
 #include "plan/status.h"
+#include "run/abseq.h"
+#include "run/depends.h"
 #include "run/cellfile.h"
 #include "run/collect.h"
 #include "run/envs.h"
@@ -23,6 +25,7 @@
 #include "run/slurmrun.h"
 #include "plan/abplan.h"
 #include "run/sysinfo.h"
+#include "stats/seqtest.h"
 #include "stats/significance.h"
 #include "store/rundir.h"
 #include "store/store.h"
@@ -44,6 +47,8 @@ struct run_opts {
     bool no_wait;
     bool ab;
     struct opt_list benv;
+    int first, cap;     /* run --ab, sequential (stats/seqtest.h) */
+    const char *effect;
     int wait_idle; /* run/telemetry.h */
 };
 
@@ -59,7 +64,7 @@ static const struct opt run_options[] = {
              "cached by hash"),
     OPT_INT(struct run_opts, repeats, "repeats", 0, "N", 1, 1000,
             "run every cell N times, in separate processes, interleaved\nacross the matrix (overrides the spec's "
-            "repeats; with --ab the\ndefault is 12 a side unless the spec sets repeats)"),
+            "repeats; with --ab: a\nfixed N a side instead of sequential verdicts)"),
     OPT_STR(struct run_opts, resume, "resume", 0, "DIR",
             "run the cells of DIR that have no final status (never ran, in\nflight when the run was killed, or "
             "interrupted)"),
@@ -71,6 +76,13 @@ static const struct opt run_options[] = {
              "cell's A and B processes run\nnext to each other in ABBA order, locally, into DIR/a and DIR/b\n"
              "(benchgen compare DIR). Without --with or --b-env: an A/A run"),
     OPT_LIST(struct run_opts, benv, "b-env", 0, "NAME=VALUE", "with --ab: set NAME to VALUE for B's workers only"),
+    OPT_INT(struct run_opts, first, "first", 0, "N", 3, 1000,
+            "with --ab: sequential verdicts; N processes a side before the\nfirst look (default 4; spec ab_first)"),
+    OPT_INT(struct run_opts, cap, "cap", 0, "N", 3, 1000,
+            "with --ab: at most N processes a side for a cell still\nundecided (default 12; spec ab_cap)"),
+    OPT_STR(struct run_opts, effect, "effect", 0, "PCT",
+            "with --ab: the smallest change of interest, in percent (default\n5; spec ab_effect): `same` within it "
+            "stops a cell"),
     OPT_STR(struct run_opts, executor, "executor", 0, "E", "local (default) or slurm (docs/CLUSTER.md)"),
     OPT_STR(struct run_opts, devices, "devices", 0, "LIST",
             "local: one cell per GPU at once, bound with\nCUDA_VISIBLE_DEVICES; LIST is 0,1,... or auto (NVML's "
@@ -255,7 +267,10 @@ static int ab_store(struct store **st, const char *dir, const struct spec *spec,
                     const struct opt_list *benv)
 {
     struct kvlist host = {0};
+    struct run_inputs inputs = {0};
     int err = sysinfo_collect(&host);
+    if (!err)
+        err = depends_collect(&inputs, spec, plan);
     if (!err)
         err = kvlist_add(&host, "run.ab", which);
     for (size_t i = 0; !err && with && i < with->n; i++)
@@ -263,8 +278,9 @@ static int ab_store(struct store **st, const char *dir, const struct spec *spec,
     for (size_t i = 0; !err && benv && i < benv->n; i++)
         err = kvlist_add(&host, "run.setenv", benv->v[i]);
     if (!err)
-        err = store_create(st, dir, spec, plan, &host, cmdline);
+        err = store_create(st, dir, spec, plan, &host, &inputs, cmdline);
     kvlist_free(&host);
+    run_inputs_free(&inputs);
     return err;
 }
 
@@ -277,6 +293,8 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
     unsigned char *arm = NULL;
     struct store *sa = NULL, *sb = NULL;
     char *outdir = NULL, *da = NULL, *db = NULL, *cmdline = NULL;
+    struct seqtest_design design;
+    struct abseq *q = NULL;
     int err = 0, status = 0;
 
     for (size_t i = 0; i < o->benv.n; i++)
@@ -286,14 +304,39 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
         o->gpus_per_cell || o->max_parallel || o->no_wait || o->sbatch_args.n)
         return cli_usage_error(&cli_run, "--ab runs locally, one cell at a time: drop the executor options "
                                          "(--executor, --devices, --cpus-per-cell, Slurm's)");
+    double effect = 0.0;
+    if (o->effect) {
+        char *end = NULL;
+        effect = strtod(o->effect, &end) / 100.0;
+        if (!end || end == o->effect || (*end && strcmp(end, "%") != 0) || !(effect > 0.0 && effect < 1.0))
+            return cli_usage_error(&cli_run, "--effect expects a percentage in (0, 100), e.g. 5 or 5%% (got '%s')",
+                                   o->effect);
+    }
+    if (o->repeats && (o->first || o->cap || o->effect))
+        return cli_usage_error(&cli_run, "--repeats asks for a fixed count a side: drop --first, --cap and --effect, "
+                                         "or drop --repeats for sequential verdicts");
     if ((err = spec_load(&spec, spec_path)) < 0)
         goto done;
-    if (o->repeats) {
+    bool seq = !o->repeats && (!spec->repeats_given || o->first || o->cap || o->effect || spec->ab_first ||
+                               spec->ab_cap || spec->ab_effect > 0.0);
+    if (seq) {
+        size_t first = o->first ? (size_t)o->first : spec->ab_first ? (size_t)spec->ab_first : SEQTEST_FIRST;
+        size_t cap = o->cap ? (size_t)o->cap : spec->ab_cap ? (size_t)spec->ab_cap : SEQTEST_CAP;
+        if (!o->effect)
+            effect = spec->ab_effect > 0.0 ? spec->ab_effect : SEQTEST_EFFECT;
+        if (cap < first) {
+            status = cli_usage_error(&cli_run, "the cap (%zu) is below the first batch (%zu) a side", cap, first);
+            goto done;
+        }
+        if ((err = seqtest_design(&design, first, SEQTEST_STEP, cap, SIGNIFICANCE_ALPHA, effect, SEQTEST_POCOCK)) < 0)
+            goto done;
+        spec->repeats = (int)cap;
+        fprintf(stderr,
+                "run --ab: sequential verdicts: %zu processes a side first, then %d more a side at each look for the "
+                "cells still undecided, up to %zu; a change of %g%% is the smallest of interest (docs/COMPARE.md)\n",
+                first, SEQTEST_STEP, cap, effect * 100.0);
+    } else if (o->repeats) {
         spec->repeats = o->repeats;
-    } else if (!spec->repeats_given) {
-        spec->repeats = SIGNIFICANCE_RECIPE_PROCESSES;
-        fprintf(stderr, "run --ab: %d processes a side, the calibrated default (docs/COMPARE.md); --repeats N "
-                        "changes it\n", SIGNIFICANCE_RECIPE_PROCESSES);
     }
     outdir = o->out ? xstrdup(o->out) : default_out(spec->name, "-ab");
     da = xprintf("%s/a", outdir);
@@ -304,7 +347,7 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
         (err = derive_envs(&pb, o->with.v, o->with.n, o->dry_run)) < 0 ||
         (err = abplan_interleave(&both, &arm, &pa, &pb)) < 0)
         goto done;
-    printf("interleaved A/B plan: %zu process(es), A and B in ABBA order\n", both.ncells);
+    printf("interleaved A/B plan: %s%zu process(es), A and B in ABBA order\n", seq ? "up to " : "", both.ncells);
     for (size_t i = 0; i < both.ncells; i++)
         printf("  %4zu  %c  %-40s env=%s\n", i + 1, arm[i] ? 'B' : 'A', both.cells[i].key, both.cells[i].env);
     if (o->dry_run) {
@@ -321,11 +364,20 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
     fflush(stdout);
     struct sched_arm arms[2] = {{.st = sa}, {.st = sb, .setenv = o->benv.v, .nsetenv = o->benv.n}};
     struct sched_summary sum;
-    if ((err = sched_run_ab(arms, &both, arm, &sum)) == 0) {
+    if (seq)
+        q = abseq_new(&both, arm, &design, SIGNIFICANCE_NOISE);
+    if ((err = sched_run_ab(arms, &both, arm, q, &sum)) == 0) {
+        size_t dropped_a = 0, dropped_b = 0;
+        if (q && ((err = abseq_finish(q, sa, sb, stderr)) < 0 || (err = store_drop_unstarted(sa, &dropped_a)) < 0 ||
+                  (err = store_drop_unstarted(sb, &dropped_b)) < 0))
+            goto done;
         fprintf(stderr,
-                "done: %d process(es): %d ok, %d unsupported, %d failed, %d skipped -> %s/{a,b}\n"
-                "compare with: benchgen compare %s\n",
-                sum.total, sum.ok, sum.unsupported, sum.failed, sum.skipped, outdir, outdir);
+                "done: %d process(es): %d ok, %d unsupported, %d failed, %d skipped -> %s/{a,b}\n",
+                sum.total, sum.ok, sum.unsupported, sum.failed, sum.skipped, outdir);
+        if (q)
+            fprintf(stderr, "sequential: %d planned process(es) not needed, removed from the plans (%zu A, %zu B)\n",
+                    sum.skipped_seq, dropped_a, dropped_b);
+        fprintf(stderr, "compare with: benchgen compare %s\n", outdir);
         status = (sum.failed || sum.skipped) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     }
 done:
@@ -336,6 +388,7 @@ done:
     matrix_free(&pa);
     matrix_free(&pb);
     matrix_free(&both);
+    abseq_free(q);
     free(arm);
     spec_free(spec);
     free(outdir);
@@ -396,6 +449,7 @@ static int run_run(const struct cli_call *call)
     struct store *st = NULL;
     struct matrix plan = {0};
     struct kvlist host = {0};
+    struct run_inputs inputs = {0};
     char *outdir = NULL, *cmdline = NULL;
     int err = 0, status = 0;
 
@@ -406,6 +460,9 @@ static int run_run(const struct cli_call *call)
             goto done;
         if (spec && (err = check_same_spec(st, spec, o->resume)) < 0)
             goto done;
+        if ((err = store_inputs(st, &inputs)) < 0)
+            goto done;
+        depends_warn_changed(&inputs, stderr);
         if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry)) < 0)
             goto done;
         fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", o->resume, plan.ncells);
@@ -436,7 +493,8 @@ static int run_run(const struct cli_call *call)
         probe.ops->close(&probe);
         if (eo.kind && strcmp(eo.kind, "slurm") == 0 && (err = slurm_check_dir(outdir)) < 0)
             goto done;
-        if ((err = store_create(&st, outdir, spec, &plan, &host, cmdline)) < 0 ||
+        if ((err = depends_collect(&inputs, spec, &plan)) < 0 ||
+            (err = store_create(&st, outdir, spec, &plan, &host, &inputs, cmdline)) < 0 ||
             (err = cellfile_write_plan(store_dir(st), &plan)) < 0)
             goto done;
         const char *gpu = kvlist_get(&host, "gpu.status");
@@ -467,6 +525,7 @@ done:
     matrix_free(&plan);
     spec_free(spec);
     kvlist_free(&host);
+    run_inputs_free(&inputs);
     free(outdir);
     free(cmdline);
     return status;
@@ -482,7 +541,8 @@ const struct cli_command cli_run = {
                 " [--mem SIZE] [--time LIMIT] [--max-parallel K] [--sbatch-arg ARG]...\n"
                 " [--max-attempts N] [--no-wait]\n"
                 "SPEC --ab [--out DIR] [--only KEY=VAL,...] [--dry-run] [--with PKG==V ...]\n"
-                " [--b-env NAME=VALUE ...] [--repeats N] [--wait-idle SECONDS]\n"
+                " [--b-env NAME=VALUE ...] [--first N] [--cap N] [--effect PCT] [--repeats N]\n"
+                " [--wait-idle SECONDS]\n"
                 "--resume DIR [SPEC] [--retry STATUS,...]",
     .summary = "run a matrix spec (or finish an interrupted run with --resume)",
     .about = "Expands SPEC (a YAML matrix spec, see docs/SPEC.md), prints the plan and runs\n"

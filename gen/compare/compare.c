@@ -162,6 +162,7 @@ static void test_init_(struct significance_test *t)
 {
     memset(t, 0, sizeof(*t));
     t->mean_a = t->mean_b = t->ratio = t->ci_lo = t->ci_hi = t->p_adj = NAN;
+    t->gmean_a = t->gmean_b = NAN;
     t->p = t->t_stat = t->df = t->cv_process = t->cv_a = t->cv_b = t->band = NAN;
     t->mwu.u1 = t->mwu.z = t->mwu.p = NAN;
     t->verdict = SIGNIFICANCE_NONE;
@@ -245,7 +246,7 @@ static int confounding_(struct compare_pair *p, struct compare_cell *c)
 /* ---- the drift canary ---------------------------------------------------- */
 
 /* log(canary.gemm_ms + canary.copy_ms) of cell c, or NAN without one. */
-static double canary_log_(const struct rd_cell *c)
+double compare_canary_log(const struct rd_cell *c)
 {
     const char *g = kvlist_get(&c->result.facts, "canary.gemm_ms"), *k = kvlist_get(&c->result.facts, "canary.copy_ms");
     double v = (g ? atof(g) : NAN) + (k ? atof(k) : NAN);
@@ -258,7 +259,7 @@ static int canary_logs_(const struct rundata *rd, double **out, size_t *n)
     *n = 0;
     *out = xmalloc((rd->ncells ? rd->ncells : 1) * sizeof(**out));
     for (size_t i = 0; i < rd->ncells; i++) {
-        double l = canary_log_(&rd->cells[i]);
+        double l = compare_canary_log(&rd->cells[i]);
         if (!isnan(l))
             (*out)[(*n)++] = l;
     }
@@ -270,7 +271,7 @@ static double side_canary_(const struct compare_side *s)
     double sum = 0.0;
     size_t n = 0;
     for (size_t r = 0; r < s->nreps; r++) {
-        double l = canary_log_(s->reps[r]);
+        double l = compare_canary_log(s->reps[r]);
         if (!isnan(l)) {
             sum += l;
             n++;
@@ -303,6 +304,7 @@ static int canary_build_(struct compare_pair *p, const struct rundata *A, const 
         p->canary_lo = exp(t.lo);
         p->canary_hi = exp(t.hi);
         p->drift = p->canary_lo > 1.0 + o->noise || p->canary_hi < 1.0 - o->noise;
+        p->canary_unsure = !p->drift && (p->canary_lo < 1.0 - o->noise || p->canary_hi > 1.0 + o->noise);
     }
     for (size_t i = 0; p->drift && i < p->ncells; i++) {
         struct compare_cell *c = &p->cells[i];
@@ -323,31 +325,67 @@ static int cmp_backend_(const void *x, const void *y)
     return strcmp(((const struct compare_backend *)x)->backend, ((const struct compare_backend *)y)->backend);
 }
 
+/* Sums of logs, turned into a struct compare_geomean by geomean_end_(). */
+struct gsum {
+    double ld, llo, lhi;
+};
+
+static bool has_ratio_(const struct compare_cell *c)
+{
+    return c->t.valid && c->t.ratio > 0.0 && isfinite(c->t.ratio) && c->t.ci_lo > 0.0 && isfinite(c->t.ci_hi);
+}
+
+static bool decided_(const struct compare_cell *c)
+{
+    return c->t.verdict == SIGNIFICANCE_SAME || c->t.verdict == SIGNIFICANCE_FASTER ||
+           c->t.verdict == SIGNIFICANCE_SLOWER;
+}
+
+static void geomean_add_(struct compare_geomean *g, struct gsum *s, const struct compare_cell *c)
+{
+    g->ncells++;
+    s->llo += log(c->t.ci_lo);
+    s->lhi += log(c->t.ci_hi);
+    if (decided_(c)) {
+        g->ndecided++;
+        s->ld += log(c->t.ratio);
+    }
+}
+
+static void geomean_end_(struct compare_geomean *g, const struct gsum *s)
+{
+    g->ratio = g->ndecided ? exp(s->ld / (double)g->ndecided) : NAN;
+    g->lo = g->ncells ? exp(s->llo / (double)g->ncells) : NAN;
+    g->hi = g->ncells ? exp(s->lhi / (double)g->ncells) : NAN;
+}
+
 static int geomeans_(struct compare_pair *p)
 {
-    double all = 0.0;
+    struct gsum all = {0}, *sums = NULL;
+    p->all = (struct compare_geomean){0};
     for (size_t i = 0; i < p->ncells; i++) {
         const struct compare_cell *c = &p->cells[i];
-        if (!c->t.valid || !(c->t.ratio > 0.0) || !isfinite(c->t.ratio))
+        if (!has_ratio_(c))
             continue;
         size_t k = 0;
         while (k < p->nbackends && strcmp(p->backends[k].backend, c->backend) != 0)
             k++;
         if (k == p->nbackends) {
             p->backends = xrealloc(p->backends, (k + 1) * sizeof(*p->backends));
-            p->backends[k] = (struct compare_backend){xstrdup(c->backend), 0, 0.0};
+            sums = xrealloc(sums, (k + 1) * sizeof(*sums));
+            p->backends[k] = (struct compare_backend){xstrdup(c->backend), {0}};
+            sums[k] = (struct gsum){0};
             p->nbackends++;
         }
-        p->backends[k].ncells++;
-        p->backends[k].geomean_ratio += log(c->t.ratio); /* sum of logs until the end */
-        all += log(c->t.ratio);
-        p->ngeomean++;
+        geomean_add_(&p->backends[k].g, &sums[k], c);
+        geomean_add_(&p->all, &all, c);
     }
     for (size_t k = 0; k < p->nbackends; k++)
-        p->backends[k].geomean_ratio = exp(p->backends[k].geomean_ratio / (double)p->backends[k].ncells);
+        geomean_end_(&p->backends[k].g, &sums[k]);
+    geomean_end_(&p->all, &all);
+    free(sums);
     if (p->nbackends > 1)
         qsort(p->backends, p->nbackends, sizeof(*p->backends), cmp_backend_);
-    p->geomean_ratio = p->ngeomean ? exp(all / (double)p->ngeomean) : NAN;
     return 0;
 }
 
@@ -405,28 +443,25 @@ static void scope_(struct compare_pair *p)
     bool run_wide = counted_change(p->env, p->nenv, p->nintended > 0);
     bool run_counted = counted_change(p->env, p->nenv, false);
     const struct compare_change *host = host_change(p);
-    double la = 0, lu = 0;
-    p->naffected = p->nunaffected = 0;
+    struct gsum sa = {0}, su = {0};
+    p->affected = p->unaffected = (struct compare_geomean){0};
     for (size_t i = 0; i < p->ncells; i++) {
         struct compare_cell *c = &p->cells[i];
         bool recorded = env_recorded(&c->a) && env_recorded(&c->b);
         bool own = counted_change(c->changes, c->nchanges, false);
         c->affected = run_wide || own || !recorded;
         c->host_changed[0] = '\0';
-        if (!c->t.valid || !(c->t.ratio > 0.0) || !isfinite(c->t.ratio))
+        if (!has_ratio_(c))
             continue;
-        if (c->affected) {
-            la += log(c->t.ratio);
-            p->naffected++;
-        } else {
-            lu += log(c->t.ratio);
-            p->nunaffected++;
-        }
+        if (c->affected)
+            geomean_add_(&p->affected, &sa, c);
+        else
+            geomean_add_(&p->unaffected, &su, c);
         if (host && recorded && !own && !run_counted && fabs(c->t.ratio - 1.0) >= COMPARE_HOST_MOVE)
             snprintf(c->host_changed, sizeof(c->host_changed), "%s -> %s", host->a, host->b);
     }
-    p->geomean_affected = p->naffected ? exp(la / (double)p->naffected) : NAN;
-    p->geomean_unaffected = p->nunaffected ? exp(lu / (double)p->nunaffected) : NAN;
+    geomean_end_(&p->affected, &sa);
+    geomean_end_(&p->unaffected, &su);
 }
 
 static int pair_build_(struct compare_result *r, struct compare_pair *p, char **ids[],
@@ -514,7 +549,10 @@ static int pair_build_(struct compare_result *r, struct compare_pair *p, char **
     tests = xmalloc((p->ncells ? p->ncells : 1) * sizeof(*tests));
     for (size_t i = 0; i < p->ncells; i++)
         tests[i] = p->cells[i].t;
-    if ((err = significance_decide(tests, p->ncells, r->opt.alpha, r->opt.noise)) == 0) {
+    if (r->opt.profile)
+        compare_profile_apply(p, r->opt.profile, A, B, &r->opt, tests);
+    if ((err = significance_decide(tests, p->ncells, r->opt.alpha, r->opt.noise)) == 0 &&
+        (err = compare_seq_apply(p, A, B, &r->opt, tests)) == 0) {
         for (size_t i = 0; i < p->ncells; i++) {
             struct compare_cell *c = &p->cells[i];
             c->t = tests[i];
@@ -597,7 +635,7 @@ static int trend_build_(struct compare_result *r, char **ids[], const struct str
 
 static int options_(struct compare_options *dst, const struct compare_options *src)
 {
-    *dst = (struct compare_options){SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, NULL};
+    *dst = (struct compare_options){SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, NULL, NULL};
     if (src)
         *dst = *src;
     if (dst->resamples == 0)

@@ -47,7 +47,10 @@ struct compare_options {
     double noise;         /* fraction; default SIGNIFICANCE_NOISE */
     size_t resamples;     /* 0: SIGNIFICANCE_RESAMPLES */
     const char *intended; /* "pat[,pat...]" (fnmatch; "diffusers" or "pkg.diffusers"), may be NULL */
+    const struct compare_profile *profile; /* a noise profile (compare_profile.h), borrowed; NULL: none */
 };
+
+struct compare_profile;
 
 enum compare_match {
     COMPARE_MATCHED = 0, /* same identity and every must-be-equal field equal */
@@ -84,13 +87,29 @@ struct compare_cell {
     double canary_ratio; /* this cell's drift canary B/A (geometric means); NAN without canary */
     bool drift;          /* tested, and the comparison's machine drifted: confounded by drift */
     bool affected;       /* the change can affect it (compare.c, "scope") */
+    /* the two arms of one sequential `run --ab` (compare_seq.c): the
+     * verdict is the sequential rule's at the look the cell stopped at */
+    bool sequential;
+    size_t seq_look, seq_looks; /* 1-based look, and the design's looks (0: not at a look) */
+    const char *seq_stop;       /* the run's note: how many processes and why it stopped; borrowed; NULL */
     char host_changed[160]; /* "bench-a -> bench-b": moved >= 15% with only the host changed; "" */
+};
+
+/* A geometric mean of ratios B/A, stated only over decided cells
+ * (docs/COMPARE.md, "Headlines"): a headline never says more than the
+ * verdicts it is made of. */
+struct compare_geomean {
+    size_t ncells;   /* tested cells with a ratio */
+    size_t ndecided; /* ... of them with a decided verdict: same, faster or slower */
+    double ratio;    /* geometric mean of B/A over the decided cells; NAN when none */
+    double lo, hi;   /* geometric means of the interval bounds over all ncells (NAN when
+                      * none): where the geometric mean lies if every cell's interval
+                      * holds, the "cannot tell" range when nothing is decided */
 };
 
 struct compare_backend {
     char *backend;
-    size_t ncells;        /* tested cells with a ratio */
-    double geomean_ratio; /* geometric mean of B/A; NAN when ncells == 0 */
+    struct compare_geomean g;
 };
 
 /* The baseline (runs[0]) against runs[run]. */
@@ -105,20 +124,41 @@ struct compare_pair {
     size_t ncells;
     struct compare_backend *backends; /* sorted by name */
     size_t nbackends;
-    double geomean_ratio; /* over every tested cell; NAN when none */
-    size_t ngeomean;
+    struct compare_geomean all; /* over every tested cell */
     /* the overall speed-up's cells: those the change can affect, and the
-     * rest (compare.c, "scope"); NAN when none */
-    double geomean_affected, geomean_unaffected;
-    size_t naffected, nunaffected;
+     * rest (compare.c, "scope") */
+    struct compare_geomean affected, unaffected;
     /* The drift canary (run/canary.h) over every process of each run that
      * recorded it: the ratio B/A of geometric means and its t-interval. */
     size_t canary_a, canary_b;            /* processes with a canary */
     double canary_ratio, canary_lo, canary_hi; /* NAN below 2 processes a side */
     bool drift;                           /* the interval lies outside the noise band */
+    bool canary_unsure;                   /* not drift, but the interval reaches past the band:
+                                           * cannot tell whether the machine moved */
     size_t ndrift;                        /* tested cells marked confounded by drift */
     size_t nsame, nfaster, nslower, nambiguous, nuntested, nmismatch, nonly_base, nonly_run, nconfounded;
+    /* the noise profile (compare_profile.h): used, and what was decided */
+    bool profile_used;
+    size_t profile_cells;   /* cells whose band came from it */
+    char profile_note[320]; /* "" without --profile */
 };
+
+/* The sequential rule (stats/seqtest.h) for the cells of p when both runs
+ * are the arms of one sequential `run --ab` (their run.seq.design): each
+ * tested cell's verdict, interval and why are replaced by the rule's at
+ * its look; faster and slower also need Benjamini-Hochberg over the cells
+ * (each p scaled by alpha over its look's nominal level) below alpha.
+ * tests[i] is cell i's test, already decided (significance_decide). 0, or
+ * BG_EUSAGE for a design note that cannot be read. */
+int compare_seq_apply(struct compare_pair *p, const struct rundata *A, const struct rundata *B,
+                      const struct compare_options *o, struct significance_test *tests);
+
+/* (compare_profile.c) Decides whether pair p may use the noise profile (host, CPU, canary), writing
+ * why into p->profile_note; when it may, marks each matched test in
+ * tests[0..p->ncells) with the profile's CV for its cell. */
+void compare_profile_apply(struct compare_pair *p, const struct compare_profile *pf, const struct rundata *A,
+                           const struct rundata *B, const struct compare_options *o,
+                           struct significance_test *tests);
 
 /* One identity across every run, for the trend chart. */
 struct compare_trend {
@@ -158,6 +198,23 @@ void compare_result_free(struct compare_result *r);
 /* The verdict column of the text output, for the other formats to say the
  * same: "slower", "none (ok / error)", "mismatch", "only in baseline". */
 void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c);
+
+/* How a cell of a sequential run stopped, from the run's note: "slower; 6
+ * processes a side" ("" when the run has no note for it). */
+void compare_seq_summary(char *buf, size_t n, const struct compare_cell *c);
+
+/* log(canary.gemm_ms + canary.copy_ms) of one process, NAN without one. */
+double compare_canary_log(const struct rd_cell *c);
+
+/* The drift canary's reading in words, for every format: "the machine MOVED
+ * beyond the noise band; ...", "cannot tell whether the machine moved: ...",
+ * "the machine did not move beyond the noise band". Static storage. */
+const char *compare_canary_words(const struct compare_pair *p);
+
+/* Tested cells of p (a verdict other than none) and those decided (same,
+ * faster, slower). */
+size_t compare_ntested(const struct compare_pair *p);
+size_t compare_ndecided(const struct compare_pair *p);
 
 /* A side's status as text: its status name, "pending" for a repeat with no
  * final status, "missing" for a side with no repeat. Static storage. */

@@ -4,6 +4,7 @@
  * sorted, reals with 15 significant digits, null for anything not computed.
  */
 #include "compare/compare.h"
+#include "compare/crep.h"
 #include "base/error.h"
 #include "base/json.h"
 #include "base/util.h"
@@ -56,6 +57,19 @@ static json_t *jside_(const struct compare_side *s, int *err)
     return o;
 }
 
+/* A geometric mean over the decided cells: ratio and speed-up null when none
+ * is decided ("cannot_tell", with the range the cells' intervals allow). */
+static void jgeomean_(json_t *o, const struct compare_geomean *g, int *err)
+{
+    set_(o, "cells", json_integer((json_int_t)g->ncells), err);
+    set_(o, "decided", json_integer((json_int_t)g->ndecided), err);
+    set_(o, "geomean_ratio", jreal_(g->ratio), err);
+    set_(o, "speedup", jreal_(1.0 / g->ratio), err);
+    set_(o, "cannot_tell", json_boolean(g->ncells && !g->ndecided), err);
+    set_(o, "range_lo", jreal_(g->lo), err);
+    set_(o, "range_hi", jreal_(g->hi), err);
+}
+
 static json_t *jcell_(const struct compare_cell *c, int *err)
 {
     json_t *o = json_object();
@@ -73,6 +87,11 @@ static json_t *jcell_(const struct compare_cell *c, int *err)
     set_(o, "why", jstr_(t->why), err);
     set_(o, "tested", json_boolean(t->valid), err);
     set_(o, "ratio", jreal_(t->ratio), err);
+    /* what the ratio is the ratio of */
+    set_(o, "ratio_a_ms", jreal_(t->gmean_a), err);
+    set_(o, "ratio_b_ms", jreal_(t->gmean_b), err);
+    set_(o, "ratio_of", !t->valid ? json_null()
+                        : jstr_(t->per_process ? "geometric mean of per-process means" : "pooled means"), err);
     set_(o, "ci_lo", jreal_(t->ci_lo), err);
     set_(o, "ci_hi", jreal_(t->ci_hi), err);
     set_(o, "u", jreal_(t->mwu.u1), err);
@@ -87,6 +106,8 @@ static json_t *jcell_(const struct compare_cell *c, int *err)
     set_(o, "noise_cv", jreal_(t->cv_process), err);
     set_(o, "noise_cv_a", jreal_(t->cv_a), err);
     set_(o, "noise_cv_b", jreal_(t->cv_b), err);
+    set_(o, "noise_from", jstr_(t->cv_from_profile ? "profile" : "measured"), err);
+    set_(o, "noise_cv_profile", t->cv_from_profile ? jreal_(t->cv_profile) : json_null(), err);
     set_(o, "band", jreal_(t->band), err);
     set_(o, "needed_processes", t->needed ? json_integer((json_int_t)t->needed) : json_null(), err);
     set_(o, "too_noisy", json_boolean(t->valid && t->too_noisy), err);
@@ -100,6 +121,15 @@ static json_t *jcell_(const struct compare_cell *c, int *err)
     set_(o, "unintended", jstr_(c->unintended), err);
     set_(o, "affected", json_boolean(c->affected), err);
     set_(o, "host_changed", c->host_changed[0] ? jstr_(c->host_changed) : json_null(), err);
+    if (c->sequential) { /* one sequential run --ab (compare_seq.c) */
+        json_t *s = json_object();
+        set_(s, "look", c->seq_look ? json_integer((json_int_t)c->seq_look) : json_null(), err);
+        set_(s, "looks", json_integer((json_int_t)c->seq_looks), err);
+        set_(s, "stopped", c->seq_stop ? jstr_(c->seq_stop) : json_null(), err);
+        set_(o, "sequential", s, err);
+    } else {
+        set_(o, "sequential", json_null(), err);
+    }
     return o;
 }
 
@@ -121,28 +151,33 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
     set_(canary, "ci_lo", jreal_(p->canary_lo), err);
     set_(canary, "ci_hi", jreal_(p->canary_hi), err);
     set_(canary, "drift", json_boolean(p->drift), err);
+    set_(canary, "reading", p->canary_a < 2 || p->canary_b < 2 ? json_null()
+                            : jstr_(p->drift ? "moved" : p->canary_unsure ? "cannot_tell" : "did_not_move"), err);
     set_(o, "canary", canary, err);
+    if (p->profile_note[0]) {
+        json_t *pr = json_object();
+        set_(pr, "used", json_boolean(p->profile_used), err);
+        set_(pr, "cells", json_integer((json_int_t)p->profile_cells), err);
+        set_(pr, "note", jstr_(p->profile_note), err);
+        set_(o, "noise_profile", pr, err);
+    } else {
+        set_(o, "noise_profile", json_null(), err);
+    }
     for (size_t i = 0; i < p->ncells && !*err; i++)
         push_(cells, jcell_(&p->cells[i], err), err);
     set_(o, "cells", cells, err);
     for (size_t k = 0; k < p->nbackends && !*err; k++) {
         json_t *b = json_object();
         set_(b, "backend", jstr_(p->backends[k].backend), err);
-        set_(b, "cells", json_integer((json_int_t)p->backends[k].ncells), err);
-        set_(b, "geomean_ratio", jreal_(p->backends[k].geomean_ratio), err);
-        set_(b, "speedup", jreal_(1.0 / p->backends[k].geomean_ratio), err);
+        jgeomean_(b, &p->backends[k].g, err);
         push_(backends, b, err);
     }
     set_(o, "backends", backends, err);
-    set_(o, "geomean_ratio", jreal_(p->geomean_ratio), err);
-    set_(o, "speedup", jreal_(1.0 / p->geomean_ratio), err);
+    set_(o, "geomean_ratio", jreal_(p->all.ratio), err);
+    set_(o, "speedup", jreal_(1.0 / p->all.ratio), err);
     for (int k = 0; k < 2; k++) { /* the overall speed-up's cells, and the rest (compare.c, "scope") */
         json_t *g = json_object();
-        size_t n = k ? p->nunaffected : p->naffected;
-        double ratio = k ? p->geomean_unaffected : p->geomean_affected;
-        set_(g, "cells", json_integer((json_int_t)n), err);
-        set_(g, "geomean_ratio", jreal_(ratio), err);
-        set_(g, "speedup", jreal_(1.0 / ratio), err);
+        jgeomean_(g, k ? &p->unaffected : &p->affected, err);
         set_(o, k ? "unaffected" : "affected", g, err);
     }
     set_(summary, "slower", json_integer((json_int_t)p->nslower), err);
@@ -159,6 +194,8 @@ static json_t *jpair_(const struct compare_result *r, const struct compare_pair 
     for (size_t i = 0; i < p->ncells; i++)
         noisy += p->cells[i].t.valid && p->cells[i].t.too_noisy;
     set_(summary, "too_noisy", json_integer((json_int_t)noisy), err);
+    set_(summary, "decided", json_integer((json_int_t)compare_ndecided(p)), err);
+    set_(summary, "nothing_decided", json_boolean(compare_ndecided(p) == 0), err);
     set_(o, "summary", summary, err);
     (void)r;
     return o;
@@ -208,6 +245,9 @@ int compare_write_json(const struct compare_result *r, FILE *out)
     }
     set_(root, "trend", trend, &err);
     set_(root, "exit_status", json_integer(compare_exit_status(r)), &err);
+    char *result = crep_result_text(r, 5); /* the text's last line */
+    set_(root, "result", jstr_(result), &err);
+    free(result);
     if (!err)
         err = json_write(root, out);
     json_decref(root);

@@ -95,22 +95,28 @@ static void forest_cell(struct figure_arena *a, struct forest_row *row, const st
     row->hi = c->t.ci_hi;
     row->color = verdict_color(c->t.verdict);
     row->value = figure_arena_printf(a, "%.4f [%.4f, %.4f]", c->t.ratio, c->t.ci_lo, c->t.ci_hi);
-    row->tag = figure_arena_printf(a, "%s%s%s", significance_verdict_name(c->t.verdict),
+    char v[96];
+    compare_verdict_text(v, sizeof(v), c);
+    row->tag = figure_arena_printf(a, "%s%s%s", v,
                                    c->confounded ? ", confounded" : "", c->host_changed[0] ? ", host changed" : "");
 }
 
-static void forest_geomean(struct figure_arena *a, struct forest_row *row, const char *name, size_t n,
-                           double g)
+/* Over the decided cells only; with none decided, no dot: "cannot tell"
+ * and the range the cells' intervals allow. */
+static void forest_geomean(struct figure_arena *a, struct forest_row *row, const char *name,
+                           const struct compare_geomean *g)
 {
     char sp[64];
     row->summary = 1;
-    row->label = figure_arena_printf(a, "geomean %s (%zu cell%s)", name, n, n == 1 ? "" : "s");
-    row->est = n && g > 0 ? g : NAN;
+    row->label = figure_arena_printf(a, "geomean %s (%zu of %zu cell%s decided)", name, g->ndecided, g->ncells,
+                                     g->ncells == 1 ? "" : "s");
+    row->est = g->ndecided && g->ratio > 0 ? g->ratio : NAN;
     row->lo = row->hi = NAN;
     row->color = C_GEOMEAN;
-    row->na = "NA (no tested cells)";
-    crep_speedup_text(g, sp, sizeof(sp));
-    row->value = figure_arena_printf(a, "%.4f", g);
+    row->na = !g->ncells ? "NA (no tested cells)"
+                         : figure_arena_printf(a, "cannot tell: B/A in [%.4f, %.4f], no cell decided", g->lo, g->hi);
+    crep_speedup_text(g->ratio, sp, sizeof(sp));
+    row->value = figure_arena_printf(a, "%.4f", g->ratio);
     row->tag = figure_arena_printf(a, "speed-up %s", sp);
 }
 
@@ -126,7 +132,7 @@ static int build_forests(struct crep *x, size_t pi)
         int last = k + 1 == nchunks;
         struct forestfig *f = figure_arena_new(sizeof(*f));
         struct figure_arena *a = &f->a;
-        size_t nrows = count + (last ? p->nbackends + 1 + (p->nunaffected > 0) : 0);
+        size_t nrows = count + (last ? p->nbackends + 1 + (p->unaffected.ncells > 0) : 0);
         struct forest_row *rows = figure_arena_alloc(a, (nrows + 1) * sizeof(*rows));
         char *head = pair_heading(x, p);
         char suffix[64] = "";
@@ -135,13 +141,11 @@ static int build_forests(struct crep *x, size_t pi)
         for (size_t i = 0; i < count; i++)
             forest_cell(a, &rows[i], &p->cells[first + i]);
         for (size_t b = 0; last && b < p->nbackends; b++)
-            forest_geomean(a, &rows[count + b], p->backends[b].backend, p->backends[b].ncells,
-                           p->backends[b].geomean_ratio);
+            forest_geomean(a, &rows[count + b], p->backends[b].backend, &p->backends[b].g);
         if (last) /* overall: the cells the change can affect; the rest apart */
-            forest_geomean(a, &rows[count + p->nbackends], "overall", p->naffected, p->geomean_affected);
-        if (last && p->nunaffected)
-            forest_geomean(a, &rows[count + p->nbackends + 1], "unaffected", p->nunaffected,
-                           p->geomean_unaffected);
+            forest_geomean(a, &rows[count + p->nbackends], "overall", &p->affected);
+        if (last && p->unaffected.ncells)
+            forest_geomean(a, &rows[count + p->nbackends + 1], "unaffected", &p->unaffected);
         double noise = r->opt.noise;
         f->f = (struct forest){
             .title = figure_arena_printf(a, "%s: ratio of mean ms/step B/A%s", head, suffix),
@@ -356,24 +360,31 @@ static void doc_answer(struct doc *d, const struct crep *x)
         doc_keep_error(d, &slower);
         doc_keep_error(d, &faster);
         doc_keep_error(d, &env);
-        char overall[160] = "", control[160] = "";
-        if (p->naffected) {
-            crep_speedup_text(p->geomean_affected, overall, sizeof(overall));
+        char overall[200] = "", control[200] = "";
+        if (p->affected.ncells) {
+            crep_geomean_text(&p->affected, overall, sizeof(overall));
             size_t len = strlen(overall);
-            snprintf(overall + len, sizeof(overall) - len, " over the %zu tested cell%s the change can affect",
-                     p->naffected, p->naffected == 1 ? "" : "s");
+            snprintf(overall + len, sizeof(overall) - len, ", of the %zu tested cell%s the change can affect",
+                     p->affected.ncells, p->affected.ncells == 1 ? "" : "s");
         }
-        if (p->nunaffected) {
-            crep_speedup_text(p->geomean_unaffected, control, sizeof(control));
+        if (p->unaffected.ncells) {
+            crep_geomean_text(&p->unaffected, control, sizeof(control));
             size_t len = strlen(control);
-            snprintf(control + len, sizeof(control) - len, " over the %zu whose environment did not change",
-                     p->nunaffected);
+            snprintf(control + len, sizeof(control) - len, ", of the %zu whose environment did not change",
+                     p->unaffected.ncells);
         }
-        doc_paraf(d, ns ? DOC_NOTE : DOC_NORMAL, 0, "[%zu] %s against [0] %s: %s%s%s%s%s%s. %s%s%s%s%s%s%s%s", p->run,
-                  crep_run_name(x, p->run), crep_run_name(x, 0), ns ? "slower: " : "no cell got slower",
+        size_t nt = compare_ntested(p), nd = compare_ndecided(p);
+        char none[160] = "no cell got slower";
+        if (nt && !nd)
+            snprintf(none, sizeof(none), "nothing decided: %s tested cell%s cannot tell", nt == 1 ? "the" : nt == 2 ? "both" : "every",
+                     nt == 2 ? "s" : "");
+        else if (!nt)
+            snprintf(none, sizeof(none), "nothing decided: no cell could be tested");
+        doc_paraf(d, ns || !nd ? DOC_NOTE : DOC_NORMAL, 0, "[%zu] %s against [0] %s: %s%s%s%s%s%s. %s%s%s%s%s%s%s%s",
+                  p->run, crep_run_name(x, p->run), crep_run_name(x, 0), ns ? "slower: " : none,
                   ns ? slower.buf : "", nf ? (ns ? ". Faster: " : "; faster: ") : "", nf ? faster.buf : "",
-                  p->nambiguous ? (ns || nf ? ". Some" : "; some") : "",
-                  p->nambiguous ? " cells cannot tell (ambiguous: see the table)" : "",
+                  p->nambiguous && nd ? (ns || nf ? ". Some" : "; some") : "",
+                  p->nambiguous && nd ? " cells cannot tell (ambiguous: see the table)" : "",
                   ne ? "What changed that can change performance: " : "Nothing that can change performance changed in the recorded environment",
                   ne ? env.buf : "", ".", overall[0] ? " Overall speed-up: " : "", overall,
                   control[0] ? (overall[0] ? "; " : " Speed-up: ") : "", control, overall[0] || control[0] ? "." : "");
@@ -397,7 +408,7 @@ static int build_doc(struct crep *x)
     doc_paras(d, x->method, x->nmethod);
     doc_heading(d, "Runs");
     doc_built(d, compare_tables_runs(x, &t), &t, 7.5);
-    doc_para(d, compare_exit_status(r) ? DOC_NOTE : DOC_GOOD, x->result);
+    doc_para(d, compare_exit_status(r) || crep_nothing_decided(r) ? DOC_NOTE : DOC_GOOD, x->result);
     if (doc_last(d))
         doc_last(d)->size = 10;
     doc_end(d);
@@ -469,6 +480,11 @@ static int crep_init(struct crep *x, const struct compare_result *r)
                              "ambiguous otherwise, with the reason. Noise (CV) is that measured between-process "
                              "CV; too noisy: a 5%% change could not be found with the processes given.",
                              SIGNIFICANCE_MIN_PROCESSES, r->opt.alpha, conf, noise));
+    add_paragraph(x, xstrdup("A and B ms/step in the verdict table are the geometric means of the processes' mean "
+                             "ms/step: the statistic the ratio B/A is the ratio of (below two processes a side, "
+                             "the pooled means of the steps). Geometric means and the overall speed-up are stated "
+                             "over the decided cells only (same, faster, slower); when no cell is decided they say "
+                             "cannot tell, with the range the cells' intervals allow."));
     add_paragraph(x, xstrdup("Cells measured under different conditions (size, precision, inputs or method: a "
                              "mismatch), cells that did not end ok on a side, and cells present on one side only "
                              "get no verdict and no ratio: they show NA and the reason. A cell is confounded when "
@@ -505,18 +521,18 @@ static char *pair_intent(const struct compare_pair *p)
 
 static char *pair_summary(const struct compare_pair *p)
 {
-    char canary[200] = "";
+    char canary[256] = "";
     if (p->canary_a >= 2 && p->canary_b >= 2)
         snprintf(canary, sizeof(canary), " Drift canary B/A %.4f [%.4f, %.4f]: %s.", p->canary_ratio, p->canary_lo,
-                 p->canary_hi,
-                 p->drift ? "the machine moved, verdicts confounded by machine drift" : "the machine did not move");
+                 p->canary_hi, compare_canary_words(p));
     else
         snprintf(canary, sizeof(canary), " Drift canary: not recorded.");
     return xprintf(
         "%zu slower, %zu faster, %zu same, %zu ambiguous, %zu untested, %zu mismatched, %zu only in "
-        "baseline, %zu only in this run; %zu confounded; %zu confounded by machine drift.%s",
+        "baseline, %zu only in this run; %zu confounded; %zu confounded by machine drift.%s%s%s%s",
         p->nslower, p->nfaster, p->nsame, p->nambiguous, p->nuntested, p->nmismatch, p->nonly_base,
-        p->nonly_run, p->nconfounded, p->ndrift, canary);
+        p->nonly_run, p->nconfounded, p->ndrift, canary, p->profile_note[0] ? " Noise profile: " : "",
+        p->profile_note, p->profile_note[0] ? "." : "");
 }
 
 /* ---- rendering -------------------------------------------------------------------- */

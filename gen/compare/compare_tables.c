@@ -65,6 +65,11 @@ static char *cell_note(const struct compare_cell *c)
     if (c->host_changed[0])
         strbuf_printf(&sb, "%shost changed: %s (nothing else of this cell's changed)", sb.len ? "; " : "",
                       c->host_changed);
+    if (c->seq_stop) {
+        char seq[160];
+        compare_seq_summary(seq, sizeof(seq), c);
+        strbuf_printf(&sb, "%ssequential run: %s", sb.len ? "; " : "", seq);
+    }
     return strbuf_detach(&sb); /* NULL: a format that did not expand */
 }
 
@@ -99,7 +104,7 @@ int compare_tables_runs(const struct crep *x, struct table *t)
 
 int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
 {
-    static const char *const head[] = {"Cell",  "A ms/step", "B ms/step", "Processes A/B", "Noise (CV)",
+    static const char *const head[] = {"Cell",  "A ms/step (geomean of processes)", "B ms/step (geomean of processes)", "Processes A/B", "Noise (CV)",
                                        "B/A",   "95% CI",    "q (BH)",    "Verdict",       "Note"};
     static const int numeric[] = {0, 1, 1, 1, 1, 1, 1, 1, 0, 0};
     head_table(t, 10, head, numeric);
@@ -109,6 +114,12 @@ int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
         size_t r = table_row(t);
         double va = crep_side_text(&c->a, 1, a, sizeof(a)), vb = crep_side_text(&c->b, 0, b, sizeof(b));
         compare_verdict_text(v, sizeof(v), c);
+        if (c->t.valid) { /* the statistic the ratio is made of */
+            va = c->t.gmean_a;
+            vb = c->t.gmean_b;
+            compare_fmt_ms(a, sizeof(a), va);
+            compare_fmt_ms(b, sizeof(b), vb);
+        }
         table_set(t, r, 0, TC_MONO, NAN, "%s", c->id);
         table_set(t, r, 1, isfinite(va) ? 0 : TC_NA, va, "%s", a);
         table_set(t, r, 2, isfinite(vb) ? 0 : TC_NA, vb, "%s", b);
@@ -153,17 +164,18 @@ int compare_tables_verdicts(const struct compare_pair *p, struct table *t)
 
 int compare_tables_geomeans(const struct compare_pair *p, struct table *t)
 {
-    static const char *const head[] = {"Backend", "Tested cells", "Geomean B/A", "Speed-up (A/B)"};
-    static const int numeric[] = {0, 1, 1, 1};
-    head_table(t, 4, head, numeric);
-    t->caption = xstrdup("Geometric mean of the ratios B/A over the tested cells; the speed-up is its inverse "
-                         "(above 1: this run is faster). Overall: the cells the change can affect (their "
-                         "environment changed); unaffected cells (nothing of theirs changed) are a control, "
-                         "not in the overall.");
-    for (size_t k = 0; k < p->nbackends + 1 + (p->nunaffected > 0); k++) {
+    static const char *const head[] = {"Backend", "Tested cells", "Decided cells", "Geomean B/A",
+                                       "Speed-up (A/B)"};
+    static const int numeric[] = {0, 1, 1, 1, 1};
+    head_table(t, 5, head, numeric);
+    t->caption = xstrdup("Geometric mean of the ratios B/A over the decided cells (same, faster, slower); the "
+                         "speed-up is its inverse (above 1: this run is faster). With no cell decided: cannot "
+                         "tell, and the range the cells' intervals allow. Overall: the cells the change can "
+                         "affect (their environment changed); unaffected cells (nothing of theirs changed) are a "
+                         "control, not in the overall.");
+    for (size_t k = 0; k < p->nbackends + 1 + (p->unaffected.ncells > 0); k++) {
         int all = k == p->nbackends, control = k > p->nbackends;
-        size_t n = all ? p->naffected : control ? p->nunaffected : p->backends[k].ncells;
-        double g = all ? p->geomean_affected : control ? p->geomean_unaffected : p->backends[k].geomean_ratio;
+        const struct compare_geomean *g = all ? &p->affected : control ? &p->unaffected : &p->backends[k].g;
         size_t r = table_row(t);
         unsigned bold = all ? TC_BOLD : 0;
         if (all)
@@ -172,15 +184,20 @@ int compare_tables_geomeans(const struct compare_pair *p, struct table *t)
             table_set(t, r, 0, 0, NAN, "Unaffected cells (a control)");
         else
             table_set(t, r, 0, TC_MONO, NAN, "%s", p->backends[k].backend);
-        table_set(t, r, 1, bold, (double)n, "%zu", n);
-        if (n && isfinite(g) && g > 0) {
-            char sp[64];
-            crep_speedup_text(g, sp, sizeof(sp));
-            table_set(t, r, 2, bold, g, "%.4f", g);
-            table_set(t, r, 3, bold, 1.0 / g, "%s", sp);
+        table_set(t, r, 1, bold, (double)g->ncells, "%zu", g->ncells);
+        table_set(t, r, 2, bold, (double)g->ndecided, "%zu", g->ndecided);
+        char sp[128];
+        crep_geomean_text(g, sp, sizeof(sp));
+        if (g->ndecided && isfinite(g->ratio) && g->ratio > 0) {
+            crep_speedup_text(g->ratio, sp, sizeof(sp));
+            table_set(t, r, 3, bold, g->ratio, "%.4f", g->ratio);
+            table_set(t, r, 4, bold, 1.0 / g->ratio, "%s", sp);
+        } else if (g->ncells) {
+            table_set(t, r, 3, TC_NA, NAN, "cannot tell: [%.4f, %.4f]", g->lo, g->hi);
+            table_set(t, r, 4, TC_NA, NAN, "%s", sp);
         } else {
-            table_set(t, r, 2, TC_NA, NAN, "NA (no tested cells)");
             table_set(t, r, 3, TC_NA, NAN, "NA (no tested cells)");
+            table_set(t, r, 4, TC_NA, NAN, "NA (no tested cells)");
         }
     }
     return table_finish(t);

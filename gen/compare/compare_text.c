@@ -130,6 +130,21 @@ static int print_cell_changes_(FILE *out, const struct compare_pair *p, struct s
     return err;
 }
 
+/* One geometric mean: over the decided cells, or "cannot tell" with the
+ * range the cells' intervals allow when none is decided. */
+static void print_geomean_(FILE *out, const char *name, const struct compare_geomean *g, const char *note)
+{
+    if (g->ndecided)
+        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx) over %zu decided", name, g->ncells,
+                g->ncells == 1 ? " " : "s", g->ratio, 1.0 / g->ratio, g->ndecided);
+    else
+        fprintf(out, "  %-20s %4zu cell%s  cannot tell: no cell decided; B/A in [%.4f, %.4f] (speed-up between %.3fx and %.3fx)",
+                name, g->ncells, g->ncells == 1 ? " " : "s", g->lo, g->hi, 1.0 / g->hi, 1.0 / g->lo);
+    if (g->ndecided && g->ndecided < g->ncells)
+        fprintf(out, ", %zu cannot tell", g->ncells - g->ndecided);
+    fprintf(out, "%s\n", note);
+}
+
 static void print_pair_(FILE *out, const struct compare_result *r, const struct compare_pair *p, int idw,
                         struct strlist *k)
 {
@@ -159,12 +174,19 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
 
     if (p->canary_a >= 2 && p->canary_b >= 2)
         fprintf(out, "\ndrift canary: B/A %.4f [%.4f, %.4f] over %zu and %zu processes: %s\n", p->canary_ratio,
-                p->canary_lo, p->canary_hi, p->canary_a, p->canary_b,
-                p->drift ? "the machine MOVED beyond the noise band; verdicts confounded by machine drift"
-                         : "the machine did not move beyond the noise band");
+                p->canary_lo, p->canary_hi, p->canary_a, p->canary_b, compare_canary_words(p));
     else
         fprintf(out, "\ndrift canary: not recorded on %s (runs made before benchgen had it)\n",
                 p->canary_a < 2 && p->canary_b < 2 ? "either side" : "one side");
+    if (p->profile_note[0])
+        fprintf(out, "noise profile: %s\n", escape_terminal_keep(k, p->profile_note));
+    bool seq = false;
+    for (size_t i = 0; i < p->ncells; i++)
+        seq = seq || p->cells[i].sequential;
+    if (seq) /* compare_seq.c: not the fixed rule of the heading */
+        fprintf(out, "sequential run --ab (%s): each cell's verdict is the alpha-spending rule's at the look it "
+                     "stopped at, with Benjamini-Hochberg over the cells (docs/COMPARE.md, \"Sequential verdicts\")\n",
+                escape_terminal_keep(k, kvlist_get(&A->env, "run.seq.design")));
     fprintf(out, "\n%-*s  %10s  %10s  %5s  %6s  %7s  %-17s  %8s  %s\n", idw, "cell", "A ms/step", "B ms/step",
             "procs", "noise", "B/A", "95% CI", "q (BH)", "verdict");
     for (size_t i = 0; i < p->ncells; i++) {
@@ -172,11 +194,15 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
         char ma[32], mb[32], ratio[32] = "-", ci[48] = "-", q[32], v[96], procs[32] = "-", noise[32] = "-";
         fmt_side_status_(ma, sizeof(ma), &c->a);
         fmt_side_status_(mb, sizeof(mb), &c->b);
-        if (c->t.valid) {
+        if (c->t.valid) { /* the statistic B/A is the ratio of */
+            compare_fmt_ms(ma, sizeof(ma), c->t.gmean_a);
+            compare_fmt_ms(mb, sizeof(mb), c->t.gmean_b);
             snprintf(ratio, sizeof(ratio), "%.4f", c->t.ratio);
             snprintf(ci, sizeof(ci), "[%.4f, %.4f]", c->t.ci_lo, c->t.ci_hi);
             snprintf(procs, sizeof(procs), "%zu/%zu", c->t.groups_a, c->t.groups_b);
-            if (isfinite(c->t.cv_process))
+            if (c->t.cv_from_profile) /* the band's scatter is the profile's: marked P */
+                snprintf(noise, sizeof(noise), "%.1f%%P%s", c->t.cv_profile * 100.0, c->t.too_noisy ? "!" : "");
+            else if (isfinite(c->t.cv_process))
                 snprintf(noise, sizeof(noise), "%.1f%%%s", c->t.cv_process * 100.0, c->t.too_noisy ? "!" : "");
         }
         fmt_p_(q, sizeof(q), c->t.p_adj);
@@ -194,24 +220,25 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
                     c->t.ratio / c->canary_ratio);
         if (c->host_changed[0])
             fprintf(out, "  [host changed: %s]", escape_terminal_keep(k, c->host_changed));
+        if (c->seq_stop) {
+            char stop[160];
+            compare_seq_summary(stop, sizeof(stop), c);
+            fprintf(out, "  [sequential run: %s]", escape_terminal_keep(k, stop));
+        }
         fprintf(out, "\n");
     }
     if (p->ncells == 0)
         fprintf(out, "(no cells)\n");
 
-    fprintf(out, "\ngeometric-mean ratio B/A over tested cells (below 1: B is faster)\n");
+    fprintf(out, "\ngeometric-mean ratio B/A over the decided cells (below 1: B is faster; ambiguous cells "
+                 "are left out)\n");
     for (size_t b = 0; b < p->nbackends; b++)
-        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)\n", escape_terminal_keep(k, p->backends[b].backend),
-                p->backends[b].ncells, p->backends[b].ncells == 1 ? " " : "s", p->backends[b].geomean_ratio,
-                1.0 / p->backends[b].geomean_ratio);
-    if (p->naffected)
-        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)  the cells the change can affect\n", "overall",
-                p->naffected, p->naffected == 1 ? " " : "s", p->geomean_affected, 1.0 / p->geomean_affected);
-    if (p->nunaffected)
-        fprintf(out, "  %-20s %4zu cell%s  %.4f  (speed-up %.3fx)  nothing of theirs changed: a control, not in the overall\n",
-                "unaffected", p->nunaffected, p->nunaffected == 1 ? " " : "s", p->geomean_unaffected,
-                1.0 / p->geomean_unaffected);
-    if (!p->ngeomean)
+        print_geomean_(out, escape_terminal_keep(k, p->backends[b].backend), &p->backends[b].g, "");
+    if (p->affected.ncells)
+        print_geomean_(out, "overall", &p->affected, "  the cells the change can affect");
+    if (p->unaffected.ncells)
+        print_geomean_(out, "unaffected", &p->unaffected, "  nothing of theirs changed: a control, not in the overall");
+    if (!p->all.ncells)
         fprintf(out, "  (no tested cells)\n");
 
     if (p->nconfounded) {
@@ -252,7 +279,10 @@ int compare_write_text(const struct compare_result *r, FILE *out)
             "significant at %g after Benjamini-Hochberg over the comparison's tested cells AND the %g%%\n"
             "interval of the ratio B/A lies outside the cell's noise band: +/-%g%%, or the cell's measured\n"
             "between-process CV when larger; same when the interval lies inside it; ambiguous otherwise.\n"
-            "procs: processes per side; noise: measured between-process CV (! too noisy to find a 5%% change).\n\n",
+            "procs: processes per side; noise: measured between-process CV (! too noisy to find a 5%% change).\n"
+            "A and B ms/step: the geometric mean of the processes' mean ms/step, the statistic B/A is the\n"
+            "ratio of (the pooled mean of the steps below 2 processes a side). Geometric means and the\n"
+            "overall speed-up are stated over decided cells (same, faster, slower) only.\n\n",
             r->nruns, SIGNIFICANCE_MIN_PROCESSES, r->opt.alpha, (1.0 - r->opt.alpha) * 100.0, r->opt.noise * 100.0);
     int namew = 0;
     for (size_t j = 0; j < r->nruns; j++)

@@ -62,6 +62,31 @@ void compare_verdict_text(char *buf, size_t n, const struct compare_cell *c)
     }
     if (c->t.verdict == SIGNIFICANCE_NONE)
         snprintf(buf, n, "none (%s / %s)", compare_side_status(&c->a), compare_side_status(&c->b));
+    else if (c->t.verdict == SIGNIFICANCE_SAME && c->t.band_wide)
+        /* "same" within a band wider than --noise says how wide */
+        snprintf(buf, n, "same (within +/-%.1f%%)", c->t.band * 100.0);
     else
         snprintf(buf, n, "%s", significance_verdict_name(c->t.verdict));
+}
+
+const char *compare_canary_words(const struct compare_pair *p)
+{
+    if (p->drift)
+        return "the machine MOVED beyond the noise band; verdicts confounded by machine drift";
+    if (p->canary_unsure)
+        return "cannot tell whether the machine moved: the interval reaches past the noise band";
+    return "the machine did not move beyond the noise band";
+}
+
+size_t compare_ndecided(const struct compare_pair *p) { return p->nsame + p->nfaster + p->nslower; }
+
+size_t compare_ntested(const struct compare_pair *p) { return compare_ndecided(p) + p->nambiguous; }
+
+void compare_seq_summary(char *buf, size_t n, const struct compare_cell *c)
+{
+    /* the run's note is "decision; N processes a side; why": the first two */
+    const char *s = c->seq_stop ? c->seq_stop : "", *semi = strchr(s, ';');
+    if (semi)
+        semi = strchr(semi + 1, ';');
+    snprintf(buf, n, "%.*s", semi ? (int)(semi - s) : (int)strlen(s), s);
 }

@@ -102,9 +102,9 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
                                        "Model",      "Task",
                                        "Batch",      "Backend",
                                        "Match",      "A status",
-                                       "A steps",    "A mean ms",
+                                       "A steps",    "A pooled mean ms",
                                        "B status",   "B steps",
-                                       "B mean ms",  "Ratio B/A",
+                                       "B pooled mean ms",  "Ratio B/A",
                                        "CI low",     "CI high",
                                        "p",          "q (BH)",
                                        "Verdict",    "Why",
@@ -114,7 +114,9 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
                                        "Noise band", "Processes for 5%",
                                        "Too noisy",  "Canary B/A",
                                        "Machine drift", "Ratio / canary",
-                                       "Affected",   "Host changed"};
+                                       "Affected",   "Host changed",
+                                       "A geomean ms (of the ratio)", "B geomean ms (of the ratio)",
+                                       "Sequential run: how the cell stopped"};
     size_t nh = sizeof(head) / sizeof(*head);
     lxw_row_t hr = 3, r = hr + 1;
     sheet_head(c, ws, x->title, x->method[0], head, nh, hr);
@@ -160,6 +162,10 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
             put_num_or_na(c, ws, r, 31, t->valid ? t->ratio / cell->canary_ratio : NAN, c->ratio, "NA");
             workbook_put_str(&c->w, ws, r, 32, cell->affected ? "yes" : "no", NULL);
             workbook_put_str(&c->w, ws, r, 33, cell->host_changed, NULL);
+            /* the statistic the ratio B/A is the ratio of */
+            put_num_or_na(c, ws, r, 34, t->valid ? t->gmean_a : NAN, c->ms, t->valid ? "NA" : na);
+            put_num_or_na(c, ws, r, 35, t->valid ? t->gmean_b : NAN, c->ms, t->valid ? "NA" : na);
+            workbook_put_str(&c->w, ws, r, 36, cell->seq_stop ? cell->seq_stop : "", NULL);
         }
         free(label);
     }
@@ -176,6 +182,8 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
     worksheet_set_column(ws, 19, 22, 36, NULL);
     worksheet_set_column(ws, 23, 32, 12, NULL);
     worksheet_set_column(ws, 33, 33, 22, NULL);
+    worksheet_set_column(ws, 34, 35, 14, NULL);
+    worksheet_set_column(ws, 36, 36, 40, NULL);
     worksheet_freeze_panes(ws, hr + 1, 2);
     if (last > hr)
         worksheet_autofilter(ws, hr, 0, last, (lxw_col_t)(nh - 1));
@@ -185,38 +193,43 @@ static int sheet_verdicts(struct cwb *c, const struct crep *x, lxw_worksheet *ws
 
 static int sheet_geomeans(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
 {
-    static const char *const head[] = {"Comparison", "Backend", "Tested cells", "Geomean ratio B/A",
-                                       "Speed-up A/B"};
+    static const char *const head[] = {"Comparison", "Backend", "Tested cells", "Decided cells",
+                                       "Geomean ratio B/A", "Speed-up A/B", "Cannot tell: B/A low",
+                                       "Cannot tell: B/A high"};
     lxw_row_t hr = 3, r = hr + 1;
     sheet_head(
         c, ws, "Geometric-mean ratio per backend",
-        "Geometric mean of B/A over the tested cells; the speed-up is its inverse (above 1: this run is "
-        "faster). Overall: the cells the change can affect; unaffected cells are a control, not in it.",
-        head, 5, hr);
+        "Geometric mean of B/A over the decided cells (same, faster, slower); the speed-up is its inverse "
+        "(above 1: this run is faster). With no cell decided it is not stated: cannot tell, and the range the "
+        "cells' intervals allow. Overall: the cells the change can affect; unaffected cells are a control.",
+        head, 8, hr);
     for (size_t k = 0; k < x->r->npairs && !c->w.err; k++) {
         const struct compare_pair *p = &x->r->pairs[k];
         char *label = comparison_label(x, p);
-        for (size_t b = 0; b < p->nbackends + 1 + (p->nunaffected > 0); b++, r++) {
+        for (size_t b = 0; b < p->nbackends + 1 + (p->unaffected.ncells > 0); b++, r++) {
             int all = b == p->nbackends, control = b > p->nbackends;
-            size_t n = all ? p->naffected : control ? p->nunaffected : p->backends[b].ncells;
-            double g = all ? p->geomean_affected : control ? p->geomean_unaffected : p->backends[b].geomean_ratio;
-            int ok = n && g > 0 && isfinite(g);
+            const struct compare_geomean *g = all ? &p->affected : control ? &p->unaffected : &p->backends[b].g;
+            int ok = g->ndecided && g->ratio > 0 && isfinite(g->ratio), unsure = !g->ndecided && g->ncells;
+            const char *na = g->ncells ? "cannot tell (no cell decided)" : "NA (no tested cells)";
             workbook_put_str(&c->w, ws, r, 0, label, all ? c->w.bold : NULL);
             workbook_put_str(&c->w, ws, r, 1,
                              all ? "overall: cells the change can affect"
                                  : control ? "unaffected cells (a control)" : p->backends[b].backend,
                              all ? c->w.bold : NULL);
-            workbook_put_num(&c->w, ws, r, 2, (double)n, c->w.int0);
-            put_num_or_na(c, ws, r, 3, ok ? g : NAN, c->ratio, "NA (no tested cells)");
-            put_num_or_na(c, ws, r, 4, ok ? 1.0 / g : NAN, c->ratio, "NA (no tested cells)");
+            workbook_put_num(&c->w, ws, r, 2, (double)g->ncells, c->w.int0);
+            workbook_put_num(&c->w, ws, r, 3, (double)g->ndecided, c->w.int0);
+            put_num_or_na(c, ws, r, 4, ok ? g->ratio : NAN, c->ratio, na);
+            put_num_or_na(c, ws, r, 5, ok ? 1.0 / g->ratio : NAN, c->ratio, na);
+            put_num_or_na(c, ws, r, 6, unsure ? g->lo : NAN, c->ratio, "NA");
+            put_num_or_na(c, ws, r, 7, unsure ? g->hi : NAN, c->ratio, "NA");
         }
         free(label);
     }
-    ratio_scale(c, ws, hr + 1, r - 1, 3);
+    ratio_scale(c, ws, hr + 1, r - 1, 4);
     worksheet_set_column(ws, 0, 1, 26, NULL);
-    worksheet_set_column(ws, 2, 4, 16, NULL);
+    worksheet_set_column(ws, 2, 7, 16, NULL);
     worksheet_freeze_panes(ws, hr + 1, 0);
-    workbook_print_setup(&c->w, ws, hr, r - 1, 4);
+    workbook_print_setup(&c->w, ws, hr, r - 1, 7);
     return c->w.err;
 }
 
@@ -320,6 +333,19 @@ static int sheet_runs(struct cwb *c, const struct crep *x, lxw_worksheet *ws)
     for (size_t i = 0; i < 6; i++, row++) {
         workbook_put_str(&c->w, ws, row, 0, settings[i], c->w.bold);
         workbook_put_num(&c->w, ws, row, 2, values[i], NULL);
+    }
+    workbook_put_str(&c->w, ws, row, 0, "Result", c->w.bold);
+    workbook_put_str(&c->w, ws, row++, 2, x->result, NULL);
+    for (size_t k = 0; k < r->npairs; k++, row++) {
+        const struct compare_pair *p = &r->pairs[k];
+        char label[64], *text = p->canary_a >= 2 && p->canary_b >= 2
+                                   ? xprintf("B/A %.4f [%.4f, %.4f]: %s", p->canary_ratio, p->canary_lo,
+                                             p->canary_hi, compare_canary_words(p))
+                                   : xstrdup("not recorded");
+        snprintf(label, sizeof(label), "Drift canary [%zu]", p->run);
+        workbook_put_str(&c->w, ws, row, 0, label, c->w.bold);
+        workbook_put_str(&c->w, ws, row, 2, text, NULL);
+        free(text);
     }
     row = workbook_put_paragraphs(&c->w, ws, row + 1, x->method, x->nmethod);
     worksheet_set_column(ws, 0, 0, 30, NULL);

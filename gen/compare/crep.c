@@ -45,6 +45,30 @@ double crep_side_text(const struct compare_side *s, int baseline, char *buf, siz
     return NAN;
 }
 
+bool crep_nothing_decided(const struct compare_result *r)
+{
+    for (size_t k = 0; k < r->npairs; k++)
+        if (compare_ndecided(&r->pairs[k]))
+            return false;
+    return true;
+}
+
+void crep_geomean_text(const struct compare_geomean *g, char *buf, size_t n)
+{
+    char a[48], b[48];
+    if (g->ndecided) {
+        crep_speedup_text(g->ratio, a, sizeof(a));
+        snprintf(buf, n, "%s over %zu decided cell%s%s", a, g->ndecided, g->ndecided == 1 ? "" : "s",
+                 g->ndecided < g->ncells ? " (the rest cannot tell)" : "");
+    } else if (g->ncells) {
+        crep_speedup_text(g->hi, a, sizeof(a));
+        crep_speedup_text(g->lo, b, sizeof(b));
+        snprintf(buf, n, "cannot tell (no cell decided; between %s and %s)", a, b);
+    } else {
+        snprintf(buf, n, "NA (no tested cells)");
+    }
+}
+
 void crep_speedup_text(double geomean_ratio, char *buf, size_t n)
 {
     char num[32];
@@ -78,6 +102,32 @@ char *crep_result_text(const struct compare_result *r, size_t max)
         }
     if (n > max)
         strbuf_printf(&sb, "; and %zu more", n - max);
-    strbuf_printf(&sb, "%s", n ? "." : "Result: no cell got slower.");
+    size_t tested = 0, decided = 0;
+    for (size_t k = 0; k < r->npairs; k++) {
+        tested += compare_ntested(&r->pairs[k]);
+        decided += compare_ndecided(&r->pairs[k]);
+    }
+    if (n)
+        strbuf_printf(&sb, ".");
+    else if (tested == 0)
+        strbuf_printf(&sb, "Result: nothing decided: no cell could be tested; no cell was found slower.");
+    else if (decided == 0)
+    {
+        char who[64];
+        if (tested == 1)
+            snprintf(who, sizeof(who), "the tested cell cannot");
+        else if (tested == 2)
+            snprintf(who, sizeof(who), "both tested cells cannot");
+        else
+            snprintf(who, sizeof(who), "all %zu tested cells cannot", tested);
+        strbuf_printf(&sb, "Result: nothing decided: %s tell (ambiguous); no cell was found slower, and none was "
+                           "shown not to be.", who);
+    }
+    else
+        strbuf_printf(&sb, "Result: no cell got slower");
+    if (!n && tested && decided && decided < tested)
+        strbuf_printf(&sb, "; %zu of %zu tested cells cannot tell (ambiguous).", tested - decided, tested);
+    else if (!n && tested && decided)
+        strbuf_printf(&sb, ".");
     return strbuf_detach(&sb); /* these formats always expand: never NULL */
 }

@@ -7,6 +7,7 @@
 #ifndef BENCHGEN_CREP_H
 #define BENCHGEN_CREP_H
 
+#include <stdbool.h>
 #include <time.h>
 
 #include "compare/compare.h"
@@ -40,11 +41,19 @@ const char *crep_untested_reason(const struct compare_cell *c, char *buf, size_t
 double crep_side_text(const struct compare_side *s, int baseline, char *buf, size_t n);
 /* A geometric-mean ratio B/A as a speed-up: "1.250x". */
 void crep_speedup_text(double geomean_ratio, char *buf, size_t n);
+/* A geometric mean as a speed-up for a headline: "1.250x over 3 decided
+ * cells", "cannot tell (no cell decided; between 0.136x and 8.33x)",
+ * "NA (no tested cells)". */
+void crep_geomean_text(const struct compare_geomean *g, char *buf, size_t n);
+/* No comparison decided any cell (same, faster or slower). */
+bool crep_nothing_decided(const struct compare_result *r);
 /* "not counted", "counted", "intended" or "NOT intended". */
 const char *crep_change_tag(const struct compare_change *c, const struct compare_pair *p);
 
 /* The result in words, malloc'd: "Result: slower: sd/predict/b1/torch-eager
  * by 10.4% in [1] upgrade; ..." (at most max cells named, then "and N
- * more"), or "Result: no cell got slower."; never NULL. */
+ * more"), "Result: no cell got slower." (with how many cannot tell), or
+ * "Result: nothing decided: ..." when no tested cell got a decided verdict;
+ * never NULL. */
 char *crep_result_text(const struct compare_result *r, size_t max);
 #endif /* BENCHGEN_CREP_H */

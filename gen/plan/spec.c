@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,10 +35,12 @@ static const char *const methods[] = {"published", "corrected", NULL};
 static const char *const top_keys[] = {"name",    "description",  "size",    "precision", "steps",
                                        "warmup",  "seed",         "timeout", "memory_limit",
                                        "repeats", "backends",     "envs",    "rows",      "log_limit", "resources",
-                                       "method",  "device",       NULL};
+                                       "method",  "device",       "ab_first", "ab_cap",   "ab_effect",
+                                       NULL};
 enum {
     K_NAME, K_DESCRIPTION, K_SIZE, K_PRECISION, K_STEPS, K_WARMUP, K_SEED, K_TIMEOUT,
-    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_RESOURCES, K_METHOD, K_DEVICE, K_NTOP
+    K_MEMORY_LIMIT, K_REPEATS, K_BACKENDS, K_ENVS, K_ROWS, K_LOG_LIMIT, K_RESOURCES, K_METHOD, K_DEVICE,
+    K_AB_FIRST, K_AB_CAP, K_AB_EFFECT, K_NTOP
 };
 
 static const char *const row_keys[] = {"model",     "task",    "batch",    "steps",    "warmup",
@@ -476,6 +479,24 @@ static int parse_top(const struct spec_ctx *c, const yaml_node_t *root)
     if (f[K_REPEATS].key && (err = node_get_int(c, "repeats", f[K_REPEATS].value, 1, &spec->repeats)) < 0)
         return err;
     spec->repeats_given = f[K_REPEATS].key != NULL;
+    if (f[K_AB_FIRST].key && (err = node_get_int(c, "ab_first", f[K_AB_FIRST].value, 3, &spec->ab_first)) < 0)
+        return err;
+    if (f[K_AB_CAP].key && (err = node_get_int(c, "ab_cap", f[K_AB_CAP].value, 3, &spec->ab_cap)) < 0)
+        return err;
+    if (f[K_AB_EFFECT].key) { /* "5%" or 0.05 */
+        const yaml_node_t *v = f[K_AB_EFFECT].value;
+        const char *t = node_scalar(v);
+        char *end = NULL;
+        double x = t ? strtod(t, &end) : NAN;
+        if (end && *end == '%' && end[1] == '\0')
+            x /= 100.0;
+        else if (!end || end == t || *end)
+            x = NAN;
+        if (!(x > 0.0 && x < 1.0))
+            return FAIL(c, v, "ab_effect: expected a change like 5%% or 0.05 (more than 0, less than 100%%), got %s",
+                        node_describe(v, buf, true));
+        spec->ab_effect = x;
+    }
     err = get_backends(c, "backends", f[K_BACKENDS].value, &spec->backends, &spec->nbackends, NULL, 0);
     if (err < 0)
         return err;

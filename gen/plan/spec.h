@@ -51,6 +51,8 @@ struct spec {
     int warmup;           /* untimed steps before them, default 1 */
     int repeats;          /* processes per cell, default 1 */
     int repeats_given;    /* 1 when the spec has a repeats: key */
+    int ab_first, ab_cap; /* run --ab, sequential: first batch and cap a side; 0 when not given */
+    double ab_effect;     /* ... the smallest change of interest (fraction); 0 when not given */
     uint64_t seed;        /* default 0 */
     double timeout;       /* seconds per cell, default 600 */
     uint64_t memory_limit;/* bytes per cell; 0 = 80% of physical memory */

@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,15 +27,19 @@ static void html_wrap(struct strbuf *sb, const char *open, const char *text, con
     strbuf_puts(sb, close);
 }
 
+#define HTML_WIDE_COLS 14 /* columns from which a table is set in smaller type */
+
 void doc_html_table(struct strbuf *sb, const struct table *t)
 {
     if (t->ncols == 0 || t->nrows == 0) {
         strbuf_puts(sb, "<p><em>None.</em></p>\n");
         return;
     }
-    /* several rows: sortable by report.js (numbers by data-v) */
-    strbuf_puts(sb, t->nrows > 1 ? "<div class=\"scroll\"><table class=\"sortable\">\n"
-                                 : "<div class=\"scroll\"><table>\n");
+    /* several rows: sortable by report.js (numbers by data-v); a table of
+     * many columns (Statistics per cell) in smaller type, so that it fits a
+     * 1280 px page instead of scrolling */
+    strbuf_puts(sb, t->ncols >= HTML_WIDE_COLS ? "<div class=\"scroll wide\">" : "<div class=\"scroll\">");
+    strbuf_puts(sb, t->nrows > 1 ? "<table class=\"sortable\">\n" : "<table>\n");
     if (t->caption)
         html_wrap(sb, "<caption>", t->caption, "</caption>\n");
     strbuf_puts(sb, "<thead><tr>");
@@ -302,6 +307,31 @@ static void html_link(const char *s, size_t n, const char *anchor, size_t alen, 
     free(t);
 }
 
+/* text escaped, each command-line option in it ("--repeats", "--only=x")
+ * kept on one line: a browser may break a line after a hyphen, and
+ * "--repeats" split as "--" / "repeats" reads as something else. */
+static void html_text(struct strbuf *sb, const char *text)
+{
+    const char *p = text, *from = text;
+    while (*p) {
+        int at_word = p == text || p[-1] == ' ' || p[-1] == '(' || p[-1] == '\n';
+        if (at_word && p[0] == '-' && p[1] == '-' && isalpha((unsigned char)p[2])) {
+            const char *e = p + 2;
+            while (isalnum((unsigned char)*e) || *e == '-' || *e == '_' || *e == '=')
+                e++;
+            char *pre = xstrndup(from, (size_t)(p - from)), *opt = xstrndup(p, (size_t)(e - p));
+            escape_html(sb, pre);
+            html_wrap(sb, "<span style=\"white-space:nowrap\">", opt, "</span>");
+            free(pre);
+            free(opt);
+            from = p = e;
+        } else {
+            p++;
+        }
+    }
+    escape_html(sb, from);
+}
+
 static void html_para(struct strbuf *sb, const struct doc_block *b)
 {
     static const char *const open[] = {"<p>", "<p class=\"muted\">", "<p><b>", "<p class=\"note\"><b>",
@@ -311,7 +341,7 @@ static void html_para(struct strbuf *sb, const struct doc_block *b)
     if (b->flags & DOC_LINKS)
         doc_links(b->text, html_link, sb);
     else
-        escape_html(sb, b->text);
+        html_text(sb, b->text);
     strbuf_puts(sb, close[b->style]);
 }
 

@@ -29,6 +29,7 @@
  * row stays well inside a page, and laying it out stays cheap (pango's
  * line breaking of a long run without spaces is quadratic). */
 #define PDF_SHORT_MAX 1024
+#define PDF_HELD_MAX 3 /* headings held at once (a section's and its subsections') */
 #define BODY_W (PAGE_W - 2 * MARGIN)
 #define BOTTOM (p->page_h - MARGIN - FOOTER_H)
 /* the least a figure is scaled to fit a page's height; below it the page
@@ -43,8 +44,10 @@ struct doc_pdf {
     double y;
     double page_h; /* PAGE_H, or more on a page that holds one tall figure */
     int page;
-    char *held;     /* a heading not drawn yet: it goes down with what follows it */
-    int held_level;
+    char *held[PDF_HELD_MAX]; /* headings not drawn yet (a section's, then its first
+                               * subsection's): they go down with what follows them */
+    int held_level[PDF_HELD_MAX];
+    int nheld;
     char footer[400];
     struct strbuf out;
 };
@@ -125,21 +128,36 @@ static void draw_heading(struct doc_pdf *p, const char *text, int level)
     }
 }
 
-/* Draws the held heading, if any, on a new page when it and the first h
- * points of what follows it do not fit on this one: a heading never ends a
- * page. A section heading also wants 160 points of its section below it. */
+/* The height of the held headings together. */
+static double held_height(struct doc_pdf *p)
+{
+    double h = 0;
+    for (int i = 0; i < p->nheld; i++)
+        h += heading_height(p, p->held[i], p->held_level[i]);
+    return h;
+}
+
+/* Draws the held headings, if any, on a new page when they and the first h
+ * points of what follows them do not fit on this one: a heading never ends
+ * a page, and a section heading followed by a subsection's ("Environment",
+ * "Machine and run") goes down with it. A section heading also wants 120
+ * points of its section below it. */
 static void release(struct doc_pdf *p, double h)
 {
-    if (!p->held)
+    if (!p->nheld)
         return;
-    char *text = p->held;
-    int level = p->held_level;
-    p->held = NULL;
-    double after = level == 2 && h < 120 ? 120 : h;
-    if (p->y + heading_height(p, text, level) + after > BOTTOM && p->y > MARGIN + 1)
+    int section = 0;
+    for (int i = 0; i < p->nheld; i++)
+        section |= p->held_level[i] == 2;
+    double after = section && h < 120 ? 120 : h;
+    if (p->y + held_height(p) + after > BOTTOM && p->y > MARGIN + 1)
         new_page(p);
-    draw_heading(p, text, level);
-    free(text);
+    for (int i = 0; i < p->nheld; i++) {
+        draw_heading(p, p->held[i], p->held_level[i]);
+        free(p->held[i]);
+        p->held[i] = NULL;
+    }
+    p->nheld = 0;
 }
 
 static void need(struct doc_pdf *p, double h)
@@ -151,11 +169,11 @@ static void need(struct doc_pdf *p, double h)
 
 void doc_pdf_heading(struct doc_pdf *p, const char *text, int level)
 {
-    release(p, 0); /* two headings in a row: the first goes down now */
-    p->held = doc_cap(text, PDF_SHORT_MAX, "the HTML document");
-    if (!p->held)
-        p->held = xstrdup(text);
-    p->held_level = level;
+    if (p->nheld == PDF_HELD_MAX)
+        release(p, 0);
+    char *t = doc_cap(text, PDF_SHORT_MAX, "the HTML document");
+    p->held[p->nheld] = t ? t : xstrdup(text);
+    p->held_level[p->nheld++] = level;
 }
 
 /* One piece of a paragraph: laid out as a whole, so never longer than
@@ -454,11 +472,11 @@ int doc_pdf_figure(struct doc_pdf *p, const struct figure *f)
     double h = f->h * scale;
     /* A figure taller than a page, or one that fills a page and has a heading
      * to take along: a page of its own, grown by what it holds above the figure. */
-    bool full = p->held && h + 20 + heading_height(p, p->held, p->held_level) > PAGE_H - 2 * MARGIN - FOOTER_H;
+    bool full = p->nheld && h + 20 + held_height(p) > PAGE_H - 2 * MARGIN - FOOTER_H;
     if (page_h > PAGE_H || full) {
         if (p->y > MARGIN + 1)
             new_page(p);
-        p->page_h = (page_h > PAGE_H ? page_h : PAGE_H) + (p->held ? heading_height(p, p->held, p->held_level) : 0);
+        p->page_h = (page_h > PAGE_H ? page_h : PAGE_H) + held_height(p);
         cairo_pdf_surface_set_size(p->s, PAGE_W, p->page_h);
         release(p, 0);
     }

@@ -201,7 +201,8 @@ static int build_speedup(struct rctx *x)
     if (x->baseline < 0)
         return 0;
     const struct grid_col *base = &g->cols[x->baseline];
-    size_t nser = g->ncols - 1 + (g->nkeras3 > 0);
+    int show_k3 = grid_keras3_best_shown(g);
+    size_t nser = g->ncols - 1 + (size_t)show_k3;
     if (nser == 0)
         return 0;
     size_t *rows = xcalloc(g->nrows + 1, sizeof(*rows));
@@ -230,7 +231,7 @@ static int build_speedup(struct rctx *x)
             ser[s] = g->cols[c].display;
             color[s++] = g->cols[c].color;
         }
-        if (g->nkeras3 > 0) {
+        if (show_k3) {
             ser[s] = "Keras 3 (best)";
             color[s++] = GRID_KERAS3_BEST_COLOR;
         }
@@ -247,7 +248,7 @@ static int build_speedup(struct rctx *x)
                 na[i * nser + s] = !gc->ok ? gc->na : NULL;
                 s++;
             }
-            if (g->nkeras3 > 0) {
+            if (show_k3) {
                 double k3 = grid_keras3_best(g, r);
                 v[i * nser + s] = grid_speedup(bc->st.mean, k3);
                 na[i * nser + s] = isnan(k3) ? "NA (no Keras 3 result)" : NULL;
@@ -274,9 +275,11 @@ static int build_speedup(struct rctx *x)
         err = add_figure(x, FIG_SPEEDUP, FIG_W, h, barfig_draw, f,
                          chunk_name(xprintf("speedup-vs-%s", base->backend), k, nchunks),
                          xprintf("Throughput speedup over %s%s", base->display, suffix),
-                         "Throughput speedup of each backend, and of the best Keras 3 "
-                         "backend, over the baseline, per row; rows without a baseline "
-                         "result are listed under the chart.");
+                         show_k3 ? "Throughput speedup of each backend, and of the best Keras 3 "
+                                   "backend, over the baseline, per row; rows without a baseline "
+                                   "result are listed under the chart."
+                                 : "Throughput speedup of each backend over the baseline, per row; "
+                                   "rows without a baseline result are listed under the chart.");
     }
     free(rows);
     free(note);
@@ -289,7 +292,9 @@ static int build_keras3_figures(struct rctx *x)
     const struct grid *g = x->g;
     int err = 0;
     for (size_t c = 0; g->nkeras3 && c < g->ncols && !err; c++) {
-        if (g->cols[c].keras3)
+        /* with one Keras 3 backend, its speedup over the baseline is already a
+         * series of the speedup chart */
+        if (g->cols[c].keras3 || (!grid_keras3_best_shown(g) && (int)c == x->baseline))
             continue;
         size_t nchunks = (g->nrows + BAR_ROWS * 2 - 1) / (BAR_ROWS * 2);
         for (size_t k = 0; k < nchunks && !err; k++) {

@@ -287,3 +287,63 @@ size_t grid_detail_line(const char *detail, const char **line)
         *line = cand ? cand : prev;
     return strcspn(*line, "\n");
 }
+
+/* One `  File "PATH", line N, in FUNC` line as "BASE:N in FUNC" appended to
+ * out (after "; " when out is not empty); a line of another form is skipped. */
+static void frame_append(const char *p, char *out, size_t n)
+{
+    const char *q = p + 8; /* past `  File "` */
+    const char *end = strchr(q, '"');
+    size_t eol = strcspn(p, "\n");
+    if (!end || (size_t)(end - p) >= eol)
+        return;
+    const char *base = q;
+    for (const char *s = q; s < end; s++)
+        if (*s == '/')
+            base = s + 1;
+    const char *rest = end + 1, *stop = p + eol;
+    long lineno = -1;
+    const char *func = NULL;
+    if (stop - rest > 7 && strncmp(rest, ", line ", 7) == 0) {
+        lineno = strtol(rest + 7, NULL, 10);
+        const char *in = strstr(rest, ", in ");
+        if (in && in < stop)
+            func = in + 5;
+    }
+    size_t len = strlen(out);
+    if (len + 1 >= n)
+        return;
+    snprintf(out + len, n - len, "%s%.*s", len ? "; " : "", (int)(end - base), base);
+    len = strlen(out);
+    if (lineno >= 0 && len + 1 < n)
+        snprintf(out + len, n - len, ":%ld", lineno);
+    len = strlen(out);
+    if (func && len + 1 < n)
+        snprintf(out + len, n - len, " in %.*s", (int)(stop - func), func);
+}
+
+void grid_detail_frames(const char *detail, size_t max, char *buf, size_t n)
+{
+    if (!n)
+        return;
+    buf[0] = '\0';
+    if (!detail || !max)
+        return;
+    const char *line;
+    grid_detail_line(detail, &line);
+    /* the frames that precede the exception line; when the summary line
+     * comes first (what failed: Type: message), those of the whole detail */
+    const char *limit = line > detail ? line : detail + strlen(detail);
+    const char *frames[64];
+    size_t nf = 0;
+    for (const char *p = detail; p && p < limit; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, "  File \"", 8) == 0) {
+            if (nf == sizeof(frames) / sizeof(frames[0])) {
+                memmove(frames, frames + 1, (nf - 1) * sizeof(frames[0]));
+                nf--;
+            }
+            frames[nf++] = p;
+        }
+    for (size_t i = nf > max ? nf - max : 0; i < nf; i++)
+        frame_append(frames[i], buf, n);
+}

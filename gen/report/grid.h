@@ -79,6 +79,16 @@ int grid_holds(const struct grid *g, size_t r, size_t c, const struct rd_cell *c
 /* Column of a backend, or -1. */
 int grid_col_find(const struct grid *g, const char *backend);
 
+/* Whether the documents' grid tables (Summary, Throughput, Speedup) and the
+ * speedup chart show a "Keras 3 (best)" column: only with two Keras 3
+ * backends or more, as with one it repeats that backend's column. The
+ * machine-readable outputs (report.json, summary.csv) and the comparison
+ * with a published keras3-best value keep it whenever a Keras 3 backend ran. */
+static inline int grid_keras3_best_shown(const struct grid *g)
+{
+    return g->nkeras3 > 1;
+}
+
 /* Mean ms/step of the row's best Keras 3 column ("Keras 3 (best)"), NAN when none. */
 double grid_keras3_best(const struct grid *g, size_t r);
 
@@ -100,5 +110,12 @@ void grid_warnings(const struct stats *st, char *buf, size_t n);
  * line at the left margin, never "Traceback (most recent call last):";
  * otherwise the first line. *line points into detail; returns its length. */
 size_t grid_detail_line(const char *detail, const char **line);
+
+/* The last frames (at most max) of the traceback in a failed cell's detail
+ * that grid_detail_line() reads, outermost first, as "file.py:12 in step;
+ * model.py:40 in forward": file names only (no directories: the same bytes
+ * on every machine). Writes "" when the detail holds no traceback frame.
+ * Truncates to n - 1 bytes. */
+void grid_detail_frames(const char *detail, size_t max, char *buf, size_t n);
 
 #endif /* BENCHGEN_GRID_H */

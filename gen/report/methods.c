@@ -283,7 +283,81 @@ static int diff_table(const struct rctx *x, const struct methods_pair *pairs, si
 
 int methods_diff_table(const struct rctx *x, struct table *t) { return pairs_table(x, t, diff_table); }
 
+/* The published window of a cell (docs/METHOD.md, "timed as a window"):
+ * the ms/step the original would have printed, its two clock reads (markers
+ * window.begin and window.end) over the window's calls (fact window.calls),
+ * as keras_utils.py divided them; NAN when the cell has no whole window. */
+static void pairs_part(struct doc *d, const struct rctx *x);
+
+double methods_window_ms(const struct rd_cell *c)
+{
+    const char *b = kvlist_get(&c->result.phases, "window.begin");
+    const char *e = kvlist_get(&c->result.phases, "window.end");
+    const char *n = kvlist_get(&c->result.facts, "window.calls");
+    if (!b || !e || !n)
+        return NAN;
+    char *end1, *end2, *end3;
+    long long bn = strtoll(b, &end1, 10), en = strtoll(e, &end2, 10), calls = strtoll(n, &end3, 10);
+    if (*end1 || *end2 || *end3 || calls <= 0 || en < bn)
+        return NAN;
+    return (double)(en - bn) / (double)calls / 1e6;
+}
+
+/* Which published cells were timed as a window, beside their per-step mean. */
+static void windows_part(struct doc *d, const struct rctx *x)
+{
+    struct table t = {0};
+    static const char *const head[5] = {"Cell", "Per-step mean ms/step", "Window ms/step (as published)",
+                                        "Window / per-step", "Calls in the window"};
+    table_init(&t, 5);
+    for (size_t c = 0; c < 5; c++)
+        table_head(&t, c, head[c], c > 0);
+    for (size_t i = 0; i < x->rd->ncells; i++) {
+        const struct rd_cell *c = &x->rd->cells[i];
+        double w = methods_window_ms(c);
+        if (!isfinite(w))
+            continue;
+        size_t r = table_row(&t);
+        char buf[32];
+        table_set(&t, r, 0, TC_MONO, NAN, "%s", c->cell.key);
+        set_ms(&t, r, 1, c->st.n > 0, c->st.n > 0 ? c->st.mean : NAN, c);
+        rctx_fmt_ms(w, buf, sizeof(buf));
+        table_set(&t, r, 2, 0, w, "%s", buf);
+        if (c->st.n > 0 && c->st.mean > 0)
+            table_set(&t, r, 3, 0, w / c->st.mean, "%.2fx", w / c->st.mean);
+        else
+            table_set(&t, r, 3, TC_NA, NAN, "NA");
+        table_set(&t, r, 4, 0, NAN, "%s", kvlist_get(&c->result.facts, "window.calls"));
+    }
+    int err = table_finish(&t);
+    if (err < 0) {
+        d->err = err;
+        return;
+    }
+    if (t.nrows) {
+        doc_heading(d, "Timed as a window");
+        doc_paraf(d, DOC_NORMAL, 0,
+                  "%zu published cell%s also timed the original's window (Keras 3 predict, "
+                  "benchmark/keras_utils.py:27-48): model.predict over one batch more than the timed steps, one "
+                  "clock read as batch 1 begins and one as the last batch ends, with no wait for the device "
+                  "between (Keras 3.0.5 hands the callbacks its outputs unconverted) and the one synchronisation, "
+                  "the outputs fetched, after it; ms/step is the window over its calls, as the original divided "
+                  "it. The per-step mean beside it waits for every step.",
+                  t.nrows, t.nrows == 1 ? "" : "s");
+        doc_table(d, &t, 7);
+    } else {
+        table_free(&t);
+    }
+}
+
 void methods_section(struct doc *d, const struct rctx *x)
+{
+    pairs_part(d, x);
+    if (!d->err)
+        windows_part(d, x);
+}
+
+static void pairs_part(struct doc *d, const struct rctx *x)
 {
     struct table side = {0}, diff = {0};
     struct methods_pair *pairs = NULL;

@@ -53,4 +53,9 @@ int methods_diff_table(const struct rctx *x, struct table *t);
  * Method section), when some position ran under both methods. */
 void methods_section(struct doc *d, const struct rctx *x);
 
+/* A published cell timed as a window (docs/METHOD.md): its window over its
+ * calls in ms, from markers window.begin/window.end and fact window.calls,
+ * as the original divided it; NAN when the cell has none. */
+double methods_window_ms(const struct rd_cell *c);
+
 #endif /* BENCHGEN_METHODS_H */

@@ -28,6 +28,48 @@ static void table(struct doc *d, const struct rctx *x, enum table_kind kind, dou
         doc_table(d, &t, size);
 }
 
+/* Whether t has something to say: a row with a cell at column `from` or
+ * right of it that is not NA (so not a table of row labels alone, nor one
+ * whose every value is NA). */
+static int table_says(const struct table *t, size_t from)
+{
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t c = from; c < t->ncols; c++)
+            if (!(table_at(t, r, c)->flags & TC_NA) && table_at(t, r, c)->text[0])
+                return 1;
+    return 0;
+}
+
+/* A table that may have nothing to say (table_says() from column `from`):
+ * then it is left out, and `why` (NULL: nothing) says so in one sentence
+ * instead, never an empty table or a bare "None.". */
+static void table_or(struct doc *d, const struct rctx *x, enum table_kind kind, double size, size_t from,
+                     const char *why)
+{
+    struct table t;
+    if (d->err)
+        return;
+    int err = tables_build(x, kind, &t);
+    if (err < 0) {
+        d->err = err;
+    } else if (table_says(&t, from)) {
+        doc_table(d, &t, size);
+    } else {
+        table_free(&t);
+        if (why)
+            doc_para(d, DOC_NORMAL, why);
+    }
+}
+
+/* Whether some cell of the run has a number (an ok cell with timed steps). */
+static int any_number(const struct rctx *x)
+{
+    for (size_t i = 0; i < x->g->nrows * x->g->ncols; i++)
+        if (x->g->cells[i].ok)
+            return 1;
+    return 0;
+}
+
 static void figures(struct doc *d, const struct rctx *x, int section, unsigned flags)
 {
     for (size_t i = 0; i < x->nfigs; i++)
@@ -78,13 +120,21 @@ static void answer(struct doc *d, const struct rctx *x)
         doc_para(d, DOC_NORMAL, s);
         free(s);
     }
-    if (a->max_repeats <= 1)
+    if (a->max_repeats <= 1 && any_number(x)) /* with no number there is no interval to qualify */
         doc_para(d, DOC_ALERT,
                  "No repeats: every cell ran once, in one process. The intervals cover step-to-step noise "
                  "only, not the differences between processes or machines; benchgen run --repeats N measures "
                  "those.");
-    table(d, x, TABLE_WINS, 7.5);
-    table(d, x, TABLE_GEOMEAN, 7.5);
+    if (any_number(x)) { /* else each row's sentence has said that no backend produced a number */
+        table(d, x, TABLE_WINS, 7.5);
+        if (x->g->ncols > 1 && x->baseline >= 0) {
+            char *why = xprintf("No geometric-mean speed-up: no row has a number from both the baseline, %s, "
+                                "and another backend.",
+                                x->g->cols[x->baseline].display);
+            table_or(d, x, TABLE_GEOMEAN, 7.5, 2, why);
+            free(why);
+        }
+    }
     doc_end(d);
 }
 
@@ -169,19 +219,36 @@ int report_doc_build(struct doc *d, const struct rctx *x)
              "row's fastest cell, or every cell within 2% of it (a tie inside the noise band); shading: ratio "
              "to the row's best (darker is slower). NA: no number, with the reason.");
     table(d, x, TABLE_SUMMARY, 7.5);
-    table(d, x, TABLE_DETAIL, 7);
-    table(d, x, TABLE_THROUGHPUT, 7.5);
-    figures(d, x, FIG_SUMMARY, 0);
-    doc_end(d);
+    int numbers = any_number(x);
+    if (!numbers) {
+        /* nothing below has a number to show: one sentence instead of NA tables and empty charts */
+        doc_para(d, DOC_NORMAL,
+                 "No cell produced a number, so this report has no statistics, throughput, speedup, heatmap "
+                 "or step-time chart; Failures says how each cell ended.");
+        doc_end(d);
+    } else {
+        table_or(d, x, TABLE_DETAIL, 7, 2, NULL);
+        table_or(d, x, TABLE_THROUGHPUT, 7.5, 3, NULL);
+        figures(d, x, FIG_SUMMARY, 0);
+        doc_end(d);
 
-    doc_section(d, "speedup", "Speedup");
-    table(d, x, TABLE_SPEEDUP, 7.5);
-    figures(d, x, FIG_SPEEDUP, 0);
-    doc_end(d);
+        doc_section(d, "speedup", "Speedup");
+        if (x->g->ncols < 2 || x->baseline < 0) {
+            doc_paraf(d, DOC_NORMAL, 0, "No speedup: the run has one backend, %s, and so nothing to compare it with.",
+                      x->g->ncols ? x->g->cols[0].display : "none");
+        } else {
+            char *why = xprintf("No speedup: no row has a number from both the baseline, %s, and another backend.",
+                                x->g->cols[x->baseline].display);
+            table_or(d, x, TABLE_SPEEDUP, 7.5, 2, why);
+            free(why);
+            figures(d, x, FIG_SPEEDUP, 0);
+        }
+        doc_end(d);
 
-    doc_section(d, "heatmap", "Relative to each row's best");
-    figures(d, x, FIG_HEATMAP, 0);
-    doc_end(d);
+        doc_section(d, "heatmap", "Relative to each row's best");
+        figures(d, x, FIG_HEATMAP, 0);
+        doc_end(d);
+    }
 
     if (x->ref) {
         doc_section(d, "reference", "Measured vs published");
@@ -196,14 +263,16 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     table(d, x, TABLE_CONFIG, 7);
     doc_end(d);
 
-    doc_section(d, "statistics", "Statistics per cell");
-    table(d, x, TABLE_STATISTICS, 6);
-    hardware(d, x);
-    doc_end(d);
+    if (numbers) {
+        doc_section(d, "statistics", "Statistics per cell");
+        table(d, x, TABLE_STATISTICS, 6);
+        hardware(d, x);
+        doc_end(d);
 
-    doc_section(d, "cells", "Step times per cell");
-    figures(d, x, FIG_CELLS, DOC_MDHEAD);
-    doc_end(d);
+        doc_section(d, "cells", "Step times per cell");
+        figures(d, x, FIG_CELLS, DOC_MDHEAD);
+        doc_end(d);
+    }
 
     doc_section(d, "method", "Method");
     doc_paras(d, x->method, x->nmethod);
@@ -213,7 +282,7 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     doc_section(d, "fairness", "Fairness notes");
     doc_paras(d, x->fairness, x->nfairness);
     doc_heading(d, "Facts recorded per backend");
-    table(d, x, TABLE_FACTS, 7.5);
+    table_or(d, x, TABLE_FACTS, 7.5, 0, "No cell recorded facts: every cell ended before its workload was set up.");
     doc_end(d);
 
     placement_section(d, x);
@@ -222,11 +291,11 @@ int report_doc_build(struct doc *d, const struct rctx *x)
     doc_heading(d, "Machine and run");
     table(d, x, TABLE_RUN_ENV, 7.5);
     doc_heading(d, "Per backend");
-    table(d, x, TABLE_PY_ENV, 7);
+    table_or(d, x, TABLE_PY_ENV, 7, 0, "No cell recorded its Python environment: none got as far as starting it.");
     doc_end(d);
 
     doc_section(d, "failures", "Failures");
-    table(d, x, TABLE_FAILURES, 7.5);
+    table_or(d, x, TABLE_FAILURES, 7.5, 0, "Every cell ended ok with timed steps.");
     doc_end(d);
 
     cell_logs(d, x);

@@ -55,6 +55,9 @@ static json_t *jcell(const struct rd_cell *c, int *err)
     json_put(o, "peak_rss_bytes", c->result.status ? json_integer(c->result.peak_rss) : json_null(), err);
     json_put(o, "stats", stats_json(&c->st, err), err);
     json_put(o, "throughput", jthroughput(&tp, &c->st, ok, err), err);
+    double window = methods_window_ms(c); /* only a cell timed as a window has it (docs/METHOD.md) */
+    if (isfinite(window))
+        json_put(o, "window_ms_per_step", json_num(window), err);
     json_put(o, "environment", json_kvmap(&c->result.env, err), err);
     return o;
 }

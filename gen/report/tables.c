@@ -3,6 +3,7 @@
  */
 #include "report/tables.h"
 #include "base/error.h"
+#include "base/util.h"
 #include "base/xalloc.h"
 #include "charts/heatmap.h"
 #include "report/answer.h"
@@ -133,7 +134,7 @@ static void grid_table(struct table *t, const struct grid *g, const char *extra,
 static void build_summary(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
-    int k3 = g->nkeras3 > 0;
+    int k3 = grid_keras3_best_shown(g);
     grid_table(t, g, NULL, -1, k3);
     for (size_t row = 0; row < g->nrows; row++) {
         size_t r = table_row(t);
@@ -198,7 +199,7 @@ static void build_detail(const struct rctx *x, struct table *t)
 static void build_speedup(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
-    int k3 = g->nkeras3 > 0;
+    int k3 = grid_keras3_best_shown(g);
     if (x->baseline < 0) {
         table_init(t, 0);
         return;
@@ -302,7 +303,7 @@ static void build_reference(const struct rctx *x, struct table *t)
 static void build_throughput(const struct rctx *x, struct table *t)
 {
     const struct grid *g = x->g;
-    int k3 = g->nkeras3 > 0;
+    int k3 = grid_keras3_best_shown(g);
     grid_table(t, g, "Unit", -1, k3);
     t->caption = xprintf("Throughput at the mean ms/step, higher is better: samples/s for fit and predict, "
                          "tokens/s for generate (batch x %d new tokens, an upper bound where the method "
@@ -336,21 +337,53 @@ static void build_throughput(const struct rctx *x, struct table *t)
     }
 }
 
+/* Statistics columns, in order; STAT_METHOD, STAT_REPEAT and STAT_WARMUP
+ * are left out when they would say nothing or repeat what another column
+ * says (every cell ran one method; every cell ran once; every cell's
+ * warm-up is its one first call). */
+enum {
+    STAT_MODEL, STAT_BATCH, STAT_BACKEND, STAT_METHOD, STAT_REPEAT, STAT_STATUS, STAT_N, STAT_MEAN, STAT_MEDIAN, STAT_P5,
+    STAT_P95, STAT_STDEV, STAT_CI, STAT_CV, STAT_OUTLIERS, STAT_COMPILE, STAT_WARMUP, STAT_WARNINGS, STAT_NCOLS
+};
+
 static void build_statistics(const struct rctx *x, struct table *t)
 {
-    static const char *const head[] = {"Model (task)", "Batch",    "Backend",
-                                       "Repeat",       "Status",   "n",
-                                       "Mean",         "Median",   "p5",
-                                       "p95",          "Std dev",  "95% CI of the mean",
-                                       "CV",           "Outliers", "Compile (first call) ms",
-                                       "Warm-up ms",   "Warnings"};
-    static const unsigned char numeric[] = {0, 1, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
-    size_t n = sizeof(head) / sizeof(head[0]);
+    static const char *const head[STAT_NCOLS] = {"Model (task)", "Batch",    "Backend",  "Method",
+                                                 "Repeat",       "Status",   "n",
+                                                 "Mean",         "Median",   "p5",
+                                                 "p95",          "Std dev",  "95% CI of the mean",
+                                                 "CV",           "Outliers", "Compile (first call) ms",
+                                                 "Warm-up ms",   "Warnings"};
+    static const unsigned char numeric[STAT_NCOLS] = {0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
+    int repeats = 0, warmups = 0, methods = 0;
+    const char *method0 = x->rd->ncells ? x->rd->cells[0].cell.method : NULL;
+    for (size_t i = 0; i < x->rd->ncells; i++) {
+        const struct rd_cell *c = &x->rd->cells[i];
+        repeats |= c->cell.repeat > 1;
+        warmups |= c->result.nwarmup > 1;
+        methods |= (c->cell.method == NULL) != (method0 == NULL) ||
+                   (c->cell.method && method0 && strcmp(c->cell.method, method0) != 0);
+    }
+    int col[STAT_NCOLS]; /* the table column of each, -1 when left out */
+    size_t n = 0;
+    for (int c = 0; c < STAT_NCOLS; c++)
+        col[c] = (c == STAT_METHOD && !methods) || (c == STAT_REPEAT && !repeats) || (c == STAT_WARMUP && !warmups)
+                     ? -1
+                     : (int)n++;
     table_init(t, n);
-    t->caption =
-        xstrdup("Every cell of the run, ms. Mean is the published metric; CV = standard deviation / mean.");
-    for (size_t c = 0; c < n; c++)
-        table_head(t, c, head[c], numeric[c]);
+    t->caption = xprintf("Every cell of the run, ms. Mean is the published metric; CV = standard deviation / "
+                         "mean.%s%s",
+                         warmups ? "" : " Each cell's warm-up was its one first call, so the compile column is "
+                                        "also its warm-up time.",
+                         repeats ? "" : " Each cell ran once (repeat 1).");
+    for (int c = 0; c < STAT_NCOLS; c++)
+        if (col[c] >= 0)
+            table_head(t, (size_t)col[c], head[c], numeric[c]);
+#define SET(c, ...)                                                                                             \
+    do {                                                                                                        \
+        if (col[c] >= 0)                                                                                        \
+            table_set(t, r, (size_t)col[c], __VA_ARGS__);                                                       \
+    } while (0)
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *cell = &x->rd->cells[i];
         const struct stats *st = &cell->st;
@@ -370,17 +403,18 @@ static void build_statistics(const struct rctx *x, struct table *t)
         for (size_t k = 0; k < cell->result.nwarmup; k++)
             wsum += (double)cell->result.warmup_ns[k] / 1e6;
         const char *status = cell->result.status ? status_name(cell->result.status) : "not run";
-        table_set(t, r, 0, 0, NAN, "%s", row >= 0 ? x->g->rows[row].label : cell->cell.model);
-        table_set(t, r, 1, 0, cell->cell.batch, "%d", cell->cell.batch);
-        table_set(t, r, 2, 0, NAN, "%s", rctx_backend_display(cell->cell.backend));
-        table_set(t, r, 3, 0, cell->cell.repeat, "%d", cell->cell.repeat);
-        table_set(t, r, 4, ok ? 0 : TC_NA, NAN, "%s", status);
+        SET(STAT_MODEL, 0, NAN, "%s", row >= 0 ? x->g->rows[row].label : cell->cell.model);
+        SET(STAT_BATCH, 0, cell->cell.batch, "%d", cell->cell.batch);
+        SET(STAT_BACKEND, 0, NAN, "%s", rctx_backend_display(cell->cell.backend));
+        SET(STAT_METHOD, 0, NAN, "%s", cell->cell.method ? cell->cell.method : "-");
+        SET(STAT_REPEAT, 0, cell->cell.repeat, "%d", cell->cell.repeat);
+        SET(STAT_STATUS, ok ? 0 : TC_NA, NAN, "%s", status);
         char anchor[300];
         table_log_anchor(cell->cell.key, anchor, sizeof(anchor));
         table_href(t, r, 0, anchor);
         if (!ok) {
-            for (size_t c = 5; c < n - 1; c++)
-                table_set(t, r, c, TC_NA, NAN, "%s", c == 5 ? "0" : "NA");
+            for (int c = STAT_N; c < STAT_WARNINGS; c++)
+                SET(c, TC_NA, NAN, "%s", c == STAT_N ? "0" : "NA");
             continue;
         }
         char lo[64], hi[64], cv[64], comp[64], wu[64];
@@ -390,19 +424,20 @@ static void build_statistics(const struct rctx *x, struct table *t)
         rctx_fmt_ms(compile, comp, sizeof(comp));
         double wsum_ms = cell->result.nwarmup ? wsum : NAN;
         rctx_fmt_ms(wsum_ms, wu, sizeof(wu));
-        table_set(t, r, 5, 0, (double)st->n, "%zu", st->n);
-        table_set(t, r, 6, 0, st->mean, "%s", v[0]);
-        table_set(t, r, 7, 0, st->median, "%s", v[1]);
-        table_set(t, r, 8, 0, st->p5, "%s", v[2]);
-        table_set(t, r, 9, 0, st->p95, "%s", v[3]);
-        table_set(t, r, 10, 0, st->stdev, "%s", v[4]);
-        table_set(t, r, 11, 0, NAN, "%s - %s", lo, hi);
-        table_set(t, r, 12, st->cv > STATS_NOISY_CV ? TC_WARN : 0, st->cv, "%s%%", cv);
-        table_set(t, r, 13, 0, (double)st->outliers, "%zu", st->outliers);
-        table_set(t, r, 14, cell->result.nwarmup ? 0 : TC_NA, compile, "%s", comp);
-        table_set(t, r, 15, cell->result.nwarmup ? 0 : TC_NA, wsum_ms, "%s", wu);
-        table_set(t, r, 16, warn[0] ? TC_WARN : 0, NAN, "%s", warn);
+        SET(STAT_N, 0, (double)st->n, "%zu", st->n);
+        SET(STAT_MEAN, 0, st->mean, "%s", v[0]);
+        SET(STAT_MEDIAN, 0, st->median, "%s", v[1]);
+        SET(STAT_P5, 0, st->p5, "%s", v[2]);
+        SET(STAT_P95, 0, st->p95, "%s", v[3]);
+        SET(STAT_STDEV, 0, st->stdev, "%s", v[4]);
+        SET(STAT_CI, 0, NAN, "%s - %s", lo, hi);
+        SET(STAT_CV, st->cv > STATS_NOISY_CV ? TC_WARN : 0, st->cv, "%s%%", cv);
+        SET(STAT_OUTLIERS, 0, (double)st->outliers, "%zu", st->outliers);
+        SET(STAT_COMPILE, cell->result.nwarmup ? 0 : TC_NA, compile, "%s", comp);
+        SET(STAT_WARMUP, cell->result.nwarmup ? 0 : TC_NA, wsum_ms, "%s", wu);
+        SET(STAT_WARNINGS, warn[0] ? TC_WARN : 0, NAN, "%s", warn);
     }
+#undef SET
 }
 
 static void build_facts(const struct rctx *x, struct table *t)
@@ -422,20 +457,6 @@ static void build_facts(const struct rctx *x, struct table *t)
     }
 }
 
-/* "80.0 GiB" / "512.0 MiB" for a byte count, into buf; 0 when v is not a whole number. */
-static int fmt_bytes(const char *v, char *buf, size_t n)
-{
-    char *end;
-    double b = v ? strtod(v, &end) : NAN;
-    if (!v || end == v || *end || !isfinite(b) || b < 0)
-        return 0;
-    if (b >= 1024.0 * 1024 * 1024)
-        snprintf(buf, n, "%.1f GiB", b / (1024.0 * 1024 * 1024));
-    else
-        snprintf(buf, n, "%.1f MiB", b / (1024.0 * 1024));
-    return 1;
-}
-
 /* Two text columns, one row a pair. */
 static void kv_table(struct table *t, const char *key, const char *value)
 {
@@ -450,9 +471,8 @@ static void build_kv(struct table *t, const struct kvlist *kv)
     for (size_t i = 0; i < kv->n; i++) {
         size_t r = table_row(t);
         const char *key = kv->items[i].key, *v = kv->items[i].value;
-        size_t kl = strlen(key);
         char mem[64];
-        int bytes = kl > 6 && strcmp(key + kl - 6, "_bytes") == 0 && fmt_bytes(v, mem, sizeof(mem));
+        int bytes = util_fmt_bytes(mem, sizeof(mem), key, v);
         table_set(t, r, 0, TC_MONO, NAN, "%s", key);
         table_set(t, r, 1, 0, NAN, "%s", bytes ? mem : v ? v : "");
     }
@@ -478,10 +498,12 @@ static void build_py_env(const struct rctx *x, struct table *t)
 
 static void build_failures(const struct rctx *x, struct table *t)
 {
-    table_init(t, 3);
+    table_init(t, 5);
     table_head(t, 0, "Cell", 0);
     table_head(t, 1, "Status", 0);
-    table_head(t, 2, "Detail (first line; the full text is in the cell's log)", 0);
+    table_head(t, 2, "What went wrong (the exception's line; the whole text is under Cell logs)", 0);
+    table_head(t, 3, "Last frames (innermost last)", 0);
+    table_head(t, 4, "Log", 0);
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
         if (c->result.status == STATUS_OK)
@@ -496,7 +518,23 @@ static void build_failures(const struct rctx *x, struct table *t)
         table_set(t, r, 0, TC_MONO, NAN, "%s", c->cell.key);
         table_href(t, r, 0, anchor);
         table_set(t, r, 1, TC_NA, NAN, "%s", c->result.status ? status_name(c->result.status) : "not run");
-        table_set(t, r, 2, 0, NAN, "%.*s", (int)len, line);
+        if (len)
+            table_set(t, r, 2, 0, NAN, "%.*s", (int)len, line);
+        else if (c->result.status == STATUS_NONE) /* never an empty cell: say what is known */
+            table_set(t, r, 2, 0, NAN, "no result recorded: not run, or still running when the report was made "
+                                        "(benchgen run --resume runs it)");
+        else
+            table_set(t, r, 2, 0, NAN, "no detail recorded; see the cell's log");
+        char frames[400];
+        grid_detail_frames(c->result.detail, 3, frames, sizeof(frames));
+        if (frames[0])
+            table_set(t, r, 3, TC_MONO, NAN, "%s", frames);
+        else
+            table_set(t, r, 3, TC_NA, NAN, "no traceback");
+        if (c->log_path && c->log_path[0])
+            table_set(t, r, 4, TC_MONO, NAN, "%s", c->log_path);
+        else
+            table_set(t, r, 4, TC_NA, NAN, "none kept");
     }
 }
 

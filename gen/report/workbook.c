@@ -10,6 +10,7 @@
  */
 #include "report/workbook.h"
 #include "base/error.h"
+#include "base/util.h"
 #include "base/escape.h"
 #include "base/xalloc.h"
 #include "charts/heatmap.h"
@@ -69,10 +70,12 @@ static lxw_row_t write_grid_block(struct workbook *w, lxw_worksheet *ws, lxw_row
  * table, values left to right with their unit and number format, and the
  * row names sit at the left edge, never over bars that point left. vmin: the
  * smallest value drawn (percent fractions never fall below -1, so the axis
- * never shows a speed-up the formula cannot give). */
+ * never shows a speed-up the formula cannot give); vals: the nvals values
+ * drawn, which choose the value axis's number format. */
 static lxw_row_t chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_t at_row, lxw_col_t at_col,
                                  const char *title, const char *axis, lxw_row_t data_r0, size_t nrows,
-                                 lxw_col_t data_c0, size_t nser, const unsigned *colors, int percent, double vmin)
+                                 lxw_col_t data_c0, size_t nser, const unsigned *colors, int percent, double vmin,
+                                 const double *vals, size_t nvals)
 {
     if (w->err || nrows == 0 || nser == 0)
         return at_row;
@@ -102,7 +105,16 @@ static lxw_row_t chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_
     chart_axis_set_crossing_max(ch->y_axis); /* so the value axis stays at the bottom */
     chart_axis_set_label_position(ch->y_axis, LXW_CHART_AXIS_LABEL_POSITION_LOW);
     chart_axis_set_name(ch->x_axis, axis); /* values */
-    chart_axis_set_num_format(ch->x_axis, percent ? "+0%;-0%;0%" : "#,##0");
+    /* a format that shows the values' magnitude: a 0.5 ms tick must not read "1" */
+    double vmax = 0;
+    for (size_t i = 0; i < nvals; i++)
+        if (isfinite(vals[i]) && fabs(vals[i]) > vmax)
+            vmax = fabs(vals[i]);
+    chart_axis_set_num_format(ch->x_axis, percent          ? "+0%;-0%;0%"
+                                          : vmax >= 20.0   ? "#,##0"
+                                          : vmax >= 2.0    ? "#,##0.0"
+                                          : vmax >= 0.2    ? "#,##0.00"
+                                                           : "#,##0.000");
     if (percent && vmin < 0)
         chart_axis_set_min(ch->x_axis, vmin < -0.8 ? -1.0 : floor(vmin * 5) / 5);
     chart_legend_set_position(ch, LXW_CHART_LEGEND_BOTTOM);
@@ -113,6 +125,25 @@ static lxw_row_t chart_from_data(struct workbook *w, lxw_worksheet *ws, lxw_row_
     lxw_row_t breaks[] = {at_row, 0}; /* the chart starts a page */
     worksheet_set_h_pagebreaks(ws, breaks);
     return at_row + (lxw_row_t)ceil(h / LXW_DEF_ROW_HEIGHT_PIXELS); /* the last row it covers */
+}
+
+/* A table's caption in row `row`, wrapped over at least CAPTION_MIN_COLS
+ * columns (or the table's ncols) and as many lines tall as it needs, so
+ * that it prints whole inside the print area instead of running past its
+ * right edge or being cut at its foot; returns the last column it covers
+ * (the print area must reach it). */
+#define CAPTION_MIN_COLS 10
+#define CAPTION_COL_CHARS 9.0 /* the least a column holds: workbook_fit_table's minimum */
+static lxw_col_t put_caption(struct workbook *w, lxw_worksheet *ws, lxw_row_t row, const char *text, size_t ncols)
+{
+    size_t span = ncols > CAPTION_MIN_COLS ? ncols : CAPTION_MIN_COLS;
+    if (w->err || !text)
+        return (lxw_col_t)(span - 1);
+    worksheet_merge_range(ws, row, 0, row, (lxw_col_t)(span - 1), "", w->wrap);
+    workbook_put_str(w, ws, row, 0, text, w->wrap);
+    double lines = ceil((double)strlen(text) * 1.15 / ((double)span * CAPTION_COL_CHARS));
+    worksheet_set_row(ws, row, 15.0 * (lines < 1 ? 1 : lines) + 2, NULL);
+    return (lxw_col_t)(span - 1);
 }
 
 static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *data)
@@ -126,11 +157,11 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     char title[512];
     snprintf(title, sizeof(title), "Benchmark report: %s", x->rd->name);
     workbook_put_str(w, ws, 0, 0, title, w->title);
-    workbook_put_str(
-        w, ws, 1, 0,
-        "Mean ms/step of the timed steps (the published metric), lower is better. Bold and boxed: the row's "
-        "fastest cell. Colour: ratio to the row's best. NA: no number, with the status in brackets.",
-        w->subtitle);
+    lxw_col_t cap_last =
+        put_caption(w, ws, 1,
+                    "Mean ms/step of the timed steps (the published metric), lower is better. Bold and boxed: the "
+                    "row's fastest cell. Colour: ratio to the row's best. NA: no number, with the status in brackets.",
+                    t.ncols);
     lxw_row_t hr = 3;
     lxw_row_t end = write_grid_block(w, ws, hr, &t, 1);
     workbook_fit_table(w, ws, hr, 0, &t, 9, 40);
@@ -170,12 +201,15 @@ static int sheet_summary(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
         }
     }
     unsigned *colors = xcalloc(g->ncols + 1, sizeof(*colors));
+    double *ms = xcalloc(g->nrows * g->ncols + 1, sizeof(*ms));
     for (size_t c = 0; c < g->ncols; c++)
         colors[c] = g->cols[c].color;
+    for (size_t i = 0; i < g->nrows * g->ncols; i++)
+        ms[i] = g->cells[i].ok ? g->cells[i].st.mean : NAN;
     lxw_row_t last = chart_from_data(w, ws, end2 + 2, 0, "ms/step by backend (lower is better)", "ms/step", 1,
-                                     g->nrows, 1, g->ncols, colors, 0, 0);
-    workbook_print_setup(w, ws, hr, last,
-                         (lxw_col_t)(t.ncols - 1 > 9 ? t.ncols - 1 : 9));
+                                     g->nrows, 1, g->ncols, colors, 0, 0, ms, g->nrows * g->ncols);
+    free(ms);
+    workbook_print_setup(w, ws, hr, last, (lxw_col_t)(t.ncols - 1 > cap_last ? t.ncols - 1 : cap_last));
     free(colors);
 done:
     table_free(&t);
@@ -193,8 +227,19 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     int err = tables_build(x, TABLE_SPEEDUP, &t);
     if (err < 0)
         return err;
-    if (t.ncols == 0) {
-        workbook_put_str(w, ws, 0, 0, "No baseline: the run has no backend to compare against.", w->subtitle);
+    int any = 0; /* a speedup to show: some row has the baseline's number and another's */
+    for (size_t r = 0; r < t.nrows; r++)
+        for (size_t c = 2; c < t.ncols; c++)
+            any |= isfinite(table_at(&t, r, c)->num);
+    if (!any) { /* one sentence, as the report says it, never an empty table */
+        char *why = t.ncols <= 2 ? xprintf("No speedup: the run has one backend, %s, and so nothing to compare it with.",
+                                            g->ncols ? g->cols[0].display : "none")
+                                 : xprintf("No speedup: no row has a number from both the baseline, %s, and another "
+                                           "backend.",
+                                           g->cols[x->baseline].display);
+        workbook_put_str(w, ws, 0, 0, why, w->subtitle);
+        free(why);
+        workbook_print_setup(w, ws, 0, 0, 9);
         goto done;
     }
     char *head = xprintf("Throughput speedup over %s", g->cols[x->baseline].display);
@@ -204,9 +249,7 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     char *note = xprintf("%s Values are fractions formatted as percent (0.5 = +50%%). Keras 3 (best) is the "
                          "fastest Keras 3 backend of the row.",
                          t.caption);
-    worksheet_merge_range(ws, 1, 0, 1, (lxw_col_t)(t.ncols - 1), "", w->wrap);
-    workbook_put_str(w, ws, 1, 0, note, w->wrap);
-    worksheet_set_row(ws, 1, 32, NULL);
+    lxw_col_t cap_last = put_caption(w, ws, 1, note, t.ncols);
     free(note);
     lxw_row_t hr = 3;
     for (size_t c = 0; c < t.ncols; c++)
@@ -245,7 +288,7 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
     for (size_t s = 0, c = 0; c < g->ncols; c++)
         if ((int)c != x->baseline)
             colors[s++] = g->cols[c].color;
-    if (g->nkeras3)
+    if (grid_keras3_best_shown(g)) /* the table's last column (tables.c) */
         colors[nser - 1] = GRID_KERAS3_BEST_COLOR;
     char title[256];
     snprintf(title, sizeof(title), "Throughput speedup over %s", g->cols[x->baseline].display);
@@ -255,9 +298,8 @@ static int sheet_speedup(struct workbook *w, lxw_worksheet *ws, lxw_worksheet *d
             if (isfinite(table_at(&t, r, c)->num) && table_at(&t, r, c)->num / 100.0 < vmin)
                 vmin = table_at(&t, r, c)->num / 100.0;
     lxw_row_t last = chart_from_data(w, ws, end + 2, 0, title, "throughput speedup", 1, t.nrows, dc, nser, colors,
-                                     1, vmin);
-    workbook_print_setup(w, ws, hr, last,
-                         (lxw_col_t)(t.ncols - 1 > 9 ? t.ncols - 1 : 9));
+                                     1, vmin, NULL, 0);
+    workbook_print_setup(w, ws, hr, last, (lxw_col_t)(t.ncols - 1 > cap_last ? t.ncols - 1 : cap_last));
     free(colors);
 done:
     table_free(&t);
@@ -276,9 +318,7 @@ static int sheet_throughput(struct workbook *w, lxw_worksheet *ws)
         return err;
     workbook_put_str(w, ws, 0, 0, "Throughput (higher is better)", w->title);
     /* the long caption wraps over the table's width, inside the print area */
-    worksheet_merge_range(ws, 1, 0, 1, (lxw_col_t)(t.ncols - 1), "", w->wrap);
-    workbook_put_str(w, ws, 1, 0, t.caption, w->wrap);
-    worksheet_set_row(ws, 1, 32, NULL);
+    lxw_col_t cap_last = put_caption(w, ws, 1, t.caption, t.ncols);
     lxw_row_t hr = 3;
     for (size_t c = 0; c < t.ncols; c++)
         workbook_put_str(w, ws, hr, (lxw_col_t)c, t.head[c], w->head);
@@ -299,7 +339,7 @@ static int sheet_throughput(struct workbook *w, lxw_worksheet *ws)
     workbook_fit_table(w, ws, hr, 0, &t, 9, 40);
     worksheet_freeze_panes(ws, hr + 1, 3);
     worksheet_autofilter(ws, hr, 0, end - 1, (lxw_col_t)(t.ncols - 1));
-    workbook_print_setup(w, ws, hr, end - 1, (lxw_col_t)(t.ncols - 1));
+    workbook_print_setup(w, ws, hr, end - 1, (lxw_col_t)(t.ncols - 1 > cap_last ? t.ncols - 1 : cap_last));
     table_free(&t);
     return w->err;
 }
@@ -382,7 +422,7 @@ static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
     worksheet_set_column(ws, 0, 0, 36, NULL);
     worksheet_set_column(ws, 1, 6, 12, NULL);
     worksheet_set_column(ws, 7, 24, 11, NULL);
-    worksheet_set_column(ws, 25, 27, 40, NULL);
+    worksheet_set_column(ws, 25, 27, 30, NULL);
     worksheet_set_row(ws, 0, 45, NULL);
     worksheet_freeze_panes(ws, 1, 1);
     if (rd->ncells)
@@ -397,6 +437,15 @@ static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
     if (rd->ncells)
         worksheet_conditional_format_range(ws, 1, 15, last, 15, &cf);
     workbook_print_setup(w, ws, 0, last, (lxw_col_t)(nh - 1));
+    /* 28 columns on one page wide printed at a third of their size: three
+     * pages wide instead (the cell's steps and mean; spread and outliers;
+     * warm-up, memory and what went wrong), each with the cell's key */
+    if (!w->err) {
+        lxw_col_t breaks[] = {10, 19, 0};
+        worksheet_fit_to_pages(ws, 3, 0);
+        worksheet_set_v_pagebreaks(ws, breaks);
+        worksheet_repeat_columns(ws, 0, 0);
+    }
     return w->err;
 }
 
@@ -466,8 +515,10 @@ static int sheet_environment(struct workbook *w, lxw_worksheet *ws)
     for (size_t k = 0; k < rd->env.n; k++, r++) {
         workbook_put_str(w, ws, r, 0, "run", NULL);
         workbook_put_str(w, ws, r, 1, "environment", NULL);
-        workbook_put_str(w, ws, r, 2, rd->env.items[k].key, w->mono);
-        workbook_put_str(w, ws, r, 3, rd->env.items[k].value, NULL);
+        char bytes[64]; /* a byte count in binary units, as the report shows it */
+        const char *key = rd->env.items[k].key, *v = rd->env.items[k].value;
+        workbook_put_str(w, ws, r, 2, key, w->mono);
+        workbook_put_str(w, ws, r, 3, util_fmt_bytes(bytes, sizeof(bytes), key, v) ? bytes : v, NULL);
     }
     for (size_t i = 0; i < rd->ncells && !w->err; i++) {
         const struct rd_cell *c = &rd->cells[i];
@@ -476,8 +527,10 @@ static int sheet_environment(struct workbook *w, lxw_worksheet *ws)
             for (size_t k = 0; k < lists[l]->n; k++, r++) {
                 workbook_put_str(w, ws, r, 0, c->cell.key, w->mono);
                 workbook_put_str(w, ws, r, 1, l ? "fact" : "environment", NULL);
-                workbook_put_str(w, ws, r, 2, lists[l]->items[k].key, w->mono);
-                workbook_put_str(w, ws, r, 3, lists[l]->items[k].value, NULL);
+                char bytes[64];
+                const char *key = lists[l]->items[k].key, *v = lists[l]->items[k].value;
+                workbook_put_str(w, ws, r, 2, key, w->mono);
+                workbook_put_str(w, ws, r, 3, util_fmt_bytes(bytes, sizeof(bytes), key, v) ? bytes : v, NULL);
             }
     }
     worksheet_set_column(ws, 0, 0, 36, NULL);
@@ -539,7 +592,12 @@ static int sheet_method(struct workbook *w, lxw_worksheet *ws)
         p += len + (p[len] == '\n');
     }
     free(spec);
-    workbook_print_setup(w, ws, 0, r, 0);
+    /* the print area reaches the widest table's last column (the facts' values, per backend) */
+    size_t wide = meta.ncols;
+    const struct table *tabs[] = {&facts, &side, &diff};
+    for (size_t k = 0; k < 3; k++)
+        wide = tabs[k]->ncols > wide ? tabs[k]->ncols : wide;
+    workbook_print_setup(w, ws, 0, r, (lxw_col_t)(wide ? wide - 1 : 0));
     err = w->err;
 done:
     table_free(&meta);

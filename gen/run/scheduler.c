@@ -5,6 +5,7 @@
 #include "run/scheduler.h"
 #include "plan/catalog.h"
 #include "plan/status.h"
+#include "run/abseq.h"
 #include "run/executor.h"
 #include "base/error.h"
 #include "base/xalloc.h"
@@ -302,7 +303,7 @@ static void arm_env(const struct sched_arm *a, char **saved, int restore)
 #define SCHED_ARM_MAX_ENV 64
 
 int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
-                 struct sched_summary *sum)
+                 struct abseq *seq, struct sched_summary *sum)
 {
     struct sigaction old[2];
     stop_handlers_install(old);
@@ -321,6 +322,12 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
     for (size_t i = 0; !err && i < todo->ncells && !stop_requested; i++) {
         const struct cell *c = &todo->cells[i];
         const struct sched_arm *a = &arms[arm[i] ? 1 : 0];
+        if (seq && !abseq_needed(seq, i)) { /* its cell has stopped: out of the count and the ETA */
+            sum->skipped_seq++;
+            p.total--;
+            p.typical_all -= catalog_typical_seconds(c->model, c->size);
+            continue;
+        }
         struct result r = {0};
         char *saved[SCHED_ARM_MAX_ENV] = {0};
         char *log = executor_log_path(store_dir(a->st), c);
@@ -334,6 +341,8 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
             progress_cell_done(&p, c, &r, log);
             count(sum, r.status);
         }
+        if (!err && seq && !stop_requested)
+            err = abseq_record(seq, i, &r);
         result_free(&r);
         free(log);
     }

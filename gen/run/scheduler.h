@@ -20,6 +20,7 @@
 
 struct sched_summary {
     int total, ok, unsupported, failed, skipped, interrupted;
+    int skipped_seq; /* run --ab, sequential: processes a stopped cell did not need */
     char submitted[256]; /* what the executor queued ("" locally): a Slurm job id */
 };
 
@@ -39,12 +40,16 @@ struct sched_arm {
     size_t nsetenv;
 };
 
+struct abseq;
+
 /* Runs todo locally, one cell at a time in plan order, recording cell i in
  * arms[arm[i]] (arm[i] is 0 or 1): the A and B processes of each cell
  * alternate in one loop (plan/abplan.h orders them), so drift over the run
- * hits both sides alike. Returns as sched_run(). */
+ * hits both sides alike. With seq (run/abseq.h, may be NULL), a process
+ * whose cell has already stopped is skipped (counted in sum->skipped_seq,
+ * not run, not recorded). Returns as sched_run(). */
 int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
-                 struct sched_summary *sum);
+                 struct abseq *seq, struct sched_summary *sum);
 
 /* Prints the plan: one line per cell with its settings. */
 void sched_print_plan(const struct matrix *todo, FILE *out);

@@ -285,6 +285,13 @@ static int per_process_(struct significance_test *out, const struct significance
     out->cv_a = tt.sd_a;
     out->cv_b = tt.sd_b;
     out->ratio = exp(tt.diff);
+    double ma = 0.0, mb = 0.0;
+    for (size_t i = 0; i < out->groups_a; i++)
+        ma += la[i];
+    for (size_t i = 0; i < out->groups_b; i++)
+        mb += lb[i];
+    out->gmean_a = exp(ma / (double)out->groups_a);
+    out->gmean_b = exp(mb / (double)out->groups_b);
     out->ci_lo = exp(tt.lo);
     out->ci_hi = exp(tt.hi);
 done:
@@ -303,6 +310,7 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
 
     memset(out, 0, sizeof(*out));
     out->mean_a = out->mean_b = out->ratio = out->ci_lo = out->ci_hi = NAN;
+    out->gmean_a = out->gmean_b = NAN;
     out->p_adj = out->p = out->t_stat = out->df = NAN;
     out->cv_process = out->cv_a = out->cv_b = out->band = NAN;
     out->mwu.p = out->mwu.z = out->mwu.u1 = NAN;
@@ -326,6 +334,8 @@ int significance_test(const struct significance_group *a, size_t nga, const stru
         goto done;
     }
     out->ratio = out->mean_b / out->mean_a;
+    out->gmean_a = out->mean_a; /* the per-process test replaces them with its own */
+    out->gmean_b = out->mean_b;
 
     if ((err = pool_(ga, out->groups_a, out->n_a, &pa)) < 0 ||
         (err = pool_(gb, out->groups_b, out->n_b, &pb)) < 0)
@@ -371,25 +381,28 @@ enum significance_verdict significance_verdict(struct significance_test *t, doub
 {
     enum significance_verdict v = SIGNIFICANCE_AMBIGUOUS;
     double band = noise;
-    if (t->per_process && isfinite(t->cv_process) && t->cv_process > band)
-        band = t->cv_process; /* a noisier cell gets a wider band */
+    /* the cell's scatter: its own processes', or a noise profile's */
+    double cv = t->cv_from_profile && isfinite(t->cv_profile) ? t->cv_profile : t->cv_process;
+    if (t->per_process && isfinite(cv) && cv > band)
+        band = cv; /* a noisier cell gets a wider band */
     double lo_band = 1.0 - band, hi_band = 1.0 + band;
     bool significant = t->p_adj < alpha; /* false for NAN */
     size_t given = t->groups_a < t->groups_b ? t->groups_a : t->groups_b;
     char need[96] = "";
 
     t->band = band;
+    t->band_wide = band > noise;
     t->needed = 0;
     t->too_noisy = 0;
-    if (t->per_process && isfinite(t->cv_process)) {
-        t->needed = tdist_processes_needed(t->cv_process, band, noise, SIGNIFICANCE_DETECT, alpha, SIGNIFICANCE_POWER,
+    if (t->per_process && isfinite(cv)) {
+        t->needed = tdist_processes_needed(cv, band, noise, SIGNIFICANCE_DETECT, alpha, SIGNIFICANCE_POWER,
                                            t->paired, SIGNIFICANCE_MAX_PROCESSES);
         if (t->needed && t->needed < SIGNIFICANCE_MIN_PROCESSES)
             t->needed = SIGNIFICANCE_MIN_PROCESSES;
         t->too_noisy = t->needed == 0 || t->needed > given;
         if (t->needed == 0)
             snprintf(need, sizeof(need), "; a %.0f%% change is inside this cell's noise (CV %.1f%%)",
-                     SIGNIFICANCE_DETECT * 100, t->cv_process * 100);
+                     SIGNIFICANCE_DETECT * 100, cv * 100);
         else if (t->needed > given)
             snprintf(need, sizeof(need), "; %zu processes per side would find a %.0f%% change", t->needed,
                      SIGNIFICANCE_DETECT * 100);

@@ -87,6 +87,8 @@ struct significance_test {
     double mean_a, mean_b;             /* pooled means, in the samples' unit */
     double ratio;                      /* B/A: > 1 means B is slower. Per-process test: ratio of the
                                         * geometric means of the per-process means; else pooled means */
+    double gmean_a, gmean_b;           /* what ratio is the ratio of: the geometric means of the
+                                        * per-process means (per-process test), else the pooled means */
     double ci_lo, ci_hi;               /* interval of the ratio: t-interval (per-process), else bootstrap */
     double level;                      /* its confidence level */
     int per_process;                   /* 1: the per-process t-test ran (>= 2 processes a side) */
@@ -95,9 +97,12 @@ struct significance_test {
     double p;                          /* its two-sided p (NAN when it did not run) */
     double cv_process;                 /* measured between-process CV of the cell; NAN below 2 a side */
     double cv_a, cv_b;                 /* ... of each side */
+    int cv_from_profile;               /* 1: the band and planning use cv_profile (a noise profile) */
+    double cv_profile;                 /* the between-process CV a noise profile measured for the cell */
     struct significance_mwu mwu;       /* on the pooled samples, for information */
     double p_adj;                      /* BH-adjusted p (significance_decide) */
     double band;                       /* noise band half-width used: max(noise, cv_process) (decide) */
+    int band_wide;                     /* band > noise: the cell's own scatter set it (decide) */
     size_t needed;                     /* processes per side to find a SIGNIFICANCE_DETECT change;
                                         * 0: not at any count (band >= it) or unknown (decide) */
     int too_noisy;                     /* cannot find a SIGNIFICANCE_DETECT change with the processes given */

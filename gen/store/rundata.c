@@ -221,7 +221,8 @@ int rundata_load(struct rundata **out, const char *run_dir)
         err = store_sql_error(db, "load environment");
         goto done;
     }
-    if ((err = load_pairs_(db, st, &rd->env, "load environment")) < 0 || (err = load_cells_(db, rd)) < 0)
+    if ((err = load_pairs_(db, st, &rd->env, "load environment")) < 0 || (err = load_cells_(db, rd)) < 0 ||
+        (err = store_sql_read_inputs(db, &rd->inputs)) < 0)
         goto done;
 done:
     sqlite3_finalize(st);
@@ -270,5 +271,6 @@ void rundata_free(struct rundata *rd)
     free(rd->benchgen_version);
     free(rd->git_commit);
     kvlist_free(&rd->env);
+    run_inputs_free(&rd->inputs);
     free(rd);
 }

@@ -34,6 +34,7 @@
 #include "plan/status.h"
 #include "stats/stats.h"
 #include "store/result.h"
+#include "store/runinputs.h"
 
 struct rd_cell {
     struct cell cell;     /* the plan's cell as stored; cell.res and cell.log_limit are not stored: zero */
@@ -51,6 +52,7 @@ struct rundata {
     int git_dirty;
     uint64_t seed;
     struct kvlist env;     /* run-wide environment (cell_id 0), sorted by key */
+    struct run_inputs inputs; /* the files the run depended on when created, by path; none in older runs */
     struct rd_cell *cells;
     size_t ncells;
 };

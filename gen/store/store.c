@@ -240,7 +240,7 @@ static int insert_plan_(sqlite3 *db, const struct matrix *plan)
 /* The schema, the run row, the plan and the run-wide environment, in one
  * transaction on a fresh database. */
 static int write_plan_(sqlite3 *db, const struct spec *spec, const struct matrix *plan,
-                       const struct kvlist *run_env, const char *command_line)
+                       const struct kvlist *run_env, const struct run_inputs *inputs, const char *command_line)
 {
     char *meta_sql = xprintf("INSERT INTO meta(key, value) VALUES ('schema_version', '%d'),"
                                  " ('created_by', 'benchgen %s');",
@@ -252,7 +252,8 @@ static int write_plan_(sqlite3 *db, const struct spec *spec, const struct matrix
         goto done;
     /* the run's WAL id (store/store_wal.h), in run.db's header from the start */
     if ((err = set_wal_id_(db, new_wal_id_())) < 0 || (err = store_sql_exec(db, schema_sql)) < 0 ||
-        (err = store_sql_exec(db, telemetry_sql)) < 0 || (err = store_sql_exec(db, meta_sql)) < 0 ||
+        (err = store_sql_exec(db, telemetry_sql)) < 0 || (err = store_sql_exec(db, store_sql_inputs_schema)) < 0 ||
+        (err = store_sql_exec(db, meta_sql)) < 0 || (err = store_sql_insert_inputs(db, inputs)) < 0 ||
         (err = insert_run_(db, spec, command_line)) < 0 || (err = insert_plan_(db, plan)) < 0 ||
         (err = store_sql_insert_env(db, 0, run_env)) < 0)
         goto done;
@@ -269,7 +270,7 @@ done:
  * into place once its plan is committed, so DIR never exists half-made; the
  * lock taken there moves with it and is held until store_close(). */
 int store_create(struct store **out, const char *dir, const struct spec *spec, const struct matrix *plan,
-                 const struct kvlist *run_env, const char *command_line)
+                 const struct kvlist *run_env, const struct run_inputs *inputs, const char *command_line)
 {
     struct store *s = NULL;
     sqlite3 *db = NULL;
@@ -288,7 +289,7 @@ int store_create(struct store **out, const char *dir, const struct spec *spec, c
         err = store_sql_error(db, path);
         goto done;
     }
-    if ((err = write_plan_(db, spec, plan, run_env, command_line)) < 0)
+    if ((err = write_plan_(db, spec, plan, run_env, inputs, command_line)) < 0)
         goto done;
     /* Closed before the rename (SQLite keeps paths of its side files), so the
      * checkpoint leaves run.db alone and complete. */
@@ -539,6 +540,11 @@ int store_spec_sha256(struct store *s, char sha256[65])
     return err;
 }
 
+int store_inputs(struct store *s, struct run_inputs *out)
+{
+    return store_sql_read_inputs(s->db, out);
+}
+
 int store_note_run(struct store *s, const char *key, const char *value)
 {
     if (store_sql_writable(s) < 0)
@@ -549,6 +555,28 @@ int store_note_run(struct store *s, const char *key, const char *value)
         ((err = store_sql_insert_env(s->db, 0, &kl)) < 0 || (err = store_sql_exec(s->db, "COMMIT")) < 0))
         store_sql_rollback(s->db);
     kvlist_free(&kl);
+    return err;
+}
+
+int store_drop_unstarted(struct store *s, size_t *dropped)
+{
+    if (store_sql_writable(s) < 0)
+        return error_code();
+    int err = store_sql_begin(s);
+    *dropped = 0;
+    if (err == 0) {
+        /* never started: no status, no attempt, nothing recorded for it */
+        err = store_sql_exec(s->db, "DELETE FROM cells WHERE status IS NULL AND attempts = 0"
+                                    " AND id NOT IN (SELECT cell_id FROM samples)"
+                                    " AND id NOT IN (SELECT cell_id FROM facts)"
+                                    " AND id NOT IN (SELECT cell_id FROM markers)"
+                                    " AND id NOT IN (SELECT cell_id FROM telemetry)"
+                                    " AND id NOT IN (SELECT cell_id FROM environment)");
+        if (err == 0)
+            *dropped = (size_t)sqlite3_changes(s->db);
+        if (err < 0 || (err = store_sql_exec(s->db, "COMMIT")) < 0)
+            store_sql_rollback(s->db);
+    }
     return err;
 }
 

@@ -39,6 +39,10 @@
  *       quarantined_utc TEXT)          -- result files merging refused
  *   (attempts, issued and quarantine are created when first written, without
  *   changing schema_version: older runs stay readable and gain them.)
+ *   inputs(path TEXT PRIMARY KEY, kind, origin, sha256, size INTEGER,
+ *       content BLOB)   -- the files the run depends on, as they were when it
+ *                       -- was created (store/runinputs.h); absent in runs
+ *                       -- stored before it, which readers take as none
  *
  * Writing a finished cell: store/store_record.h. Reading a whole run:
  * store/rundata.h. The SQLite connection is private to gen/store
@@ -55,6 +59,7 @@
 
 #include "plan/matrix.h"
 #include "store/result.h"
+#include "store/runinputs.h"
 #include "store/rundir.h"
 #include "plan/spec.h"
 #include "base/util.h"
@@ -64,14 +69,15 @@
 
 struct store;
 
-/* Creates DIR (and DIR/logs) and DIR/run.db with the run row, the plan and
- * the run-wide environment, built under a temporary name and renamed into
+/* Creates DIR (and DIR/logs) and DIR/run.db with the run row, the plan,
+ * the run-wide environment and the files the run depends on (inputs, may be
+ * NULL; store/runinputs.h), built under a temporary name and renamed into
  * place once committed; the handle holds DIR/run.lock (store/rundir.h).
  * Refuses (BG_EUSAGE) a DIR that already holds run.db (suggesting --resume),
  * any other non-empty DIR, and a DIR another process is creating or writing,
  * so stored data is never overwritten. */
 int store_create(struct store **out, const char *dir, const struct spec *spec, const struct matrix *plan,
-                 const struct kvlist *run_env, const char *command_line);
+                 const struct kvlist *run_env, const struct run_inputs *inputs, const char *command_line);
 
 /* Opens an existing run; BG_ENOTFOUND when DIR/run.db is missing, BG_EDB when
  * it is not a benchgen run or its schema_version is newer. A writer (readonly
@@ -89,8 +95,17 @@ int store_spec_sha256(struct store *s, char sha256[65]);
  * status name run.db should not hold. */
 int store_cell_status(struct store *s, int cell_id, enum status *status);
 
+/* The files the run recorded when it was created (store/runinputs.h; none
+ * for a run made before them), sorted by path, into out (empty on entry). */
+int store_inputs(struct store *s, struct run_inputs *out);
+
 /* Adds one run-wide environment row (cell_id 0), e.g. a Slurm submission. */
 int store_note_run(struct store *s, const char *key, const char *value);
+
+/* Removes from the plan the cells that never started (no status, no
+ * attempt, nothing recorded): what a sequential `run --ab` decided it did
+ * not need. Only rows this run planned; *dropped says how many. */
+int store_drop_unstarted(struct store *s, size_t *dropped);
 
 /* Appends the run-wide environment rows whose key starts with prefix, in
  * the order they were added. */

@@ -8,6 +8,7 @@
 #include "store/rundir.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* A damaged file is bad input (BG_EDAMAGED, exit 2), not a failed operation. */
 static int code_of(sqlite3 *db)
@@ -155,4 +156,78 @@ int store_sql_writable(const struct store *s)
     if (s->readonly)
         return error_set(BG_EDB, "%s/%s: opened read-only", s->dir, RUNDIR_DB_NAME);
     return 0;
+}
+
+/* ---- the inputs table (store/runinputs.h) --------------------------------------------------------------- */
+
+const char *const store_sql_inputs_schema =
+    "CREATE TABLE IF NOT EXISTS inputs(path TEXT PRIMARY KEY, kind TEXT NOT NULL, origin TEXT,\n"
+    "  sha256 TEXT NOT NULL, size INTEGER NOT NULL, content BLOB);\n";
+
+int store_sql_insert_inputs(sqlite3 *db, const struct run_inputs *l)
+{
+    if (!l || !l->n)
+        return 0;
+    sqlite3_stmt *st = NULL;
+    int err = store_sql_prepare(
+        db, "INSERT INTO inputs(path, kind, origin, sha256, size, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", &st);
+    for (size_t i = 0; !err && i < l->n; i++) {
+        const struct run_input *in = &l->v[i];
+        store_sql_bind_text(st, 1, in->path, false);
+        store_sql_bind_text(st, 2, in->kind, false);
+        store_sql_bind_text(st, 3, in->origin, false);
+        store_sql_bind_text(st, 4, in->sha256, false);
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)in->size);
+        if (in->content)
+            sqlite3_bind_blob64(st, 6, in->content, in->len, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, 6);
+        err = store_sql_step_done(db, st, "insert inputs");
+        if (err)
+            error_prefix(err, "input %s", in->path);
+    }
+    sqlite3_finalize(st);
+    return err;
+}
+
+int store_sql_read_inputs(sqlite3 *db, struct run_inputs *out)
+{
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'inputs'", -1,
+                                &st, NULL);
+    if (rc != SQLITE_OK)
+        return store_sql_error(db, "load inputs");
+    bool have = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    if (!have) /* a run made before the table: it recorded none */
+        return 0;
+    int err = store_sql_prepare(db, "SELECT path, kind, origin, sha256, size, content FROM inputs ORDER BY path",
+                                &st);
+    while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *path = (const char *)sqlite3_column_text(st, 0);
+        const char *kind = (const char *)sqlite3_column_text(st, 1);
+        const char *origin = (const char *)sqlite3_column_text(st, 2);
+        const char *sha = (const char *)sqlite3_column_text(st, 3);
+        sqlite3_int64 size = sqlite3_column_int64(st, 4);
+        const void *blob = sqlite3_column_blob(st, 5);
+        int blen = sqlite3_column_bytes(st, 5);
+        if (!path || !kind || !sha || strlen(sha) != 64 || size < 0) {
+            err = error_set(BG_EDB, "run.db: an inputs row lacks its path, kind, sha256 or size");
+            break;
+        }
+        if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+            if ((err = run_inputs_add(out, path, kind, origin, blob ? blob : "", (size_t)blen)) < 0)
+                break;
+            /* the row's hash and size as run.db states them (verify holds the bytes to them) */
+            struct run_input *in = &out->v[out->n - 1];
+            memcpy(in->sha256, sha, 65);
+            in->size = (uint64_t)size;
+        } else {
+            err = run_inputs_add_hash(out, path, kind, origin, sha, (uint64_t)size);
+        }
+    }
+    if (!err && rc != SQLITE_DONE)
+        err = store_sql_error(db, "load inputs");
+    sqlite3_finalize(st);
+    return err;
 }

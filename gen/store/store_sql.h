@@ -16,6 +16,7 @@
 
 #include "base/util.h"
 #include "plan/matrix.h"
+#include "store/runinputs.h"
 
 struct store {
     sqlite3 *db;
@@ -82,6 +83,12 @@ void store_sql_rollback(sqlite3 *db);
 
 /* Inserts env as environment rows of cell_id (0: run-wide). */
 int store_sql_insert_env(sqlite3 *db, int cell_id, const struct kvlist *env);
+
+/* The inputs table (store/runinputs.h): its CREATE statement, the rows of
+ * a new run, and every row back (none in a run made before the table). */
+extern const char *const store_sql_inputs_schema;
+int store_sql_insert_inputs(sqlite3 *db, const struct run_inputs *l);
+int store_sql_read_inputs(sqlite3 *db, struct run_inputs *out);
 
 /* BG_EDB when s was opened read-only. */
 int store_sql_writable(const struct store *s);

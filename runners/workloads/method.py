@@ -176,6 +176,27 @@ def _family(backend):
     return "other"
 
 
+# Keras 3 predict (BERT, SAM): the original timed one window of model.predict
+# with a callback (clock reads as batch 1 begins and batch 100 ends, over
+# 100), and Keras 3.0.5 hands the callbacks each batch's outputs unconverted
+# (backend/{tensorflow,jax,torch}/trainer.py predict), so nothing in the
+# window waits for the device: the one wait is the outputs fetched after it.
+# Keras 2 (tf.keras 2.15) converts the logs for such a callback: a wait every
+# batch, as benchgen's per-step samples.
+WINDOW_SYNC = ("per step, the result fetched as NumPy; beside the steps, the original's window: model.predict "
+               "over steps + 1 batches, the clock read as batch 1 begins and as the last batch ends with no "
+               "wait between, the outputs fetched after it (markers window.begin and window.end; ms/step = "
+               "the window / steps)")
+WINDOW_SOURCE = ("benchmark/keras_utils.py:27-36,45-48; keras 3.0.5 backend/tensorflow/trainer.py:507-522, "
+                 "backend/jax/trainer.py:635-665, backend/torch/trainer.py:421-431")
+
+
+def timed_as_window(model, task, backend, method):
+    """Whether the cell also times the original's window (WINDOW_SYNC)."""
+    return (method == PUBLISHED and task == "predict" and model in ("bert", "sam")
+            and backend in ("keras3-tensorflow", "keras3-jax", "keras3-torch"))
+
+
 def choices(model, task, backend, method):
     """{name: (value, reference)} for one built-in cell under one method.
 
@@ -221,11 +242,11 @@ def choices(model, task, backend, method):
                                           "is the uncompiled one", "benchmark/mistral/torch/predict.py:14-15"),
                 ("sd", "fit"): ("the whole train function: zero_grad, forward, loss, backward, optimizer step",
                                 "benchmark/stable_diffusion/torch/fit.py:13-21"),
-                ("sd", "predict"): ("torch.compile of benchgen's one-step loop object (PNDM step, UNet, "
-                                    "guidance), standing for the original's torch.compile(pipeline), whose "
-                                    "nested UNet and scheduler frames dynamo compiled: graphs, breaks and "
-                                    "recompiles are the loop object's, not the pipeline's",
-                                    "benchmark/stable_diffusion/torch/predict.py:40-41"),
+                ("sd", "predict"): ("torch.compile(pipeline): the diffusers StableDiffusionPipeline object, "
+                                    "as the original; dynamo skips its __call__ frame and compiles the frames "
+                                    "it calls (UNet2DConditionModel.forward, PNDMScheduler.step), recompiling "
+                                    "as they meet new state, in the timed steps too (compile.timed.*)",
+                                    "benchmark/stable_diffusion/torch/predict.py:37-41"),
                 ("sam", "fit"): ("the whole train function: zero_grad, forward, loss, backward, optimizer step",
                                  "benchmark/sam/torch/fit.py:39-47"),
                 ("sam", "predict"): ("the inference function (encoder, prompt encoder, mask decoder)",
@@ -261,7 +282,8 @@ def choices(model, task, backend, method):
         elif pub:
             ref = V + "benchmark/keras_utils.py:73-79"
         out["xla"] = ("on (jit_compile=True)" if jit else "off", ref)
-        out["sync"] = ("step result fetched as NumPy", "")
+        out["sync"] = ((WINDOW_SYNC, V + WINDOW_SOURCE) if timed_as_window(model, task, backend, method)
+                       else ("step result fetched as NumPy", ""))
         if model in ("sd", "sam") and task == "fit":
             src = {"sd": "benchmark/stable_diffusion/keras/fit.py:10-22",
                    "sam": "benchmark/sam/keras/fit.py:10-22"}[model]
@@ -288,17 +310,67 @@ def choices(model, task, backend, method):
             out["unet_calls"] = ("two of the batch (unconditional, then conditional)",
                                  V + "benchmark/stable_diffusion/keras/predict.py:24-28")
         elif pub:
-            out["unet_calls"] = ("one of twice the batch; 101 per 100 timed steps (PNDM's 101-step call makes "
-                                 "102, less the 1-step call's one), the latents copied to the host every 100th "
-                                 "(the call's image output)", V + "benchmark/stable_diffusion/torch/predict.py:14-33")
+            out["unet_calls"] = ("one iteration of the pipeline's denoising loop (one UNet call of twice the "
+                                 "batch) per step: 101 per 100 timed steps (PNDM's 101-step call makes 102, less "
+                                 "the 1-step call's one), each 100-step call's output copied to the host at its "
+                                 "end", V + "benchmark/stable_diffusion/torch/predict.py:14-33")
         else:
             out["unet_calls"] = ("one of twice the batch (unconditional and conditional together)", "")
     if fam == "torch":
-        out["warmup"] = ((2, V + "benchmark/torch_utils.py:63-65") if pub
-                         else (2 if backend == "torch-compiled" else 1, ""))
+        # where each native script ran its two untimed calls
+        warm = {("bert", "fit"): "benchmark/bert/torch/fit.py:25; benchmark/torch_utils.py:26-31",
+                ("bert", "predict"): "benchmark/bert/torch/predict.py:35-36",
+                ("sd", "fit"): "benchmark/stable_diffusion/torch/fit.py:23-24",
+                ("sd", "predict"): "benchmark/stable_diffusion/torch/predict.py:14-16",
+                ("sam", "fit"): "benchmark/sam/torch/fit.py:49-50",
+                ("sam", "predict"): "benchmark/sam/torch/predict.py:62-64"}.get(
+            (model, task), f"benchmark/{model}/torch/fit.py:33; benchmark/torch_utils.py:26-31" if task == "fit"
+            else "benchmark/torch_utils.py:63-65")
+        out["warmup"] = ((2, V + warm) if pub else (2 if backend == "torch-compiled" else 1, ""))
     elif fam == "keras":
         out["warmup"] = (1, V + "benchmark/keras_utils.py:39-48" if pub else "")
     return out
+
+
+def where(model, task, backend, name):
+    """Where benchgen reproduces one published choice: "path:symbol" (a
+    function, Class.method or C function), which scripts/method-table.py
+    turns into the file:line of docs/METHOD.md's table."""
+    fam = _family(backend)
+    t = "runners/workloads/torch_models.py:"
+    k = "runners/workloads/keras_models.py:"
+    trainer = model == "bert" or (model in ("gemma", "mistral") and task == "fit")
+    if name == "warmup":
+        return "gen/plan/matrix.c:resolve_warmup"
+    if fam == "torch":
+        if name == "driver":
+            return t + ("_trainer_fit" if task == "fit" else "_trainer_predict")
+        if name == "compile_scope":
+            if trainer:
+                return t + ("_trainer_predict" if task == "predict" else "_trainer")
+            return t + {"generate": "_setup_llm_generate", "fit": "_setup_encoder_fit"}.get(
+                task, "_sd_pipeline" if model == "sd" else "_setup_sam")
+        if name == "sync":
+            return t + "_Env.sync"
+        if name in ("lora_alpha", "lora_adapter_dtype"):
+            return t + "_setup_llm_fit"
+        if name in ("new_tokens", "stop_at_eos"):
+            return t + "_setup_llm_generate"
+        if name in ("scheduler", "unet_calls"):
+            return t + "_sd_pipeline"
+    if fam == "keras":
+        if name == "xla":
+            return k + {("sd", "fit"): "_setup_encoder_fit", ("sam", "predict"): "_setup_sam"}.get(
+                (model, task), "_Env.__init__")
+        if name == "sync":
+            return k + "window"
+        if name == "fit_inputs":
+            return k + "_setup_encoder_fit"
+        if name in ("new_tokens", "stop_at_eos"):
+            return k + "_setup_llm_generate"
+        if name == "unet_calls":
+            return k + "_setup_sd"
+    return ""
 
 
 def facts(cell):

@@ -414,7 +414,8 @@ def _setup_sd(env, cell, cfg, mods, data):
     context = torch.cat([uncond, cond]).to(env.pdtype)
     guidance = cfg["guidance"]
     if env.published:
-        return _sd_pndm_step(env, cell, cfg, unet, context, env.nchw(data["latents"])), [unet, te]
+        return _sd_pipeline(env, cell, cfg, unet, te, cond.to(env.pdtype), uncond.to(env.pdtype),
+                            env.nchw(data["latents"])), [unet, te]
 
     def eps_fn(latents, t):
         with torch.no_grad(), env.amp():
@@ -461,83 +462,121 @@ def _setup_sam(env, cell, cfg, mods, data):
     return _forward_step(env, fwd), [sam]
 
 
-def _sd_pndm_step(env, cell, cfg, unet, context, start):
-    """The published SD predict: diffusers' pipeline loop with its default
-    scheduler for SD v1.4 (PNDM, PLMS steps) and classifier-free guidance.
+def _sd_pipeline(env, cell, cfg, unet, te, cond, uncond, start):
+    """The published SD predict: a diffusers StableDiffusionPipeline (PNDM,
+    diffusers' default for SD v1.4; classifier-free guidance), wrapped
+    whole by torch.compile as the original wrapped its pipeline object
+    (stable_diffusion/torch/predict.py:40-41): dynamo skips the __call__
+    frame and compiles the frames it calls (UNet2DConditionModel.forward,
+    PNDMScheduler.step, ...), recompiling as they see new Python state.
 
-    The original (stable_diffusion/torch/predict.py:14-33) warmed up with
-    two 1-step calls, then timed a 101-step call less a 1-step call, over
-    100: PNDM repeats its second timestep, so the 101-step call makes 102
-    UNet calls and the 1-step call one, 101 per 100 steps; both calls end
-    with the image copied to the host, so the window waits for its last
-    kernel. Here each warm-up step is a 1-step call (one UNet call, the
-    latents copied to the host), and the timed steps walk cycles of 100: the
-    first step of a cycle starts the 101-step schedule and makes the two
-    UNet calls of its first timesteps, the next 99 one each, and the 100th
-    copies the latents to the host (the end of the call; the 102nd UNet call
-    stands for the 1-step call subtracted). So any 100 timed steps make 101
-    UNet calls and one host copy (facts sd.unet_calls_*). torch.compile
-    wraps the loop iteration object, standing for torch.compile(pipe)
-    (method.choices: compile_scope says how the two differ)."""
+    The original warmed up with two 1-step calls, then timed a 101-step
+    call less a 1-step call, over 100: PNDM repeats its second timestep,
+    so the two calls make 102 and 1 UNet calls, 101 per 100 steps, and
+    their fixed costs (prompt encoding, VAE decode, safety checker, the
+    image copied to the host) cancel. Here one timed step is one iteration
+    of the pipeline's own denoising loop: the pipeline's calls run in one
+    thread of their own, each stopped after every iteration
+    (callback_on_step_end, hidden from dynamo) until the next step. Each warm-up step is a whole
+    1-step call. The timed steps walk 100-step calls (PNDM: 101 iterations):
+    the first step of a call runs its set-up and the first two iterations,
+    the next 99 one each, and the last ends the call with its output
+    copied to the host. So any 100 timed steps make 101 UNet calls and one
+    host copy, the original's per-step work (facts sd.unet_calls_*);
+    output_type="latent" leaves out the VAE decode and the safety checker
+    whose cost the original subtracted, the prompt embeddings come from
+    setup (text encoding is outside the step on every backend)."""
     torch = env.torch
-    import diffusers
+    import queue
+    import threading
 
-    def pndm(n):
-        s = diffusers.PNDMScheduler(num_train_timesteps=1000, beta_start=0.00085, beta_end=0.012,
+    import diffusers
+    sched = diffusers.PNDMScheduler(num_train_timesteps=1000, beta_start=0.00085, beta_end=0.012,
                                     beta_schedule="scaled_linear", skip_prk_steps=True, set_alpha_to_one=False,
                                     steps_offset=1)
-        s.set_timesteps(n, device=env.device)
-        return s
-    n_inference = 101  # NUM_STEPS + 1 (stable_diffusion/torch/predict.py:19-24)
-    sched, one = pndm(n_inference), pndm(1)
-    cycle = n_inference - 1  # timed steps per 101-step call, less the 1-step call
-    guidance = cfg["guidance"]
+    with env.device:
+        vae = _build_sd_vae(diffusers, cfg).to(device=env.device, dtype=env.pdtype).eval()
+    pipe = diffusers.StableDiffusionPipeline(vae=vae, text_encoder=te, tokenizer=None, unet=unet, scheduler=sched,
+                                             safety_checker=None, feature_extractor=None,
+                                             requires_safety_checker=False)
+    run = torch.compile(pipe, mode="reduce-overhead") if env.compiled else pipe
+    n_call = 100  # NUM_STEPS: 101 UNet calls, the 101-step call's less the 1-step call's
     counts = {"unet": [], "copies": []}  # per step
-
-    class Pipeline:
-        """One iteration of the pipeline's denoising loop: what
-        torch.compile wraps. The call's bookkeeping (which timestep, when a
-        101-step call begins and ends) stays outside, in step(), so the
-        compiled object sees no step counter of its own."""
-
-        def __init__(self):
-            self.latents = start
-
-        def __call__(self, s, k):
-            t = s.timesteps[k]
-            with torch.no_grad(), env.amp():
-                x = s.scale_model_input(torch.cat([self.latents] * 2), t)
-                e = unet(x, t, encoder_hidden_states=context).sample
-                u, c = e.chunk(2)
-                self.latents = s.step(method.guide(u, c, guidance), t, self.latents).prev_sample
-
     _state["scheduler"] = type(sched).__name__
     _state["sd.counts"] = counts
-    pipe = Pipeline()
-    run = torch.compile(pipe, mode="reduce-overhead") if env.compiled else pipe
+    _state["sd.unet_code"] = type(unet).forward.__code__
+    _state["sd.pipeline"] = type(pipe).__name__
+    go, done = threading.Semaphore(0), threading.Semaphore(0)
+    box = {"iters": 0, "copy": False, "error": None, "end": False}
+
+    @torch._dynamo.disable
+    def pause(p, i, t, kwargs):  # after each iteration: the step is over
+        box["iters"] += 1
+        done.release()
+        go.acquire()
+        return {}
+
+    def call(n):
+        try:
+            with torch.no_grad(), env.amp():
+                out = run(prompt_embeds=cond, negative_prompt_embeds=uncond, num_inference_steps=n,
+                          guidance_scale=cfg["guidance"], height=cfg["image"], width=cfg["image"],
+                          latents=start, output_type="latent", callback_on_step_end=pause)
+            out.images.cpu()  # the call's output on the host (the original's PIL images)
+            box["copy"] = True
+        except BaseException as e:  # raised again in the worker's step
+            box["error"] = e
+        box["end"] = True
+        done.release()
+
+    # One thread makes every call, as the original's one thread did: what
+    # dynamo and inductor keep per thread (CUDA graph trees among it) lasts
+    # from call to call.
+    calls = queue.SimpleQueue()
+
+    def caller():
+        while True:
+            call(calls.get())
+    threading.Thread(target=caller, name="sd-pipeline", daemon=True).start()
+
+    def wait():
+        done.acquire()
+        if box["error"] is not None:
+            raise box["error"]
+
+    def begin(n):  # a call, up to the end of its first iteration
+        box["end"] = False
+        calls.put(n)
+        wait()
+
+    def resume():  # the call under way, to the end of its next iteration (or its end)
+        go.release()
+        wait()
+
+    def end():
+        resume()
+        if not box["end"]:
+            raise RuntimeError("SD pipeline: the call did not end after its last iteration")
+
     n = [0]  # steps run
+    left = [0]  # iterations left in the 100-step call under way
 
     def step():
         i, n[0] = n[0], n[0] + 1
-        if i < cell.warmup:  # a 1-step call, as the original's warm-up
-            one.set_timesteps(1, device=env.device)
-            pipe.latents = start * one.init_noise_sigma
-            run(one, 0)
-            calls, copy = 1, True
+        box["iters"], box["copy"] = 0, False
+        if i < cell.warmup:  # a whole 1-step call (one iteration), as the original's warm-up
+            begin(1)
+            end()
         else:
-            j = (i - cell.warmup) % cycle
-            if j == 0:  # the 101-step call begins: PLMS' first two timesteps
-                sched.set_timesteps(n_inference, device=env.device)
-                pipe.latents = start * sched.init_noise_sigma
-                run(sched, 0)
-                run(sched, 1)
-            else:
-                run(sched, j + 1)
-            calls, copy = (2 if j == 0 else 1), j == cycle - 1  # the call's end: its output to the host
-        if copy:
-            pipe.latents.cpu()
-        counts["unet"].append(calls)
-        counts["copies"].append(int(copy))
+            if left[0] == 0:  # a 100-step call begins: its set-up and PNDM's first two iterations
+                begin(n_call)
+                left[0] = n_call  # PNDM: n_call + 1 iterations, one of them run
+            resume()
+            left[0] -= 1
+            if left[0] == 0:  # its last iteration ran: the call ends, its output copied to the host
+                end()
+        counts["unet"].append(box["iters"])
+        counts["copies"].append(int(box["copy"]))
         env.sync()
     return step
 
@@ -666,7 +705,10 @@ class _CompileProbe:
     of torch._dynamo.callback_handler, where this torch has them), plus
     inductor's CUDA-graph skip counter (facts())."""
 
-    def __init__(self, torch):
+    def __init__(self, torch, warmup):
+        self.torch = torch
+        self.warmup = warmup
+        self.before_timed = None  # dynamo's counters when the timed steps began
         self.calls = 0  # step() calls begun
         self.compiles = []  # (step, compile id) of each dynamo compile
         self.recordings = []  # step of each CUDA graph recorded
@@ -687,13 +729,41 @@ class _CompileProbe:
     def wrap(self, step):
         def counted():
             self.calls += 1
-            return step()
+            r = step()
+            if self.calls == self.warmup:  # the last warm-up step, outside the timed steps
+                self.before_timed = self.counts()
+            return r
+        if self.warmup == 0:
+            self.before_timed = self.counts()
         return counted
+
+    def counts(self):
+        """dynamo's own counters, now: graphs compiled, graph breaks met,
+        frames converted, and guard failures (each a recompile)."""
+        from torch._dynamo import utils
+        gf = getattr(utils, "guard_failures", None)
+        c = utils.counters
+        return {"unique_graphs": int(c["stats"]["unique_graphs"]),
+                "graph_breaks": int(sum(c["graph_break"].values())),
+                "frames_ok": int(c["frames"]["ok"]),
+                "guard_failures": sum(len(v) for v in gf.values()) if gf is not None else None}
+
+    def timed_facts(self):
+        """What dynamo did in the timed steps (counters after them less
+        before them): `compile.timed.*`."""
+        if self.before_timed is None:
+            return {}
+        now, out = self.counts(), {}
+        for k in ("unique_graphs", "graph_breaks", "frames_ok", "guard_failures"):
+            if now[k] is not None and self.before_timed[k] is not None:
+                out[f"compile.timed.{k}"] = now[k] - self.before_timed[k]
+        return out
 
     def facts(self, warmup):
         import re
         from torch._dynamo.utils import counters
         out = {"compile.cudagraph_skips": int(counters["inductor"]["cudagraph_skips"])}
+        out.update(self.timed_facts())
         if not self.hooked:
             out["compile.probe"] = "no compile callbacks in this torch: dynamo's and inductor's counters only"
             return out
@@ -701,10 +771,28 @@ class _CompileProbe:
         out["compile.dynamo_compiles"] = len(self.compiles)
         out["compile.recompiles"] = len(recompiles)
         out["compile.compiles_in_timed_steps"] = sum(1 for step, _ in self.compiles if step > warmup)
+        out["compile.recompiles_in_timed_steps"] = sum(1 for step, _ in recompiles if step > warmup)
         out["compile.cudagraph_recordings"] = len(self.recordings)
         out["compile.cudagraph_recordings_in_timed_steps"] = sum(1 for step in self.recordings if step > warmup)
         out["compile.probe"] = "torch._dynamo.callback_handler (compiles, CUDA graph recordings) and counters"
         return out
+
+
+def _unet_compiled(code):
+    """Published SD predict under torch.compile(pipeline): how many compiled
+    versions of UNet2DConditionModel.forward dynamo holds (its cache
+    entries), and whether the timed steps' UNet calls ran one: a version is
+    held and dynamo did not give the frame up (as many versions as its
+    recompile limit, after which the frame runs eagerly)."""
+    import torch
+    try:
+        from torch._dynamo.eval_frame import _debug_get_cache_entry_list
+        n = len(_debug_get_cache_entry_list(code))
+    except (ImportError, AttributeError, TypeError):
+        return {"compile.timed.took_effect": "not measured (no dynamo cache inspection in this torch)"}
+    cfg = torch._dynamo.config
+    limit = getattr(cfg, "recompile_limit", None) or getattr(cfg, "cache_size_limit", 8)
+    return {"compile.unet_forward_versions": n, "compile.timed.took_effect": 0 < n < limit}
 
 
 BUILDERS = {"bert": _setup_bert, "gemma": _setup_llm, "mistral": _setup_llm, "sd": _setup_sd, "sam": _setup_sam}
@@ -739,7 +827,7 @@ def setup(cell, data):
     builder = BUILDERS.get(cell.model)
     if builder is None:
         raise ValueError(f"no torch workload for {cell.model}/{cell.task}")
-    probe = _CompileProbe(torch) if env.compiled else None
+    probe = _CompileProbe(torch, cell.warmup) if env.compiled else None
     step, st["modules"] = builder(env, cell, cfg, mods, data)
     st["input_devices"] = env.input_devices
     if probe is not None:
@@ -828,6 +916,8 @@ def facts(cell):
                                              and pf.get("compile.cudagraph_skips", 0) == 0)
         if st.get("locale_fix"):
             out["compile.locale"] = st["locale_fix"]
+        if st.get("sd.unet_code") is not None:
+            out.update(_unet_compiled(st["sd.unet_code"]))
     else:
         out["compile"] = "none (eager)"
         out["compile.took_effect"] = False
@@ -836,6 +926,10 @@ def facts(cell):
         out.update(method.generate_stop(st["generated"].tolist(), *st["stop"]))
     if st.get("scheduler"):
         out["sd.scheduler"] = st["scheduler"]
+    if st.get("sd.pipeline"):
+        # the object the step drives, and what torch.compile wrapped
+        out["sd.pipeline"] = st["sd.pipeline"]
+        out["compile.wrapped"] = st["sd.pipeline"] if st.get("compiled") else "nothing"
     if st.get("sd.counts"):
         unet, copies = st["sd.counts"]["unet"][cell.warmup:], st["sd.counts"]["copies"][cell.warmup:]
         out["sd.unet_calls_timed"] = sum(unet)

@@ -7,7 +7,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-commands=(run cell status collect show report compare bundle verify "env sync" "env list" "env add" info version)
+commands=(run cell status collect show report compare bisect bundle verify "env sync" "env list" "env add" info version)
 
 "$BENCHGEN" --help >"$TMP/main.out" 2>&1
 check "benchgen --help exits 0" test $? -eq 0

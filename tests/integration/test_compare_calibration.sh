@@ -103,10 +103,10 @@ check "compare --plan --effect 0: usage error" test $? -eq 2
 check "run --b-env without --ab: usage error" test $? -eq 2
 "$BENCHGEN" run data/calibration/aa-numpy.yaml --ab --b-env NOEQUALS >/dev/null 2>&1
 check "run --ab --b-env without =: usage error" test $? -eq 2
-# the recipe's count is run --ab's default; --repeats and the spec's repeats: win
+# run --ab is sequential by default (first 4, cap 12); --repeats and the spec's repeats: a fixed count
 "$BENCHGEN" run data/calibration/aa-numpy.yaml --ab --dry-run >"$TMP/abdry.out" 2>"$TMP/abdry.err"
-check "run --ab without --repeats: twelve processes a side" test "$(grep -c '#r12 ' "$TMP/abdry.out")" = 8
-check "run --ab says it made the calibrated default" grep -q "12 processes a side, the calibrated default" "$TMP/abdry.err"
+check "run --ab without --repeats: plans up to the cap, twelve processes a side" test "$(grep -c '#r12 ' "$TMP/abdry.out")" = 8
+check "run --ab without --repeats says its verdicts are sequential, and the first batch and cap" grep -q "sequential verdicts: 4 processes a side first, .* up to 12" "$TMP/abdry.err"
 "$BENCHGEN" run data/calibration/aa-numpy.yaml --ab --dry-run --repeats 6 >"$TMP/abdry6.out" 2>&1
 check "run --ab --repeats 6: six a side, none more" test "$(grep -c '#r6 ' "$TMP/abdry6.out"):$(grep -c '#r7 ' "$TMP/abdry6.out")" = 8:0
 sed 's/^steps: 20$/steps: 20\nrepeats: 3/' data/calibration/aa-numpy.yaml >"$TMP/rep3.yaml"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Failures up front (issue 27, item 2): a cell whose step raises and one
 # whose inputs() declares a bad dtype show the exception's type and message
-# and the log's path in `run`'s progress line and in `show`; `run --dry-run`
+# and the log's path in `run`'s progress line, in `show` and in the
+# report's Failures table (with the traceback's last frames); `run --dry-run`
 # loads each custom workload and calls supported() and inputs() (never
 # setup()), so the bad dtype and a raising supported() are found before
 # anything runs (exit 2), and it leaves no scratch file behind.
@@ -45,6 +46,15 @@ check "show: a raising step gives its log" fl "log: $L1"
 check "show: a bad dtype gives the exception's message" fl "(did you mean 'float32'?)"
 check "show: a bad dtype gives its log" fl "log: $L2"
 check "show: one line and its log per failed cell" test "$(wc -l <"$TMP/failures")" -eq 6
+
+# the report's Failures table: the exception's line, the last frames, the log
+"$BENCHGEN" report "$TMP/run" --out "$TMP/rep" --format md >/dev/null 2>&1 || not_ok "report"
+sed -n '/^## Failures$/,/^## /p' "$TMP/rep/report.md" >"$TMP/rfail"
+rf() { grep -F -- "$1" "$TMP/rfail" | grep -qF -- "$2" || { echo "# Failures:"; sed 's/^/# /' "$TMP/rfail"; return 1; }; }
+check "report: a raising step gives its exception" rf "raiser/predict/b2/numpy" "ValueError: step broke on purpose"
+check "report: a raising step gives its last frame (the workload's line)" rf "raiser/predict/b2/numpy" "step\_raises.py:10 in step"
+check "report: a raising step gives its log" rf "raiser/predict/b2/numpy" "logs/raiser\_predict\_b2\_numpy.log"
+check "report: a bad dtype gives the frame that checked it" rf "typo/predict/b2/numpy" "in input\_specs"
 
 # --dry-run finds the bad dtype, and runs nothing
 mkdir -p "$TMP/tmp"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_golden.sh - the rendered outputs of the committed fixture runs (report
-# and compare, every format) against SHA-256 values recorded in
+# and compare, every format; the published and tricky runs and the run shapes
+# of tests/fixtures/runs/shape-*) against SHA-256 values recorded in
 # tests/golden/outputs.sha256. Refactoring must not change a byte; a
 # deliberate output change updates that file in a commit of its own:
 #
@@ -15,6 +16,12 @@ REF=data/reference/keras-benchmarks.csv
 render() { # render OUT_DIR: every golden output under OUT_DIR
   "$BENCHGEN" report "$FIX/runs/published" --out "$1/report-published" --reference "$REF" -q >/dev/null 2>&1 || return 1
   "$BENCHGEN" report "$FIX/runs/tricky" --out "$1/report-tricky" --reference "$REF" -q >/dev/null 2>&1 || return 1
+  # the run shapes (issue 27): one cell, one backend, one row, all failed,
+  # no repeats, repeats, both methods, a Slurm run with cells lost
+  local s
+  for s in one-cell one-backend one-row all-failed no-repeats repeats both-methods slurm-lost; do
+    "$BENCHGEN" report "$FIX/runs/shape-$s" --out "$1/report-shape-$s" -q >/dev/null 2>&1 || return 1
+  done
   "$BENCHGEN" compare "$FIX/compare/base" "$FIX/compare/upgrade" "$FIX/compare/later" --out "$1/compare" >/dev/null 2>&1
   [ $? -le 3 ] || return 1
 }

@@ -8,9 +8,11 @@
 # steps for native PyTorch, peft's alpha and LoRA adapters in the model's
 # dtype, no synchronisation, the Trainer's grad_norm.item() each fit step,
 # compiled BERT predict's timed steps on the uncompiled model as only the
-# first trainer.predict call compiled, and native SD predict's 101 UNet
-# calls and one host copy per 100 timed steps) and `corrected` does what it
-# does today. Every
+# first trainer.predict call compiled, native SD predict's 101 UNet
+# calls and one host copy per 100 timed steps, the compiled SD predict's
+# torch.compile of the diffusers pipeline with dynamo's counters for its
+# timed steps, and Keras 3 predict's window, in run.db and the report) and
+# `corrected` does what it does today. Every
 # `method.*` fact must equal choices() in runners/workloads/method.py, which
 # also generates docs/METHOD.md's table (checked here too).
 #
@@ -102,9 +104,9 @@ timeout: 900
 method: [published, corrected]
 backends: [torch-eager, torch-compiled, keras2-tensorflow, keras3-jax, keras3-torch]
 rows:
+  - {model: sd, task: predict, batch: 1, backends: [torch-compiled, torch-eager, keras3-torch], method: published}
   - {model: sd, task: fit, batch: 1, backends: [keras2-tensorflow]}
   - {model: sam, task: predict, batch: 1, backends: [keras2-tensorflow], method: published}
-  - {model: sd, task: predict, batch: 1, backends: [torch-eager, keras3-torch], method: published}
   - {model: sd, task: predict, batch: 2, backends: [keras3-torch], method: corrected}
   - {model: mistral, task: fit, batch: 2, precision: bfloat16, backends: [torch-eager], method: published}
   - {model: bert, task: fit, batch: 2, backends: [torch-eager]}
@@ -209,6 +211,46 @@ check "published native SD predict: 101 UNet calls over 100 timed steps (1.01 pe
   test "$(f $K sd.unet_calls_timed) $(f $K sd.unet_calls_per_timed_step)" = "101 1.01"
 check "published native SD predict: one host copy over the window" test "$(f $K sd.host_copies_timed)" = 1
 
+# Native compiled SD predict: torch.compile wraps the diffusers pipeline
+# object, as the original did; each timed step is one iteration of its own
+# denoising loop. What dynamo did in the timed steps is measured: the UNet's
+# forward ran compiled, and PNDM's step, which dynamo guards on the
+# scheduler's state, recompiled as its counter moved on.
+K=sd/predict/b1/torch-compiled
+check "published compiled SD predict: torch.compile wrapped the StableDiffusionPipeline" \
+  test "$(f $K compile.wrapped) $(f $K sd.pipeline)" = "StableDiffusionPipeline StableDiffusionPipeline"
+check "published compiled SD predict: the timed steps ran the compiled UNet forward" \
+  test "$(f $K compile.timed.took_effect)" = True
+check "published compiled SD predict: graphs, breaks and recompiles of the timed steps recorded (dynamo's counters)" python3 - "$J" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [c for c in d["cells"] if c["key"] == "sd/predict/b1/torch-compiled"][0]["facts"]
+n = {k: int(f[k]) for k in ("compile.timed.unique_graphs", "compile.timed.graph_breaks", "compile.timed.frames_ok",
+                            "compile.recompiles_in_timed_steps", "compile.compiles_in_timed_steps",
+                            "compile.unet_forward_versions", "compile.unique_graphs")}
+# PNDM's step meets a new counter in the timed step: at least one recompile,
+# each a new graph; never more graphs in the timed steps than in all
+ok = (n["compile.recompiles_in_timed_steps"] >= 1 and
+      n["compile.recompiles_in_timed_steps"] <= n["compile.compiles_in_timed_steps"] and
+      1 <= n["compile.timed.unique_graphs"] <= n["compile.unique_graphs"] and n["compile.unet_forward_versions"] >= 1)
+sys.exit(0 if ok else repr(n))
+PY
+
+# Keras 3 predict under published also times the original's window:
+# model.predict over steps + 1 batches, one clock read as batch 1 begins
+# and one as the last batch ends (markers), no wait between; Keras 2's
+# callbacks waited every batch, so it has none.
+check "published Keras 3 predict: a window over its timed steps' calls, after them" python3 - "$J" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d["cells"] if c["key"] == "bert/predict/b2/keras3-jax"][0]
+m, f = c["markers"], c["facts"]
+ok = (int(f.get("window.calls", 0)) == c["steps"] and int(m["timed"]) < int(m["window.begin"]) < int(m["window.end"])
+      and f.get("method.sync", "").startswith("per step, the result fetched as NumPy; beside the steps"))
+others = [c["key"] for c in d["cells"] if "window.begin" in (c.get("markers") or {}) and c["key"] != "bert/predict/b2/keras3-jax"]
+sys.exit(0 if ok and not others else repr((m, {k: v for k, v in f.items() if k.startswith("window")}, others)))
+PY
+
 # Compiled generate: torch.compile(model) then model.generate compiles nothing that runs.
 K=gemma/generate/b1/torch-compiled
 check "published compiled generate: no graph compiled for the forward" test "$(f $K compile.unique_graphs)" = 0
@@ -249,7 +291,7 @@ check "inputs byte-identical across backends (published SD predict)" python3 - "
 import json, re, sys
 d = json.load(open(sys.argv[1]))
 s = [c["input_sha256"] for c in d["cells"] if c["key"].startswith("sd/predict/b1/")]
-sys.exit(0 if len(s) == 2 and len(set(s)) == 1 and re.fullmatch(r"[0-9a-f]{64}", str(s[0])) else 1)
+sys.exit(0 if len(s) == 3 and len(set(s)) == 1 and re.fullmatch(r"[0-9a-f]{64}", str(s[0])) else 1)
 PY
 
 # XLA: off for Keras 2 SD fit and SAM predict under published, on under
@@ -268,7 +310,7 @@ check "published Keras 3 JAX keeps XLA" test "$(f bert/predict/b2/keras3-jax jit
 # generate's tokens/s counts the tokens the cell made.
 "$BENCHGEN" report "$TMP/run" --out "$TMP/report" --format md -q >"$TMP/report.out" 2>&1
 check "report exits 0" test $? -eq 0
-check "the Method section's tables and report.json's methods match run.db and the facts" \
+check "the Method section's tables (side by side, what differs, timed as a window) and report.json match run.db and the facts" \
   python3 - "$TMP/report/report.md" "$TMP/run/run.db" "$TMP/report/report.json" <<'PY'
 import json, re, sqlite3, sys
 md = open(sys.argv[1]).read()
@@ -343,6 +385,17 @@ for c in rep["cells"]:
         want_ps = c["batch"] * int(facts[c["key"]]["generate.new_tokens"])
         if c["throughput"]["per_step"] != want_ps:
             bad.append(f"{c['key']}: throughput per_step {c['throughput']['per_step']} != {want_ps}")
+# the cell timed as a window: its ms/step, run.db's markers over its calls
+key = "bert/predict/b2/keras3-jax"
+m = dict(db.execute("SELECT m.name, m.ns FROM markers m JOIN cells c ON c.id = m.cell_id WHERE c.key = ?", (key,)))
+calls = int(facts[key].get("window.calls", 0))
+want = (m["window.end"] - m["window.begin"]) / calls / 1e6 if calls and "window.end" in m else None
+win = table("Timed as a window") if "### Timed as a window" in method else []
+wjs = {c["key"]: c["window_ms_per_step"] for c in rep["cells"] if "window_ms_per_step" in c}
+if want is None or [r[0] for r in win] != [key] or abs(num(win[0][2]) - want) > 0.006 * max(1, want):
+    bad.append(f"timed as a window: {win} (run.db: {want})")
+if want is None or set(wjs) != {key} or abs(wjs[key] - want) > 1e-9 * want:
+    bad.append(f"report.json window_ms_per_step: {wjs} (run.db: {want})")
 for b in bad:
     print(b, file=sys.stderr)
 sys.exit(1 if bad or not diff else 0)

@@ -141,6 +141,43 @@ static void test_detail_line(void **state)
     assert_int_equal(n, 0);
 }
 
+static void test_detail_frames(void **state)
+{
+    (void)state;
+    char buf[200];
+    /* the last frames of the exception grid_detail_line() reads, file names only */
+    const char *tb = "Traceback (most recent call last):\n"
+                     "  File \"/root/.cache/env/lib/harness.py\", line 90, in run\n    step()\n"
+                     "  File \"/home/u/w/workload.py\", line 12, in step\n    y = f(x)\n"
+                     "  File \"/home/u/w/model.py\", line 40, in forward\n    return x @ w\n"
+                     "ValueError: bad shape\n";
+    grid_detail_frames(tb, 2, buf, sizeof(buf));
+    assert_string_equal(buf, "workload.py:12 in step; model.py:40 in forward");
+    grid_detail_frames(tb, 5, buf, sizeof(buf));
+    assert_string_equal(buf, "harness.py:90 in run; workload.py:12 in step; model.py:40 in forward");
+    /* a chained exception: the frames of the last one */
+    grid_detail_frames("Traceback (most recent call last):\n  File \"a.py\", line 1, in f\nKeyError: 'k'\n\n"
+                       "During handling of the above exception, another exception occurred:\n\n"
+                       "Traceback (most recent call last):\n  File \"b.py\", line 2, in g\nRuntimeError: oom\n",
+                       1, buf, sizeof(buf));
+    assert_string_equal(buf, "b.py:2 in g");
+    /* the summary line first (what failed: Type: message), the traceback after it */
+    grid_detail_frames("warm-up step failed: ValueError: x\nTraceback (most recent call last):\n"
+                       "  File \"w.py\", line 7, in step\nValueError: x\n",
+                       2, buf, sizeof(buf));
+    assert_string_equal(buf, "w.py:7 in step");
+    /* no traceback, nothing; a frame without line or function keeps its file */
+    grid_detail_frames("the worker died with signal 11", 2, buf, sizeof(buf));
+    assert_string_equal(buf, "");
+    grid_detail_frames(NULL, 2, buf, sizeof(buf));
+    assert_string_equal(buf, "");
+    grid_detail_frames("Traceback (most recent call last):\n  File \"<workload>\"\nE: e\n", 2, buf, sizeof(buf));
+    assert_string_equal(buf, "<workload>");
+    /* truncated to the buffer, still terminated */
+    grid_detail_frames(tb, 3, buf, 10);
+    assert_int_equal(strlen(buf), 9);
+}
+
 /* CIELAB (D65) of an sRGB colour */
 static void lab(unsigned rgb, double out[3])
 {
@@ -547,7 +584,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_series_compile_point), cmocka_unit_test(test_series_one_axis_kind),
         cmocka_unit_test(test_histogram_outlier),    cmocka_unit_test(test_first_call_label),
-        cmocka_unit_test(test_detail_line),          cmocka_unit_test(test_backend_colours),
+        cmocka_unit_test(test_detail_line),
+        cmocka_unit_test(test_detail_frames),          cmocka_unit_test(test_backend_colours),
         cmocka_unit_test(test_text_contrast),        cmocka_unit_test(test_measured_vs_published),
         cmocka_unit_test(test_trend_one_scale),      cmocka_unit_test(test_names_never_break_mid_word),
         cmocka_unit_test(test_pdf_tall_figure),      cmocka_unit_test(test_hover_every_bar_and_point),

@@ -22,6 +22,7 @@
 
 #include "cli/cli.h"
 #include "compare/compare.h"
+#include "compare/compare_profile.h"
 #include "base/error.h"
 #include "base/util.h"
 
@@ -129,10 +130,28 @@ static void test_verdicts_of_the_fixture(void **state)
     /* geometric means: numpy = sqrt(ratio(mlp/fit) * ratio(mlp/predict)) */
     assert_int_equal(p->nbackends, 3);
     assert_string_equal(p->backends[0].backend, "numpy");
-    assert_int_equal(p->backends[0].ncells, 2);
+    assert_int_equal(p->backends[0].g.ncells, 2);
+    assert_int_equal(p->backends[0].g.ndecided, 2);
     double g = sqrt(cell(p, "mlp/fit/b32/numpy")->t.ratio * cell(p, "mlp/predict/b32/numpy")->t.ratio);
-    assert_true(fabs(p->backends[0].geomean_ratio - g) < 1e-12);
-    assert_int_equal(p->ngeomean, 7);
+    assert_true(fabs(p->backends[0].g.ratio - g) < 1e-12);
+    /* headlines only from what was decided: the ambiguous bert/fit is left
+     * out of the geometric means, though its interval bounds the range */
+    assert_int_equal(p->all.ncells, 7);
+    assert_int_equal(p->all.ndecided, 6);
+    double ld = 0.0, llo = 0.0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        const struct compare_cell *x = &p->cells[i];
+        if (!x->t.valid)
+            continue;
+        llo += log(x->t.ci_lo);
+        if (x->t.verdict != SIGNIFICANCE_AMBIGUOUS)
+            ld += log(x->t.ratio);
+    }
+    assert_true(fabs(p->all.ratio - exp(ld / 6.0)) < 1e-12);
+    assert_true(fabs(p->all.lo - exp(llo / 7.0)) < 1e-12);
+    /* the A and B the ratio is made of */
+    const struct compare_cell *sd = cell(p, "sd/predict/b1/torch-eager");
+    assert_true(fabs(sd->t.gmean_b / sd->t.gmean_a - sd->t.ratio) < 1e-12);
     compare_result_free(&r);
 }
 
@@ -182,7 +201,7 @@ static void test_environment_and_confounding(void **state)
     compare_result_free(&r);
 
     /* naming the dependency as intended too clears the flag */
-    struct compare_options o = {0.05, 0.02, 2000, "huggingface_hub"}; /* PEP 503: _ is - */
+    struct compare_options o = {0.05, 0.02, 2000, "huggingface_hub", NULL}; /* PEP 503: _ is - */
     assert_int_equal(compare_load(&r, base_upgrade, 2, &o), 0);
     p = &r.pairs[0];
     assert_int_equal(p->nintended, 2);
@@ -262,7 +281,7 @@ static void test_aa_comparison(void **state)
     assert_int_equal(p->nsame, 10);
     assert_int_equal(p->nconfounded, 0);
     assert_int_equal(p->nintended, 0);
-    assert_true(fabs(p->geomean_ratio - 1.0) < 1e-12);
+    assert_true(fabs(p->all.ratio - 1.0) < 1e-12);
     assert_int_equal(compare_exit_status(&r), 0);
     compare_result_free(&r);
 }
@@ -270,7 +289,7 @@ static void test_aa_comparison(void **state)
 static void test_noise_option_widens_same(void **state)
 {
     (void)state;
-    struct compare_options o = {0.05, 0.20, 2000, NULL};
+    struct compare_options o = {0.05, 0.20, 2000, NULL, NULL};
     struct compare_result r;
     assert_int_equal(compare_load(&r, base_upgrade, 2, &o), 0);
     const struct compare_pair *p = &r.pairs[0];
@@ -389,13 +408,98 @@ static void test_main_exit_statuses_and_out(void **state)
     assert_int_equal(util_rm_rf(dir), 0);
 }
 
+/* `same` in a band wider than --noise says how wide (issue 22, item 4) */
+static void test_same_states_a_wide_band(void **state)
+{
+    (void)state;
+    struct compare_cell c;
+    char v[96];
+    memset(&c, 0, sizeof(c));
+    c.match = COMPARE_MATCHED;
+    c.t.verdict = SIGNIFICANCE_SAME;
+    c.t.band = 0.02;
+    compare_verdict_text(v, sizeof(v), &c);
+    assert_string_equal(v, "same");
+    c.t.band = 0.081;
+    c.t.band_wide = 1;
+    compare_verdict_text(v, sizeof(v), &c);
+    assert_string_equal(v, "same (within +/-8.1%)");
+    /* and significance_verdict sets band_wide from the cell's own scatter */
+    struct significance_test t;
+    memset(&t, 0, sizeof(t));
+    t.valid = t.per_process = t.paired = 1;
+    t.n_a = t.n_b = 60;
+    t.groups_a = t.groups_b = 12;
+    t.ratio = 1.0;
+    t.ci_lo = 0.96;
+    t.ci_hi = 1.04;
+    t.cv_process = 0.08;
+    t.p_adj = 0.9;
+    assert_int_equal(significance_verdict(&t, 0.05, 0.02), SIGNIFICANCE_SAME);
+    assert_true(t.band_wide);
+    t.cv_process = 0.01;
+    t.ci_lo = 0.995;
+    t.ci_hi = 1.005;
+    assert_int_equal(significance_verdict(&t, 0.05, 0.02), SIGNIFICANCE_SAME);
+    assert_false(t.band_wide);
+}
+
+/* Noise profiles (issue 22, item 2): made from an A/A, used when the host
+ * and the drift canary have not moved, refused when the canary moved. */
+static void test_noise_profile(void **state)
+{
+    (void)state;
+    struct compare_result r;
+    const char *const aa[] = {FIX "base", FIX "base"}, *const moved[] = {FIX "base", FIX "later"};
+    char path[] = "/tmp/benchgen-profile-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(compare_load(&r, aa, 2, NULL), 0);
+    assert_int_equal(compare_profile_save(&r, path), 0);
+    compare_result_free(&r);
+    /* not an A/A: refused */
+    assert_int_equal(compare_load(&r, base_upgrade, 2, NULL), 0);
+    assert_int_equal(compare_profile_save(&r, path), BG_EUSAGE);
+    compare_result_free(&r);
+    struct compare_profile *pf = NULL;
+    assert_int_equal(compare_profile_load(&pf, path), 0);
+    assert_true(pf->ncells >= 5);
+    struct compare_options o = {SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, NULL, pf};
+    /* same machine, canary unmoved: the band comes from the profile */
+    assert_int_equal(compare_load(&r, aa, 2, &o), 0);
+    assert_true(r.pairs[0].profile_used);
+    const struct compare_cell *c = cell(&r.pairs[0], "bert/fit/b8/torch-eager");
+    assert_true(c->t.cv_from_profile);
+    compare_result_free(&r);
+    /* the canary ran 1.3x as long in `later`: refused, measured bands as without it */
+    assert_int_equal(compare_load(&r, moved, 2, &o), 0);
+    assert_false(r.pairs[0].profile_used);
+    assert_non_null(strstr(r.pairs[0].profile_note, "refused: the drift canary moved"));
+    for (size_t i = 0; i < r.pairs[0].ncells; i++)
+        assert_false(r.pairs[0].cells[i].t.cv_from_profile);
+    compare_result_free(&r);
+    /* the check itself */
+    double logs[20], ratio, lo, hi;
+    for (size_t i = 0; i < 20; i++)
+        logs[i] = pf->canary_mean + (i % 2 ? 0.01 : -0.01);
+    assert_int_equal(compare_profile_canary_ok(pf, logs, 20, 0.02, 0.05, &ratio, &lo, &hi), 1);
+    for (size_t i = 0; i < 20; i++)
+        logs[i] += log(1.10);
+    assert_int_equal(compare_profile_canary_ok(pf, logs, 20, 0.02, 0.05, &ratio, &lo, &hi), 0);
+    assert_true(lo > 1.02);
+    compare_profile_free(pf);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_verdicts_of_the_fixture),    cmocka_unit_test(test_environment_and_confounding),
         cmocka_unit_test(test_three_runs_and_trend),       cmocka_unit_test(test_aa_comparison),
         cmocka_unit_test(test_noise_option_widens_same),   cmocka_unit_test(test_json_is_stable),
-        cmocka_unit_test(test_main_exit_statuses_and_out),
+        cmocka_unit_test(test_main_exit_statuses_and_out), cmocka_unit_test(test_same_states_a_wide_band),
+        cmocka_unit_test(test_noise_profile),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -293,6 +293,8 @@ static void expected_verdict(char *buf, size_t n, json_t *c)
         snprintf(buf, n, "none (%s / %s)",
                  json_string_value(json_object_get(json_object_get(c, "a"), "status")),
                  json_string_value(json_object_get(json_object_get(c, "b"), "status")));
+    else if (!strcmp(verdict, "same") && json_real_value(json_object_get(c, "band")) > SIGNIFICANCE_NOISE)
+        snprintf(buf, n, "same (within +/-%.1f%%)", json_real_value(json_object_get(c, "band")) * 100.0);
     else
         snprintf(buf, n, "%s", verdict);
 }
@@ -319,7 +321,7 @@ static void test_verdict_table_matches_json(void **state)
         const char *sec = strstr(md, heading);
         assert_non_null(sec);
         const char *table =
-            strstr(sec, "\n| Cell | A ms/step | B ms/step | Processes A/B | Noise (CV) | B/A | 95% CI | q (BH) | Verdict | Note |");
+            strstr(sec, "\n| Cell | A ms/step (geomean of processes) | B ms/step (geomean of processes) | Processes A/B | Noise (CV) | B/A | 95% CI | q (BH) | Verdict | Note |");
         assert_non_null(table);
         const char *line = strchr(strchr(table + 1, '\n') + 1, '\n') + 1; /* past the header and rule */
         for (size_t i = 0; i < json_array_size(cells); i++) {
@@ -339,6 +341,12 @@ static void test_verdict_table_matches_json(void **state)
                 snprintf(ci, sizeof(ci), "[%s, %s]", lo, hi);
                 assert_string_equal(col[5], ratio);
                 assert_string_equal(col[6], ci);
+                /* A and B: what the ratio is the ratio of */
+                char ma[32], mb[32];
+                compare_fmt_ms(ma, sizeof(ma), json_real_value(json_object_get(c, "ratio_a_ms")));
+                compare_fmt_ms(mb, sizeof(mb), json_real_value(json_object_get(c, "ratio_b_ms")));
+                assert_string_equal(col[1], ma);
+                assert_string_equal(col[2], mb);
                 assert_true(col[7][0] >= '0' && col[7][0] <= '9'); /* q */
                 /* processes per side and the measured noise, as in the JSON */
                 char procs[32];
@@ -399,10 +407,12 @@ static void test_verdict_table_matches_json(void **state)
     assert_int_equal(na + nu, ngeo);
     assert_int_equal(nu, 2);
     char g[128];
-    snprintf(g, sizeof(g), "| **Overall: cells the change can affect** | **%d** | **%.4f** |", (int)na,
+    snprintf(g, sizeof(g), "| **Overall: cells the change can affect** | **%d** | **%d** | **%.4f** |", (int)na,
+             (int)json_integer_value(json_object_get(aff, "decided")),
              json_real_value(json_object_get(aff, "geomean_ratio")));
     assert_non_null(strstr(md, g));
-    snprintf(g, sizeof(g), "| Unaffected cells (a control) | %d | %.4f |", (int)nu,
+    snprintf(g, sizeof(g), "| Unaffected cells (a control) | %d | %d | %.4f |", (int)nu,
+             (int)json_integer_value(json_object_get(una, "decided")),
              json_real_value(json_object_get(una, "geomean_ratio")));
     assert_non_null(strstr(md, g));
     /* the result names the slower cells by how much, in words, not as an exit status */

@@ -199,6 +199,33 @@ static void test_section_counts_pairs_that_ran(void **state)
     doc_free(&d);
 }
 
+/* The published window (docs/METHOD.md): (window.end - window.begin) over
+ * window.calls, in ms, as the original divided it; nothing without all three
+ * or with a window that ends before it begins. */
+static void test_window_ms(void **state)
+{
+    (void)state;
+    struct rd_cell c;
+    cell(&c, "bert/predict/b2/keras3-jax", "predict", "published", 0, (double[]){3}, 1);
+    assert_true(isnan(methods_window_ms(&c)));
+    kvlist_add(&c.result.phases, "window.begin", "1000000000");
+    kvlist_add(&c.result.phases, "window.end", "1250000000");
+    assert_true(isnan(methods_window_ms(&c))); /* no window.calls */
+    kvlist_add(&c.result.facts, "window.calls", "100");
+    assert_true(fabs(methods_window_ms(&c) - 2.5) < 1e-12);
+    kvlist_free(&c.result.facts);
+    kvlist_add(&c.result.facts, "window.calls", "0");
+    assert_true(isnan(methods_window_ms(&c)));
+    kvlist_free(&c.result.phases);
+    kvlist_add(&c.result.phases, "window.begin", "9");
+    kvlist_add(&c.result.phases, "window.end", "5");
+    kvlist_add(&c.result.facts, "window.calls", "1");
+    assert_true(isnan(methods_window_ms(&c)));
+    kvlist_free(&c.result.phases);
+    kvlist_free(&c.result.facts);
+    free(c.result.timed_ns);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +233,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_side_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_diff_table, setup, teardown),
         cmocka_unit_test_setup_teardown(test_section_counts_pairs_that_ran, setup, teardown),
+        cmocka_unit_test(test_window_ms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

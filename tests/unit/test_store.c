@@ -152,7 +152,7 @@ static void make_result_(struct result *r, const char *status, size_t nwarmup, s
 static struct store *create_(struct fixture *f)
 {
     struct store *s = NULL;
-    int err = store_create(&s, f->run, &f->spec, &f->plan, &f->run_env, "benchgen run unit.yaml");
+    int err = store_create(&s, f->run, &f->spec, &f->plan, &f->run_env, NULL, "benchgen run unit.yaml");
     if (err)
         fail_msg("store_create: %s", error_last());
     return s;
@@ -198,7 +198,7 @@ static void test_create_refuses_existing(void **state)
     store_close(s);
 
     struct store *again = NULL;
-    int err = store_create(&again, f->run, &f->spec, &f->plan, &f->run_env, "x");
+    int err = store_create(&again, f->run, &f->spec, &f->plan, &f->run_env, NULL, "x");
     assert_int_equal(err, BG_EUSAGE);
     assert_null(again);
     assert_non_null(strstr(error_last(), "already holds a run"));
@@ -208,6 +208,55 @@ static void test_create_refuses_existing(void **state)
     struct rundata *rd = load_(f->run);
     assert_int_equal(rd->ncells, 3);
     rundata_free(rd);
+}
+
+/* The files a run depends on (store/runinputs.h) go into run.db with the
+ * plan and read back as stored: bytes, hash, size, kind, origin; a file
+ * over the content cap keeps its hash only; a run without them reads back
+ * none (the older runs' case is the same table absent, rundata treats both
+ * as none). */
+static void test_inputs_round_trip(void **state)
+{
+    struct fixture *f = *state;
+    struct run_inputs in = {0};
+    static const char stext[] = "name: unit\n", work[] = "def setup(c, d):\n    return lambda: None\n";
+    char big[65];
+    memset(big, 'a', 64);
+    big[64] = '\0';
+    assert_int_equal(run_inputs_add(&in, "inputs/work/w.py", "workload", "/x/work/w.py", work, strlen(work)), 0);
+    assert_int_equal(run_inputs_add(&in, "inputs/specs/s.yaml", "spec", "/x/specs/s.yaml", stext,
+                                    strlen(stext)), 0);
+    assert_int_equal(run_inputs_add(&in, "inputs/specs/s.yaml", "spec", NULL, "other", 5), 0); /* kept: first */
+    assert_int_equal(run_inputs_add_hash(&in, "inputs/work/huge.py", "module", "/x/work/huge.py", big, 1u << 30), 0);
+    assert_int_equal(in.n, 3);
+    run_inputs_sort(&in);
+    struct store *s = NULL;
+    if (store_create(&s, f->run, &f->spec, &f->plan, &f->run_env, &in, "benchgen run unit.yaml") < 0)
+        fail_msg("store_create: %s", error_last());
+    store_close(s);
+
+    struct rundata *rd = load_(f->run);
+    assert_int_equal(rd->inputs.n, 3);
+    const struct run_input *w = run_inputs_find(&rd->inputs, "inputs/work/w.py");
+    assert_non_null(w);
+    assert_string_equal(w->kind, "workload");
+    assert_string_equal(w->origin, "/x/work/w.py");
+    assert_int_equal(w->size, strlen(work));
+    assert_int_equal(w->len, strlen(work));
+    assert_memory_equal(w->content, work, strlen(work));
+    char hex[65];
+    sha256_hex(work, strlen(work), hex);
+    assert_string_equal(w->sha256, hex);
+    const struct run_input *sp = run_inputs_find(&rd->inputs, "inputs/specs/s.yaml");
+    assert_non_null(sp);
+    assert_int_equal(sp->len, strlen(stext)); /* the first one added */
+    const struct run_input *h = run_inputs_find(&rd->inputs, "inputs/work/huge.py");
+    assert_non_null(h);
+    assert_null(h->content);
+    assert_string_equal(h->sha256, big);
+    assert_true(h->size == 1u << 30);
+    rundata_free(rd);
+    run_inputs_free(&in);
 }
 
 static void test_one_writer(void **state)
@@ -390,6 +439,31 @@ static void test_rerecord_replaces(void **state)
     assert_int_equal(c->result.phases.n, 3);
     assert_int_equal(c->result.env.n, 2);
     assert_null(c->log_path);
+    rundata_free(rd);
+}
+
+/* What a sequential run --ab removes: only the cells that never started. */
+static void test_drop_unstarted(void **state)
+{
+    struct fixture *f = *state;
+    struct store *s = create_(f);
+    record_(s, &f->plan.cells[0], "ok", 1, 5, 10);
+    record_(s, &f->plan.cells[1], "timeout", 0, 0, 0);
+    size_t dropped = 99;
+    assert_int_equal(store_drop_unstarted(s, &dropped), 0);
+    assert_int_equal(dropped, 1);
+    assert_int_equal(store_drop_unstarted(s, &dropped), 0); /* nothing left to drop */
+    assert_int_equal(dropped, 0);
+    struct matrix m = {0};
+    assert_int_equal(store_load_plan(s, &m), 0);
+    assert_int_equal(m.ncells, 2);
+    assert_string_equal(m.cells[0].key, f->plan.cells[0].key);
+    assert_string_equal(m.cells[1].key, f->plan.cells[1].key);
+    matrix_free(&m);
+    store_close(s);
+    struct rundata *rd = load_(f->run);
+    assert_int_equal(rd->ncells, 2);
+    assert_int_equal(rd->cells[0].result.ntimed, 5);
     rundata_free(rd);
 }
 
@@ -921,7 +995,8 @@ int main(void)
         T(test_pending_and_load_plan),   T(test_crash_mid_record),   T(test_record_rolls_back_on_error),
         T(test_schema_checks),           T(test_create_sets_pragmas), T(test_read_while_writing),
         T(test_show_text),               T(test_show_json),          T(test_show_missing_run),
-        T(test_readonly_refuses_writes), T(test_foreign_result_columns),
+        T(test_readonly_refuses_writes), T(test_foreign_result_columns), T(test_inputs_round_trip),
+        T(test_drop_unstarted),
     };
 #undef T
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);

@@ -1,0 +1,292 @@
+/*
+ * bisect_step.c - one step of `benchgen bisect`: the interleaved A/B run of
+ * two releases of the package (each a derived environment pinning it),
+ * started or continued, and compare's verdicts on it (see bisect.h).
+ */
+#include "bisect/bisect_step.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "base/xalloc.h"
+#include "compare/compare.h"
+#include "plan/abplan.h"
+#include "plan/matrix.h"
+#include "plan/spec.h"
+#include "run/depends.h"
+#include "run/envs.h"
+#include "run/envs_derive.h"
+#include "run/envs_sync.h"
+#include "run/scheduler.h"
+#include "run/sysinfo.h"
+#include "stats/significance.h"
+#include "store/rundir.h"
+#include "store/store.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Moves every cell of plan to the environment that pins pkg==version, and
+ * builds those environments. On a build failure *why gets the reason (the
+ * environment's failure marker, else the error) and 0 is returned. */
+static int pin_plan(struct matrix *plan, const char *pkg, const char *version, char **why)
+{
+    struct kvlist derived = {0};
+    char *pin = xprintf("%s==%s", pkg, version);
+    const char *pins[] = {pin};
+    int err = 0;
+    for (size_t i = 0; i < plan->ncells && !err; i++) {
+        struct cell *c = &plan->cells[i];
+        const char *name = kvlist_get(&derived, c->env);
+        char *made = NULL;
+        if (!name && (err = envs_derive(c->env, pins, 1, &made)) == 0) {
+            kvlist_add(&derived, c->env, made);
+            name = made;
+        }
+        if (!err) {
+            free(c->env);
+            c->env = xstrdup(name);
+        }
+        free(made);
+    }
+    const char **names = xcalloc(derived.n ? derived.n : 1, sizeof(*names));
+    for (size_t i = 0; i < derived.n; i++)
+        names[i] = derived.items[i].value;
+    int serr = err ? 0 : envs_sync(names, derived.n);
+    if (serr == BG_EINTR) /* Ctrl-C during a build: no reason to skip the release */
+        err = serr;
+    else if (serr < 0) {
+        char *msg = xstrdup(error_last());
+        for (size_t i = 0; i < derived.n && !*why; i++) {
+            struct env_info e;
+            if (envs_resolve(names[i], &e) < 0)
+                continue;
+            char *path = xprintf("%s/%s", e.dir, ENVS_FAILED_MARKER), *text = NULL;
+            size_t len = 0;
+            if (strcmp(e.state, "ready") != 0 && util_read_file(path, &text, &len) == 0 && text) {
+                /* the marker's last non-empty line says why */
+                while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+                    text[--len] = '\0';
+                char *last = strrchr(text, '\n');
+                *why = xprintf("environment %s cannot be built: %s", names[i], last ? last + 1 : text);
+            }
+            free(text);
+            free(path);
+            env_info_free(&e);
+        }
+        if (!*why)
+            *why = xprintf("environment cannot be built: %s", msg);
+        free(msg);
+        error_clear();
+    }
+    free(names);
+    free(pin);
+    kvlist_free(&derived);
+    return err;
+}
+
+/* Opens an arm's run directory when it exists (a step being continued),
+ * else creates it. */
+static int open_arm(struct store **st, const char *dir, const struct spec *spec, const struct matrix *plan,
+                    const char *cmdline, const char *which, const char *pin)
+{
+    char *db = xprintf("%s/%s", dir, STORE_DB_NAME);
+    bool exists = util_is_file(db);
+    free(db);
+    if (exists) {
+        char h[65];
+        int err = store_open(st, dir, false);
+        if (!err && (err = store_spec_sha256(*st, h)) == 0 && strcmp(h, spec->sha256) != 0)
+            err = error_set(BG_EUSAGE, "%s has changed since the step in %s was started; start a new bisect",
+                            spec->path, dir);
+        return err;
+    }
+    struct kvlist host = {0};
+    int err = sysinfo_collect(&host);
+    if (!err) {
+        kvlist_add(&host, "run.ab", which);
+        kvlist_add(&host, "run.with", pin);
+        err = rundir_check_free(dir);
+    }
+    struct run_inputs inputs = {0};
+    if (!err && (err = depends_collect(&inputs, spec, plan)) == 0)
+        err = store_create(st, dir, spec, plan, &host, &inputs, cmdline);
+    run_inputs_free(&inputs);
+    kvlist_free(&host);
+    return err;
+}
+
+/* Keeps the processes of the interleaved plan that have no final status in
+ * their arm's run (none yet, or interrupted). */
+static int left_to_run(struct matrix *both, unsigned char *arm, struct store *st[2])
+{
+    unsigned char *keep = xcalloc(both->ncells ? both->ncells : 1, 1);
+    size_t n = 0;
+    int err = 0;
+    for (size_t i = 0; i < both->ncells && !err; i++) {
+        enum status s;
+        if ((err = store_cell_status(st[arm[i]], both->cells[i].id, &s)) == 0 &&
+            (s == STATUS_NONE || s == STATUS_INTERRUPTED)) {
+            keep[i] = 1;
+            arm[n++] = arm[i];
+        }
+    }
+    if (!err)
+        matrix_filter(both, keep);
+    free(keep);
+    return err;
+}
+
+static void add_cell(struct bisect_step *s, const struct compare_cell *c)
+{
+    char text[96];
+    compare_verdict_text(text, sizeof(text), c);
+    s->cells = xrealloc(s->cells, (s->ncells + 1) * sizeof(*s->cells));
+    bool t = c->t.verdict != SIGNIFICANCE_NONE;
+    s->cells[s->ncells++] = (struct bisect_cell){xstrdup(c->id), xstrdup(text), t ? c->t.ratio : NAN,
+                                                 t ? c->t.ci_lo : NAN, t ? c->t.ci_hi : NAN};
+}
+
+/* Reads the step's verdict from compare: at the endpoints every cell (the
+ * ones that moved become the targets), later only the targets. */
+static int judge(struct bisect *b, struct bisect_step *s, const char *da, const char *db)
+{
+    const char *dirs[] = {da, db};
+    struct compare_result r = {0};
+    struct compare_options co = {.alpha = SIGNIFICANCE_ALPHA, .noise = s->noise};
+    int err = compare_load(&r, dirs, 2, &co);
+    if (err < 0)
+        return err;
+    enum significance_verdict want = b->o.faster ? SIGNIFICANCE_FASTER : SIGNIFICANCE_SLOWER;
+    const struct compare_pair *p = &r.pairs[0];
+    bool moved = false, ambiguous = false, tested = false;
+    double logsum = 0, logall = 0;
+    size_t nlog = 0, nall = 0;
+    for (size_t i = 0; i < p->ncells && !err; i++) {
+        const struct compare_cell *c = &p->cells[i];
+        bool target = false;
+        for (size_t k = 0; k < b->ntargets; k++)
+            target = target || strcmp(b->targets[k], c->id) == 0;
+        if (s->no > 0 && !target)
+            continue;
+        add_cell(s, c);
+        if (c->a.status != STATUS_OK && c->a.nreps)
+            err = error_set(BG_EGENERIC, "%s: %s's cell %s ended %s: the good release must run (its log: %s)",
+                            s->dir, b->rel.v[s->a].version, c->id, compare_side_status(&c->a), da);
+        else if (c->b.status != STATUS_OK) {
+            free(s->reason);
+            s->reason = xprintf("its cell %s ended %s (the logs in %s)", c->id, compare_side_status(&c->b), db);
+            s->verdict = BISECT_SKIP;
+        }
+        if (c->t.verdict == SIGNIFICANCE_NONE)
+            continue;
+        tested = true;
+        if (c->t.verdict == want) {
+            moved = true;
+            if (s->no == 0) {
+                b->targets = xrealloc(b->targets, (b->ntargets + 1) * sizeof(*b->targets));
+                b->targets[b->ntargets++] = xstrdup(c->id);
+            }
+        } else if (c->t.verdict == SIGNIFICANCE_AMBIGUOUS) {
+            ambiguous = true;
+            if (!*s->reason) {
+                free(s->reason);
+                s->reason = xprintf("%s: %s", c->id, c->t.why);
+            }
+        }
+        if (c->t.ratio > 0 && (s->no > 0 || c->t.verdict == want)) {
+            logsum += log(c->t.ratio);
+            nlog++;
+        }
+        if (c->t.ratio > 0) {
+            logall += log(c->t.ratio);
+            nall++;
+        }
+    }
+    /* over the bisected cells; at endpoints where none moved, over every tested one */
+    s->ratio = nlog ? exp(logsum / (double)nlog) : nall ? exp(logall / (double)nall) : NAN;
+    if (!err && s->verdict != BISECT_SKIP) {
+        if (!tested && s->no == 0)
+            err = error_set(BG_EGENERIC, "%s: no cell could be compared at the endpoints", s->dir);
+        s->verdict = moved ? BISECT_BAD : ambiguous ? BISECT_AMBIGUOUS : BISECT_GOOD;
+        if (s->verdict != BISECT_AMBIGUOUS) {
+            free(s->reason);
+            s->reason = xstrdup("");
+        }
+    }
+    if (!err && s->verdict == BISECT_SKIP && s->no == 0)
+        err = error_set(BG_EGENERIC, "%s: the bad release's cells must run: %s", s->dir, s->reason);
+    compare_result_free(&r);
+    return err;
+}
+
+int bisect_step_run(struct bisect *b, struct bisect_step *s)
+{
+    const char *pkg = b->o.package, *va = b->rel.v[s->a].version, *vb = b->rel.v[s->b].version;
+    struct spec *spec = NULL;
+    struct matrix pa = {0}, pb = {0}, both = {0};
+    unsigned char *arm = NULL;
+    struct store *st[2] = {NULL, NULL};
+    char *why = NULL, *top = xprintf("%s/%s", b->dir, s->dir), *da = xprintf("%s/a", top),
+         *db = xprintf("%s/b", top), *pina = xprintf("%s==%s", pkg, va), *pinb = xprintf("%s==%s", pkg, vb);
+    char *cmdline = xprintf("benchgen bisect %s --package %s --good %s --bad %s: step %d, A --with %s, B --with %s",
+                            b->o.spec, pkg, b->o.good, b->o.bad, s->no, pina, pinb);
+    int err = spec_load(&spec, b->o.spec);
+    if (err < 0)
+        goto done;
+    spec->repeats = s->processes;
+    if ((err = matrix_expand(&pa, spec, b->o.only)) < 0 || (err = matrix_expand(&pb, spec, b->o.only)) < 0 ||
+        (err = pin_plan(&pa, pkg, va, &why)) < 0)
+        goto done;
+    if (why) {
+        err = error_set(BG_EPYTHON, "the good release %s: %s", va, why);
+        goto done;
+    }
+    if ((err = pin_plan(&pb, pkg, vb, &why)) < 0)
+        goto done;
+    if (why) {
+        if (s->no == 0) {
+            err = error_set(BG_EPYTHON, "the bad release %s: %s", vb, why);
+            goto done;
+        }
+        s->verdict = BISECT_SKIP;
+        free(s->reason);
+        s->reason = why;
+        why = NULL;
+        free(s->dir);
+        s->dir = xstrdup("");
+        goto done;
+    }
+    if ((err = util_mkdir_p(top, 0755)) < 0 || (err = open_arm(&st[0], da, spec, &pa, cmdline, "a", pina)) < 0 ||
+        (err = open_arm(&st[1], db, spec, &pb, cmdline, "b", pinb)) < 0 ||
+        (err = abplan_interleave(&both, &arm, &pa, &pb)) < 0 || (err = left_to_run(&both, arm, st)) < 0)
+        goto done;
+    if (both.ncells) {
+        fprintf(stderr, "bisect: %zu process(es) of %s (A) and %s (B) in %s\n", both.ncells, va, vb, top);
+        fflush(stdout);
+        struct sched_arm arms[2] = {{.st = st[0]}, {.st = st[1]}};
+        struct sched_summary sum;
+        if ((err = sched_run_ab(arms, &both, arm, NULL, &sum)) < 0)
+            goto done;
+    }
+    store_close(st[0]);
+    store_close(st[1]);
+    st[0] = st[1] = NULL;
+    err = judge(b, s, da, db);
+done:
+    store_close(st[0]);
+    store_close(st[1]);
+    matrix_free(&pa);
+    matrix_free(&pb);
+    matrix_free(&both);
+    spec_free(spec);
+    free(arm);
+    free(why);
+    free(top);
+    free(da);
+    free(db);
+    free(pina);
+    free(pinb);
+    free(cmdline);
+    return err;
+}
