@@ -5,6 +5,8 @@
 #   make check      the layering check and every unit test: offline, no apt, no pip, under a minute
 #   make layers     check that includes point down the layer chain, with no cycle
 #   make asan       the same tests against an AddressSanitizer + UBSan build
+#   make fuzz       every libFuzzer target in tests/fuzz/ for FUZZ_SECONDS each (clang, ASan+UBSan)
+#   make fuzz-ci    the same, short: each target replays its committed corpus, then fuzzes FUZZ_CI_SECONDS
 #   make report     install, build environments, run data/matrix/cpu-tiny.yaml, render the report
 #   make kit        the offline kit for an air-gapped GPU node: build/benchgen-kit-VERSION.tar.gz
 #   make kit-bullseye  the same, built in a Debian bullseye root (glibc 2.31; needs root):
@@ -98,7 +100,7 @@ LIB_OBJ  := $(filter-out $(MAIN_OBJ),$(OBJ))
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all check-deps deps test check layers unit-bins asan report kit kit-bullseye clean
+.PHONY: all check-deps deps test check layers unit-bins asan report kit kit-bullseye clean fuzz fuzz-ci fuzz-bins
 all: check-deps benchgen
 
 check-deps:
@@ -142,15 +144,17 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB_OBJ)
 -include $(OBJ:.o=.d) $(TEST_BIN:=.d)
 
 # ---- tests ---------------------------------------------------------------
-# `make test` is what CI runs: it installs missing Debian packages, builds,
-# creates the small test environment, then runs the unit and integration
-# suites and prints one "N passed, N failed" line. The build uses every core.
+# `make test` is what CI runs: it installs missing Debian packages, builds
+# (benchgen, the unit tests, the fuzz targets with clang), creates the small
+# test environment, then runs the unit tests, the short fuzz step and the
+# integration suites and prints one "N passed, N failed" line. The build uses every core.
 test:
 	$(Q)scripts/check-layers.py
 	$(Q)scripts/install-deps.sh
 	$(Q)scripts/install-report-deps.sh
 	$(Q)$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) all unit-bins
-	$(Q)tests/run.sh $(BUILD)
+	$(Q)$(MAKE) --no-print-directory -j$$(nproc 2>/dev/null || echo 2) fuzz-bins
+	$(Q)FUZZ_PREFIX=build/fuzz/fuzz/fuzz FUZZ_CI_SECONDS=$(FUZZ_CI_SECONDS) tests/run.sh $(BUILD)
 
 unit-bins: $(TEST_BIN) | $(EXT)
 
@@ -173,6 +177,35 @@ asan:
 	  SAN_FLAGS='-fsanitize=address,undefined -fno-sanitize-recover=undefined' build/asan/benchgen unit-bins
 	$(Q)ASAN_OPTIONS=handle_segv=0:detect_leaks=1 LSAN_OPTIONS=print_suppressions=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  BENCHGEN_BIN=build/asan/benchgen tests/run.sh build/asan
+
+# ---- fuzzing (tests/fuzz/README.md) ---------------------------------------
+# The library objects built by clang with -fsanitize=fuzzer-no-link,address,
+# undefined in build/fuzz, one libFuzzer binary per tests/fuzz/fuzz_*.c.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 180
+FUZZ_CI_SECONDS ?= 8
+FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+fuzz-bins:
+	$(Q)$(MAKE) --no-print-directory BUILD=build/fuzz CC=$(FUZZ_CC) CFLAGS='-O1 -g -fno-omit-frame-pointer -Wno-missing-field-initializers' \
+	  SAN_FLAGS='$(FUZZ_SAN)' fuzz-targets
+
+fuzz-targets: $(FUZZ_BIN)
+
+-include $(FUZZ_BIN:=.d)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_common.h $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@printf '  FUZZ %s\n' $@
+	$(Q)$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB_OBJ) $(LDLIBS)
+
+fuzz: fuzz-bins
+	$(Q)FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run.sh build/fuzz/fuzz/fuzz $(FUZZ_TARGETS)
+
+fuzz-ci: fuzz-bins
+	$(Q)FUZZ_SECONDS=$(FUZZ_CI_SECONDS) FUZZ_CI=1 tests/fuzz/run.sh build/fuzz/fuzz/fuzz $(FUZZ_TARGETS)
 
 report:
 	$(Q)scripts/install-deps.sh

@@ -120,6 +120,11 @@ int channel_feed(struct channel_reader *cr, const char *data, size_t n, struct r
                     CHANNEL_LINE_MAX);
         start = end + 1;
         cr->scanned = start;
+        /* Nothing after a violation counts, whether it came in the same
+         * read or a later one (the verdict must not depend on how the
+         * kernel cut the stream). */
+        if (cr->problem[0])
+            break;
     }
     cr->scanned = cr->len;
     if (cr->len - start > CHANNEL_LINE_MAX)

@@ -5,6 +5,7 @@
 #include "runners/contain.h"
 #include "runners/contain_backend.h"
 #include "base/error.h"
+#include "base/util.h"
 #include "base/xalloc.h"
 
 #include <dirent.h>
@@ -283,6 +284,8 @@ static _Noreturn void watchdog_main(int fd)
         cells[i].owner = getpid(); /* its orphans are ours now: nothing of benchgen's to spare */
         cells[i].ops->kill(&cells[i]);
         cells[i].ops->close(&cells[i]);
+        if (cells[i].scratch[0])
+            util_rm_rf(cells[i].scratch);
     }
     _exit(0);
 }
@@ -383,6 +386,12 @@ int contain_open(struct contain **out, const char *cell_key, uint64_t memory_lim
 }
 
 int contain_enter(struct contain *ct) { return ct ? ct->ops->enter(ct) : 0; }
+
+void contain_scratch(struct contain *ct, const char *dir)
+{
+    if (ct && dir && strlen(dir) < sizeof(ct->scratch))
+        snprintf(ct->scratch, sizeof(ct->scratch), "%s", dir);
+}
 
 void contain_started(struct contain *ct, pid_t pid)
 {

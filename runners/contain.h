@@ -14,7 +14,8 @@
  * contain.c picks the first backend that works (BENCHGEN_CONTAINMENT=
  * cgroup1|cgroup2|tree forces one) and runs the watchdog: a small process,
  * forked once per run, that holds a pipe from benchgen and, when benchgen
- * dies (even by SIGKILL), kills the cell in flight and removes its cgroups.
+ * dies (even by SIGKILL), kills the cell in flight and removes its cgroups
+ * and its scratch directory.
  *
  * Ownership: contain_open() allocates; contain_close() kills what is left,
  * removes the cgroups and frees.
@@ -34,6 +35,12 @@ int contain_open(struct contain **out, const char *cell_key, uint64_t memory_lim
 
 /* In the forked child, before exec: joins the container. 0 or -1 (errno). */
 int contain_enter(struct contain *ct);
+
+/* The cell's scratch directory (worker.c makes and removes it): when
+ * benchgen dies with the cell in flight, the watchdog removes it too, after
+ * the cell's processes. Before contain_started(), which tells the watchdog;
+ * a path longer than it keeps is not given to it. */
+void contain_scratch(struct contain *ct, const char *dir);
 
 /* In the parent once the child is forked. */
 void contain_started(struct contain *ct, pid_t pid);

@@ -30,6 +30,8 @@ struct contain {
     char dirs[CONTAIN_MAX_DIRS][CONTAIN_DIR_MAX]; /* cgroup directories, created by open() */
     int64_t peak;
     bool memory_controller;   /* the cgroup enforces memory_limit itself */
+    char scratch[CONTAIN_DIR_MAX]; /* the cell's scratch directory, removed by the watchdog
+                                    * when benchgen dies; "" for none */
 };
 
 struct contain_ops {

@@ -634,6 +634,7 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
     if ((err = logcap_open(&w.log, job->log_path, c->log_limit)) < 0 ||
         (err = contain_open(&ct, c->key, c->memory_limit)) < 0)
         goto done;
+    contain_scratch(ct, scratch);
     fflush(NULL); /* or the child inherits and re-prints our buffered output */
     out->started = time(NULL);
     int64_t t0 = util_now_ns();

@@ -14,6 +14,7 @@ pkgs=(
   libxlsxwriter-dev             # workbook
   libarchive-dev                # release bundles
   zlib1g-dev                    # PNG encoding of charts
+  clang libclang-rt-14-dev      # libFuzzer targets in tests/fuzz (make fuzz, make test)
   poppler-utils                 # pdfinfo/pdftoppm in tests
   slurmctld slurmd slurm-client munge   # the one-node cluster of tests/integration/test_slurm.sh
   podman runc uidmap            # container workers in tests/integration/test_container_podman.sh

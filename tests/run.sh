@@ -60,6 +60,28 @@ if [ "$UNIT_ONLY" -eq 1 ]; then
   exit
 fi
 
+count_checks() { # OUTPUT RC NAME: adds its "ok - " / "not ok - " lines to the totals
+  local p f
+  p=$(echo "$1" | grep -c '^ok - ')
+  f=$(echo "$1" | grep -c '^not ok - ')
+  if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+  passed=$((passed + p))
+  failed=$((failed + f))
+  [ "$f" -eq 0 ] || failures+=("$3")
+}
+if [ -n "${FUZZ_PREFIX:-}" ]; then
+  # make test: every libFuzzer target replays its committed corpus (a known
+  # crash that comes back fails here), then fuzzes FUZZ_CI_SECONDS from it,
+  # alone (one core; tests/fuzz/run.sh). make asan leaves FUZZ_PREFIX unset.
+  echo "== fuzz (short)"
+  t_fuzz=$SECONDS
+  fout=$(FUZZ_SECONDS=${FUZZ_CI_SECONDS:-8} FUZZ_CI=1 tests/fuzz/run.sh "$FUZZ_PREFIX" 2>&1)
+  frc=$?
+  echo "$fout"
+  count_checks "$fout" "$frc" tests/fuzz
+  echo "   (fuzz: $((SECONDS - t_fuzz)) s)"
+fi
+
 echo "== integration tests"
 # Scripts that time nothing, judge no contention and share no state (their
 # own temporary directories, ports and profiles) run side by side, TEST_JOBS
@@ -77,7 +99,7 @@ echo "== integration tests"
 SHARED="test_kit:170 test_slurm:96 test_report:65 test_device_guard:60 test_params:54 test_flops:43 test_report_shapes:37 test_report_html:31
   test_compare:30 test_compare_headlines:1 test_compare_profile:2 test_container_podman:25 test_envs_uv:16 test_forged_results:14 test_verify_hostile:13 test_pythons:12 test_bundle_repro:12 test_report_out:9
   test_readers_ro:8 test_outputs_safe:8 test_big_text:7 test_workload_errors:8 test_sam_dtype:6 test_report_json:6 test_with:5 test_methods_report:4
-  test_progress:4 test_failures_upfront:2 test_audit:3 test_cli:3 test_env_add_needs:3
+  test_progress:4 test_kill_scratch:6 test_failures_upfront:2 test_audit:3 test_cli:3 test_env_add_needs:3
   test_envs_size:3 test_envs_variant:3 test_readme_workload:3 test_golden:6 test_layers:1"
 TEST_JOBS=${TEST_JOBS:-2}
 INT_OUT=$(mktemp -d "${TMPDIR:-/tmp}/benchgen-integration.XXXXXX")
@@ -100,7 +122,7 @@ run_one() { # SCRIPT: its output, exit status and seconds into INT_OUT
   mv "$INT_OUT/$n.rc.tmp" "$INT_OUT/$n.rc"
 }
 report_one() { # SCRIPT: prints its output and time, counts its checks
-  local n out rc p f sec
+  local n out rc sec
   n=$(basename "$1" .sh)
   out=$(cat "$INT_OUT/$n.out")
   rc=$(cat "$INT_OUT/$n.rc")
@@ -109,12 +131,7 @@ report_one() { # SCRIPT: prints its output and time, counts its checks
   echo "$out"
   echo "   ($sec s)"
   times+=("$sec $1")
-  p=$(echo "$out" | grep -c '^ok - ')
-  f=$(echo "$out" | grep -c '^not ok - ')
-  if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  passed=$((passed + p))
-  failed=$((failed + f))
-  [ "$f" -eq 0 ] || failures+=("$1")
+  count_checks "$out" "$rc" "$1"
 }
 running=()
 reap() { # reports the side-by-side scripts that have finished

@@ -93,6 +93,34 @@ static void test_error_and_torn_line(void **state)
     result_free(&r2);
 }
 
+/* Lines after a protocol violation do not count, whether they arrive in
+ * the same read or a later one: found by tests/fuzz/fuzz_channel (corpus
+ * regress-lines-after-problem), where one read of a bad line followed by a
+ * sample and a final message recorded both, a byte at a time neither. */
+static void test_nothing_after_violation(void **state)
+{
+    (void)state;
+    const char *text = "{\"t\":\"marker\",\"name\":\"a\",\"ns\":1}\n"
+                       "{\"t\":\"sample\",\"warmup\":0,\"ns\":-1}\n"
+                       "{\"t\":\"sample\",\"warmup\":0,\"ns\":7}\n"
+                       "{\"t\":\"unsupported\",\"reason\":\"x\"}\n";
+    for (size_t chunk = 1; chunk <= strlen(text); chunk = chunk == 1 ? strlen(text) : chunk + 1) {
+        struct channel_reader cr = {0};
+        struct result r = {0};
+        for (size_t off = 0; off < strlen(text); off += chunk) {
+            size_t n = strlen(text) - off < chunk ? strlen(text) - off : chunk;
+            assert_int_equal(channel_feed(&cr, text + off, n, &r), 0);
+        }
+        assert_non_null(strstr(cr.problem, "-1 ns"));
+        assert_int_equal(cr.final, 0);
+        assert_int_equal(r.ntimed, 0);
+        assert_null(r.detail);
+        assert_int_equal(r.phases.n, 1);
+        channel_reader_free(&cr);
+        result_free(&r);
+    }
+}
+
 /* What a hostile workload can write to the pipe: garbage, a forged
  * negative sample, and a line that never ends. */
 static void test_protocol_violations(void **state)
@@ -197,6 +225,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_round_trip), cmocka_unit_test(test_error_and_torn_line),
                                        cmocka_unit_test(test_protocol_violations),
+                                       cmocka_unit_test(test_nothing_after_violation),
                                        cmocka_unit_test(test_byte_at_a_time),
                                        cmocka_unit_test(test_socket_hello)};
     return cmocka_run_group_tests_name("channel", tests, NULL, NULL);
