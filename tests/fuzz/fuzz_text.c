@@ -12,7 +12,7 @@
 #include "base/escape.h"
 #include "base/template.h"
 #include "report/report.h"
-#include "run/envs_derive.h"
+#include "envs/envs_derive.h"
 
 static int esc_none(struct strbuf *sb, const char *s)
 {
