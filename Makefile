@@ -183,7 +183,7 @@ asan:
 # undefined in build/fuzz, one libFuzzer binary per tests/fuzz/fuzz_*.c.
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 180
-FUZZ_CI_SECONDS ?= 8
+FUZZ_CI_SECONDS ?= 4
 FUZZ_SAN := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)

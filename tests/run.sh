@@ -75,7 +75,7 @@ if [ -n "${FUZZ_PREFIX:-}" ]; then
   # alone (one core; tests/fuzz/run.sh). make asan leaves FUZZ_PREFIX unset.
   echo "== fuzz (short)"
   t_fuzz=$SECONDS
-  fout=$(FUZZ_SECONDS=${FUZZ_CI_SECONDS:-8} FUZZ_CI=1 tests/fuzz/run.sh "$FUZZ_PREFIX" 2>&1)
+  fout=$(FUZZ_SECONDS=${FUZZ_CI_SECONDS:-4} FUZZ_CI=1 tests/fuzz/run.sh "$FUZZ_PREFIX" 2>&1)
   frc=$?
   echo "$fout"
   count_checks "$fout" "$frc" tests/fuzz
@@ -96,7 +96,7 @@ echo "== integration tests"
 # CI machine (make test's own per-script times). They start in order of
 # cost, longest first (LPT), so that the lanes end close together and no
 # long script starts last; a script not listed runs alone.
-SHARED="test_kit:170 test_slurm:96 test_report:65 test_device_guard:60 test_params:54 test_flops:43 test_report_shapes:37 test_report_html:31
+SHARED="test_kit:170 test_bisect:115 test_slurm:96 test_report:65 test_device_guard:60 test_params:54 test_flops:43 test_report_shapes:37 test_report_html:31
   test_compare:30 test_compare_headlines:1 test_compare_profile:2 test_container_podman:25 test_envs_uv:16 test_forged_results:14 test_verify_hostile:13 test_pythons:12 test_bundle_repro:12 test_report_out:9
   test_readers_ro:8 test_outputs_safe:8 test_big_text:7 test_workload_errors:8 test_sam_dtype:6 test_report_json:6 test_with:5 test_methods_report:4
   test_progress:4 test_kill_scratch:6 test_failures_upfront:2 test_audit:3 test_cli:3 test_env_add_needs:3

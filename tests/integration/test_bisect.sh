@@ -11,10 +11,12 @@
 # same answer with no finished step run again (and no process of the
 # interrupted step but the one stopped); a range without a change stops
 # after the endpoints ("nothing to bisect", exit 0); every step is an A/B
-# run directory `compare` and `show` read. 5 processes a side. It times
-# (the steps' verdicts), so it runs alone in `make test`: about 2 min at a
-# load of 3 to 5 on the 2-core machine, 3.5 min at 8 (ambiguous steps run
-# again with more processes when the machine is busy).
+# run directory `compare` and `show` read. 5 processes a side. Its verdicts
+# rest on the steps' sleeps, not on CPU time, so it runs side by side with
+# one other script in `make test` (SHARED in tests/run.sh): 114 s alone on
+# the idle 2-core machine, about 2 min at a load of 3 to 5, 3.5 min at 8
+# (an ambiguous step runs again with more processes when the machine is
+# busy; the step count counts it once).
 # The environments are the test's own (BENCHGEN_CACHE under TMP): its `base`
 # is the shared cache's ready one, linked in (read only: a derived venv
 # hard-links its files), and uv's cache is the test's too.
