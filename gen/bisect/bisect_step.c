@@ -11,12 +11,11 @@
 #include "plan/abplan.h"
 #include "plan/matrix.h"
 #include "plan/spec.h"
-#include "run/depends.h"
+#include "run/abarm.h"
 #include "envs/envs.h"
 #include "envs/envs_derive.h"
 #include "envs/envs_sync.h"
 #include "run/scheduler.h"
-#include "run/sysinfo.h"
 #include "stats/significance.h"
 #include "store/rundir.h"
 #include "store/store.h"
@@ -101,19 +100,8 @@ static int open_arm(struct store **st, const char *dir, const struct spec *spec,
                             spec->path, dir);
         return err;
     }
-    struct kvlist host = {0};
-    int err = sysinfo_collect(&host);
-    if (!err) {
-        kvlist_add(&host, "run.ab", which);
-        kvlist_add(&host, "run.with", pin);
-        err = rundir_check_free(dir);
-    }
-    struct run_inputs inputs = {0};
-    if (!err && (err = depends_collect(&inputs, spec, plan)) == 0)
-        err = store_create(st, dir, spec, plan, &host, &inputs, cmdline);
-    run_inputs_free(&inputs);
-    kvlist_free(&host);
-    return err;
+    int err = rundir_check_free(dir);
+    return err < 0 ? err : abarm_create(st, dir, spec, plan, cmdline, which, &pin, 1, NULL, 0);
 }
 
 /* Keeps the processes of the interleaved plan that have no final status in

@@ -10,6 +10,7 @@
 #include "plan/resources.h"
 #include "plan/spec.h"
 #include "plan/status.h"
+#include "run/abarm.h"
 #include "run/abseq.h"
 #include "run/depends.h"
 #include "run/cellfile.h"
@@ -260,30 +261,6 @@ static int resume_collect(struct store *st, struct matrix *plan, struct exec_opt
     return err;
 }
 
-/* Creates one arm's run directory: the run-wide facts say which arm it is
- * and, for B, the pins and variables that make it B. */
-static int ab_store(struct store **st, const char *dir, const struct spec *spec, const struct matrix *plan,
-                    const char *cmdline, const char *which, const struct opt_list *with,
-                    const struct opt_list *benv)
-{
-    struct kvlist host = {0};
-    struct run_inputs inputs = {0};
-    int err = sysinfo_collect(&host);
-    if (!err)
-        err = depends_collect(&inputs, spec, plan);
-    if (!err)
-        err = kvlist_add(&host, "run.ab", which);
-    for (size_t i = 0; !err && with && i < with->n; i++)
-        err = kvlist_add(&host, "run.with", with->v[i]);
-    for (size_t i = 0; !err && benv && i < benv->n; i++)
-        err = kvlist_add(&host, "run.setenv", benv->v[i]);
-    if (!err)
-        err = store_create(st, dir, spec, plan, &host, &inputs, cmdline);
-    kvlist_free(&host);
-    run_inputs_free(&inputs);
-    return err;
-}
-
 /* run --ab: two plans (B with the pins), one ABBA-ordered loop, two runs. */
 static int run_ab(const struct cli_call *call, const char *spec_path)
 {
@@ -357,8 +334,8 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
         goto done;
     }
     if ((err = util_mkdir_p(outdir, 0755)) < 0 ||
-        (err = ab_store(&sa, da, spec, &pa, cmdline, "a", NULL, NULL)) < 0 ||
-        (err = ab_store(&sb, db, spec, &pb, cmdline, "b", &o->with, &o->benv)) < 0)
+        (err = abarm_create(&sa, da, spec, &pa, cmdline, "a", NULL, 0, NULL, 0)) < 0 ||
+        (err = abarm_create(&sb, db, spec, &pb, cmdline, "b", o->with.v, o->with.n, o->benv.v, o->benv.n)) < 0)
         goto done;
     fprintf(stderr, "run directories: %s (A) and %s (B)\n", da, db);
     fflush(stdout);
