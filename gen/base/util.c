@@ -622,7 +622,12 @@ int util_fmt_bytes(char *buf, size_t n, const char *key, const char *value)
     for (const char *c = value; *c; c++)
         if (*c < '0' || *c > '9')
             return 0;
-    double b = strtod(value, NULL);
+    util_fmt_size(buf, n, strtod(value, NULL));
+    return 1;
+}
+
+void util_fmt_size(char *buf, size_t n, double b)
+{
     if (b >= 1024.0 * 1024 * 1024)
         snprintf(buf, n, "%.1f GiB", b / (1024.0 * 1024 * 1024));
     else if (b >= 1024.0 * 1024)
@@ -630,6 +635,5 @@ int util_fmt_bytes(char *buf, size_t n, const char *key, const char *value)
     else if (b >= 1024.0)
         snprintf(buf, n, "%.1f KiB", b / 1024.0);
     else
-        snprintf(buf, n, "%s bytes", value);
-    return 1;
+        snprintf(buf, n, "%.0f bytes", b);
 }

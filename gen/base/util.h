@@ -150,4 +150,8 @@ const char *util_signal_name(int sig);
  * number). */
 int util_fmt_bytes(char *buf, size_t n, const char *key, const char *value);
 
+/* A byte count b >= 0 as people read it: "%.1f" of GiB, MiB or KiB (the
+ * largest that is at least 1), else "N bytes"; into buf (n bytes). */
+void util_fmt_size(char *buf, size_t n, double b);
+
 #endif /* BENCHGEN_UTIL_H */

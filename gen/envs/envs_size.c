@@ -16,13 +16,12 @@
 
 #define PYPI_SIMPLE "https://pypi.org/simple"
 
-/* "12.7 MiB", "3.1 GiB": the units uv prints its downloads in. */
+/* "12.7 MiB", "3.1 GiB": the units uv prints its downloads in (whole KiB
+ * below a MiB, as uv does). */
 static void format_bytes(long long b, char *buf, size_t n)
 {
-    if (b >= 1024LL * 1024 * 1024)
-        snprintf(buf, n, "%.1f GiB", (double)b / (1024.0 * 1024 * 1024));
-    else if (b >= 1024LL * 1024)
-        snprintf(buf, n, "%.1f MiB", (double)b / (1024.0 * 1024));
+    if (b >= 1024LL * 1024)
+        util_fmt_size(buf, n, (double)b);
     else
         snprintf(buf, n, "%.0f KiB", (double)b / 1024.0);
 }
