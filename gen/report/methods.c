@@ -121,6 +121,37 @@ static void set_ms(struct table *t, size_t r, size_t col, size_t repeats, double
         table_set(t, r, col, 0, ms, "%s", buf);
 }
 
+/* The next method.<name> fact whose recorded value differs between the
+ * published side fp and the corrected side fc (the published side's names
+ * first, then those only the corrected side has): its name, or NULL when no
+ * more differ. Start with *s = 0, *i = 0. */
+static const char *next_differing(const struct kvlist *fp, const struct kvlist *fc, int *s, size_t *i)
+{
+    const struct kvlist *sides[2] = {fp, fc};
+    for (; *s < 2; (*s)++, *i = 0)
+        while (*i < sides[*s]->n) {
+            const char *name = sides[*s]->items[(*i)++].key;
+            if (strncmp(name, "method.", 7) != 0 || !name[7])
+                continue;
+            if (*s == 1 && kvlist_get(fp, name))
+                continue; /* listed with the published side's names */
+            const char *pv = kvlist_get(fp, name), *cv = kvlist_get(fc, name);
+            if (pv && cv && strcmp(pv, cv) == 0)
+                continue;
+            return name;
+        }
+    return NULL;
+}
+
+/* Both sides recorded their method and no method.<name> fact differs. */
+static int same_work(const struct rd_cell *pub, const struct rd_cell *cor)
+{
+    const struct kvlist *fp = &pub->result.facts, *fc = &cor->result.facts;
+    int s = 0;
+    size_t i = 0;
+    return kvlist_get(fp, "method") && kvlist_get(fc, "method") && !next_differing(fp, fc, &s, &i);
+}
+
 /* The numbers of one position: pooled means of each method's ok repeats and
  * their ratio, published / corrected, with its interval. */
 static int pair_of(const struct rundata *rd, const struct position *p, struct methods_pair *out)
@@ -136,7 +167,8 @@ static int pair_of(const struct rundata *rd, const struct position *p, struct me
         err = significance_test(gc, nc, gp, np, METHODS_LEVEL, METHODS_RESAMPLES, 1, &st);
     *out = (struct methods_pair){.first = p->first, .pub = p->pub, .cor = p->cor, .repeats_pub = np,
                                  .repeats_cor = nc, .pub_ms = pooled_mean(gp, np), .cor_ms = pooled_mean(gc, nc),
-                                 .valid = !err && np && nc && st.valid, .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN};
+                                 .valid = !err && np && nc && st.valid, .ratio = NAN, .ci_lo = NAN, .ci_hi = NAN,
+                                 .same_work = same_work(p->pub, p->cor)};
     if (out->valid) {
         out->ratio = st.ratio;
         out->ci_lo = st.ci_lo;
@@ -247,31 +279,24 @@ static void diff_rows(const struct rctx *x, struct table *t, const struct method
 {
     (void)x;
     const struct kvlist *fp = &p->pub->result.facts, *fc = &p->cor->result.facts;
-    const struct kvlist *sides[2] = {fp, fc};
     if (!kvlist_get(fp, "method") || !kvlist_get(fc, "method")) {
         unrecorded_row(t, p);
         return;
     }
-    for (int s = 0; s < 2; s++)
-        for (size_t i = 0; i < sides[s]->n; i++) {
-            const char *name = sides[s]->items[i].key;
-            if (strncmp(name, "method.", 7) != 0 || !name[7])
-                continue;
-            if (s == 1 && kvlist_get(fp, name))
-                continue; /* listed with the published side's names */
-            const char *pv = kvlist_get(fp, name), *cv = kvlist_get(fc, name);
-            if (pv && cv && strcmp(pv, cv) == 0)
-                continue;
-            char src[160];
-            snprintf(src, sizeof(src), "method_source.%s", name + 7);
-            const char *ref = kvlist_get(fp, src);
-            size_t r = table_row(t);
-            set_cell_name(t, r, p->first);
-            table_set(t, r, 1, TC_MONO, NAN, "%s", name + 7);
-            table_set(t, r, 2, pv ? 0 : TC_NA, NAN, "%s", pv ? pv : "-");
-            table_set(t, r, 3, cv ? 0 : TC_NA, NAN, "%s", cv ? cv : "-");
-            table_set(t, r, 4, TC_MONO, NAN, "%s", ref ? ref : "");
-        }
+    int s = 0;
+    size_t i = 0;
+    for (const char *name; (name = next_differing(fp, fc, &s, &i));) {
+        const char *pv = kvlist_get(fp, name), *cv = kvlist_get(fc, name);
+        char src[160];
+        snprintf(src, sizeof(src), "method_source.%s", name + 7);
+        const char *ref = kvlist_get(fp, src);
+        size_t r = table_row(t);
+        set_cell_name(t, r, p->first);
+        table_set(t, r, 1, TC_MONO, NAN, "%s", name + 7);
+        table_set(t, r, 2, pv ? 0 : TC_NA, NAN, "%s", pv ? pv : "-");
+        table_set(t, r, 3, cv ? 0 : TC_NA, NAN, "%s", cv ? cv : "-");
+        table_set(t, r, 4, TC_MONO, NAN, "%s", ref ? ref : "");
+    }
 }
 
 static int diff_table(const struct rctx *x, const struct methods_pair *pairs, size_t n, struct table *t)
@@ -383,8 +408,16 @@ static void pairs_part(struct doc *d, const struct rctx *x)
         return;
     }
     /* a pair ran under both when both sides have a mean (a side without one says why, NA) */
-    for (size_t k = 0; k < n; k++)
+    size_t same = 0;
+    double same_lo = INFINITY, same_hi = -INFINITY;
+    for (size_t k = 0; k < n; k++) {
         both += has_mean(pairs[k].repeats_pub, pairs[k].pub_ms) && has_mean(pairs[k].repeats_cor, pairs[k].cor_ms);
+        if (pairs[k].valid && pairs[k].same_work) { /* a ratio of 1 but for the processes */
+            same++;
+            same_lo = fmin(same_lo, pairs[k].ratio);
+            same_hi = fmax(same_hi, pairs[k].ratio);
+        }
+    }
     free(pairs);
     /* the grid shows the method of each position's first cell: the first the spec lists */
     const char *shown = "published";
@@ -406,6 +439,20 @@ static void pairs_part(struct doc *d, const struct rctx *x)
               "charts above show the %s cells.",
               both, both == 1 ? "" : "s", missing, shown);
     doc_table(d, &side, 7);
+    if (same == 1)
+        doc_paraf(d, DOC_NORMAL, 0,
+                  "1 of these cells did the same work under both methods (no method.* fact differs; it has no row in "
+                  "\"What differs per cell\"): its ratio, %.2fx, is the difference between two processes, which the "
+                  "interval (over one process's steps) does not hold. A ratio says what a method did only beyond "
+                  "that spread.",
+                  same_lo);
+    else if (same > 1)
+        doc_paraf(d, DOC_NORMAL, 0,
+                  "%zu of these cells did the same work under both methods (no method.* fact differs; they have no "
+                  "row in \"What differs per cell\"): their ratios, %.2fx to %.2fx, are the difference between two "
+                  "processes, which the interval (over one process's steps) does not hold. A ratio says what a "
+                  "method did only beyond that spread.",
+                  same, same_lo, same_hi);
     doc_heading(d, "What differs per cell");
     doc_para(d, DOC_NORMAL,
              "Each choice the two methods make differently for a cell, as the cells recorded it (their method.* "

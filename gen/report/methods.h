@@ -33,6 +33,8 @@ struct methods_pair {
     double ratio;                    /* published / corrected: of the pooled means with one repeat a
                                       * side, else of the geometric means of the per-repeat means */
     double ci_lo, ci_hi;             /* its 95% interval (NAN when it has none) */
+    int same_work;                   /* both sides recorded their method facts and no method.<name>
+                                      * fact differs: the ratio is two processes' difference */
 };
 
 /* The positions of rd under both methods, in plan order (the rows of the

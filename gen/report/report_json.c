@@ -167,6 +167,7 @@ static json_t *jmethods(const struct rctx *x, int *err)
                      ? json_pack("[oo]", json_num(p->ci_lo), json_num(p->ci_hi))
                      : json_null(),
                  err);
+        json_put(o, "same_work", json_boolean(p->same_work), err);
         json_push(a, o, err);
     }
     free(pairs);

@@ -65,6 +65,36 @@ if cols[3] != "%.2fx" % e["ratio"] or cols[4] != "%.2f-%.2fx" % (lo, hi):
 sys.exit("\n".join(bad) if bad else 0)
 PY
 
+# same_work: true exactly when no method.* fact differs between the two cells
+# (computed here from run.db); and when it is, the report says the ratio is
+# two processes' difference. The NumPy mlp does the same work under both
+# methods; a copy of the run whose corrected cell records one method.* fact
+# differently does not.
+same_work_of() { # RUN_DB: no method.* fact differs, from run.db alone
+  python3 - "$1" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+f = {"published": {}, "corrected": {}}
+for key, name, value in db.execute("SELECT c.key, f.name, f.value FROM facts f JOIN cells c ON c.id = f.cell_id "
+                                   "WHERE f.name LIKE 'method.%'"):
+    f[key.rsplit("@", 1)[1]][name] = value
+print("true" if f["published"] == f["corrected"] else "false")
+PY
+}
+check "same_work is true for the mlp, as run.db's facts say" \
+  test "$(jget "$TMP/rep/report.json" "str(d['methods'][0]['same_work']).lower()")/$(same_work_of "$TMP/run/run.db")" = true/true
+check "the report says the ratio is two processes' difference, with the ratio" \
+  grep -q "^1 of these cells did the same work under both methods.*its ratio, $(jget "$TMP/rep/report.json" "'%.2f' % d['methods'][0]['ratio']")x, is the difference between two processes" "$MD"
+check "same work: no row in What differs per cell" bash -c '! grep -q "^| mlp/predict/b64/numpy | " <(sed -n "/^### What differs per cell/,\$p" "$1")' _ "$MD"
+cp -r "$TMP/run" "$TMP/differ"
+sqlite3 "$TMP/differ/run.db" "INSERT OR REPLACE INTO facts(cell_id, name, value)
+  SELECT id, 'method.sync', 'something else' FROM cells WHERE key LIKE '%@corrected';"
+"$BENCHGEN" report "$TMP/differ" --out "$TMP/rep-differ" --format md -q
+check "a method fact differs: same_work is false, as run.db's facts say" \
+  test "$(jget "$TMP/rep-differ/report.json" "str(d['methods'][0]['same_work']).lower()")/$(same_work_of "$TMP/differ/run.db")" = false/false
+check "a method fact differs: no same-work sentence" bash -c '! grep -q "did the same work under both methods" "$1"' _ "$TMP/rep-differ/report.md"
+check "a method fact differs: its row in What differs per cell" bash -c 'sed -n "/^### What differs per cell/,\$p" "$1" | grep -q "^| mlp/predict/b64/numpy | sync | "' _ "$TMP/rep-differ/report.md"
+
 # A run with one method: report.json's methods is empty (the report has no side-by-side).
 "$BENCHGEN" run tests/specs/both-methods.yaml --only method=corrected --out "$TMP/one" >"$TMP/one.out" 2>&1
 "$BENCHGEN" report "$TMP/one" --out "$TMP/rep1" --format md -q
