@@ -77,16 +77,7 @@ SPEC=$TMP/soak.yaml
 } >"$SPEC"
 echo "# soak: $CELLS cells ($K kinds x $REPEATS repeats), $KILLS SIGKILL(s), in $TMP"
 
-# survivors: recorded PIDs still alive (not zombies)
-survivors() {
-  local f pid out=""
-  for f in "$PIDS"/*; do
-    [ -e "$f" ] || continue
-    pid=${f##*.}
-    if [ -e "/proc/$pid" ] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then out="$out $(basename "$f")"; fi
-  done
-  echo "$out"
-}
+. "$ROOT/tests/hostile/survivors.sh" # survivors DIR: recorded processes still alive (PID and start time)
 cgroups_of() { find /sys/fs/cgroup -maxdepth 6 -type d -name "benchgen-$1.*" 2>/dev/null; }
 finished() { sqlite3 "file:$RUN/run.db?mode=ro" "SELECT count(*) FROM cells WHERE status IS NOT NULL AND status != ''" 2>/dev/null || echo 0; }
 # sample PID FILE: every 0.5 s, "cells_done fds rss_kib" of process PID
@@ -120,7 +111,7 @@ while :; do
       echo "# SIGKILL $kills_done after ${wait_s}s, $(finished)/$CELLS cells final"
       sleep 2 # the watchdog's time to end the cell's processes
       check "after SIGKILL $kills_done: no cgroup of that benchgen left" test -z "$(cgroups_of "$bg")"
-      check "after SIGKILL $kills_done: no recorded process alive" test -z "$(survivors)"
+      check "after SIGKILL $kills_done: no recorded process alive" test -z "$(survivors "$PIDS")"
       segment run --resume "$RUN"
       continue
     fi
@@ -170,7 +161,7 @@ check "PRAGMA integrity_check ok" test "$(j integrity)" = ok
 check "run.db: one row per cell ($(j dbcells))" test "$(j dbcells)" = "($CELLS, $CELLS)"
 check "run.db: each ok cell has warm-up + steps sample rows" test "$(j dupsamples)" = 0
 sleep 1
-check "no recorded process alive ($(ls "$PIDS" | wc -l) recorded)" test -z "$(survivors)"
+check "no recorded process alive ($(ls "$PIDS" | wc -l) recorded)" test -z "$(survivors "$PIDS")"
 left_cg=""
 for p in "${pids_all[@]}"; do left_cg="$left_cg$(cgroups_of "$p")"; done
 check "no cell cgroup left" test -z "$left_cg"

@@ -15,7 +15,8 @@ def setup(cell, data):
     d = os.environ.get("HOSTILE_PIDS", "/tmp")
     helper = subprocess.Popen(
         [sys.executable, "-c",
-         "import os,sys,time; open(os.path.join(sys.argv[1], 'helper.%d' % os.getpid()), 'w').close(); "
+         "import os,sys,time; st = open('/proc/self/stat').read().rsplit(')', 1)[1].split()[19]; "
+         "open(os.path.join(sys.argv[1], 'helper.%d' % os.getpid()), 'w').write('%d %s' % (os.getpid(), st)); "
          "time.sleep(3600)", d],
         start_new_session=True, close_fds=True, stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={"PATH": "/usr/bin:/bin"})

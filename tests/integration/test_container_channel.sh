@@ -139,12 +139,8 @@ for k in mlp/fit/b8/numpy mlp/predict/b16/numpy; do
 done
 check "every hostile cell reported over the socket (or was cut off before it could)" \
   test "$(cells_py "$J" 'all(w(c, "worker.channel").startswith("unix socket") for c in cells if c["model"] not in ("closedhang",))')" = True
-survivors=""
-for f in "$TMP/pids"/*; do
-  p=${f##*.}
-  [ -e "/proc/$p" ] && ! grep -q '^State:.*Z' "/proc/$p/status" 2>/dev/null && survivors="$survivors $(basename "$f")"
-done
-check "no process of any cell survived ($(ls "$TMP/pids" | wc -l) recorded)" test -z "$survivors"
+. "$ROOT/tests/hostile/survivors.sh"
+check "no process of any cell survived ($(ls "$TMP/pids" | wc -l) recorded)" test -z "$(survivors "$TMP/pids")"
 check "no cell directory (socket, env file, caches) left behind" test -z "$(ls "$TMPDIR")"
 echo "# container-channel runs took ${took} s"
 finish

@@ -18,18 +18,21 @@ export HOSTILE_PIDS=$PIDS
 # (their names start with benchgen-PID.; other runs on the machine are not ours).
 cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name "benchgen-$1.*" 2>/dev/null; }
 
-# survivors DIR: the PIDs recorded under DIR that are still alive (not zombies)
-survivors() {
-  local f pid out=""
-  for f in "$1"/*; do
-    [ -e "$f" ] || continue
-    pid=${f##*.}
-    if [ -e "/proc/$pid" ] && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; then
-      out="$out $(basename "$f")"
-    fi
-  done
-  echo "$out"
-}
+. "$ROOT/tests/hostile/survivors.sh" # survivors DIR: the recorded processes still alive
+
+# survivors.sh itself: a recorded PID that another process holds now (PIDs
+# wrap on a busy machine) is not a survivor; the same PID and start time is.
+mkdir -p "$TMP/reuse"
+sleep 60 &
+other=$!
+echo "$other 1" >"$TMP/reuse/recycled.$other" # start time 1: not this sleep's
+check "survivors: a reused PID (another start time) is not a survivor" test -z "$(survivors "$TMP/reuse")"
+python3 -c 'import sys; sys.path.insert(0, "tests/hostile"); import common; print(sys.argv[1], common.start_time(sys.argv[1]))' \
+  "$other" >"$TMP/reuse/recycled.$other"
+check "survivors: the same PID and start time is one" test "$(survivors "$TMP/reuse")" = " recycled.$other"
+kill "$other"
+wait "$other" 2>/dev/null
+check "survivors: a dead recorded process is not" test -z "$(survivors "$TMP/reuse")"
 
 integrity() { python3 -c 'import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute("pragma integrity_check").fetchone()[0])' "$1/run.db" 2>&1; }
 
