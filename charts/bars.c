@@ -7,9 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PAD 8.0
-#define TITLE_H 18.0
-#define SUBTITLE_H 14.0
+#define PAD CHART_MARGIN
 #define LEGEND_ROW_H 13.0
 #define LEGEND_COL_W 170.0
 #define AXIS_H 30.0
@@ -41,9 +39,15 @@ static double legend_height(const struct bars *b, double w)
     return (double)((b->nser + cols - 1) / cols) * LEGEND_ROW_H + 6;
 }
 
+static struct chart_heading heading(const struct bars *b)
+{
+    return (struct chart_heading){CHART_HEADING_FIGURE, b->title, b->subtitle, NULL, NULL};
+}
+
 static double head_height(const struct bars *b, double w)
 {
-    return PAD + (b->title ? TITLE_H : 0) + (b->subtitle ? SUBTITLE_H : 0) + legend_height(b, w);
+    const struct chart_heading head = heading(b);
+    return chart_heading_height(&head) + legend_height(b, w);
 }
 
 /* The footnote's height: about 4.3 pt a character at 7.5 pt, wrapped. */
@@ -131,18 +135,8 @@ int bars_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct bars *b = data;
     cairo_t *cr = c->cr;
-    double y = r.y + PAD;
-    if (b->title) {
-        chart_rgb(c, CHART_INK);
-        chart_text(c, CHART_FONT_BOLD, 11, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, b->title);
-        y += TITLE_H;
-    }
-    if (b->subtitle) {
-        chart_rgb(c, CHART_MUTED);
-        chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE,
-                   b->subtitle);
-        y += SUBTITLE_H;
-    }
+    const struct chart_heading head = heading(b);
+    double y = r.y + chart_heading(c, r, &head);
     if (has_legend(b)) {
         size_t cols = legend_cols(b, r.w);
         double colw = (r.w - 2 * PAD) / (double)cols;

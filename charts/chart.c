@@ -155,6 +155,66 @@ void chart_text_rotated(struct chart *c, enum chart_font f, double size, double 
     c->text_ctx = textcache_context(c->cr);
 }
 
+/* ---- heading ------------------------------------------------------------ */
+
+struct heading_line {
+    enum chart_font font;
+    double size, height;
+    unsigned rgb;
+};
+
+struct heading_style {
+    double pad;
+    struct heading_line line[4]; /* title, subtitle, note, warning */
+};
+
+static const struct heading_style heading_styles[] = {
+    [CHART_HEADING_FIGURE] = {CHART_MARGIN,
+                              {{CHART_FONT_BOLD, 11, 18, CHART_INK},
+                               {CHART_FONT_REGULAR, 8.5, 14, CHART_MUTED},
+                               {CHART_FONT_REGULAR, 7.5, 11, CHART_MUTED},
+                               {CHART_FONT_REGULAR, 7.5, 11, CHART_WARN}}},
+    [CHART_HEADING_PANEL] = {CHART_PANEL_MARGIN,
+                             {{CHART_FONT_BOLD, 8.5, 12, CHART_INK},
+                              {CHART_FONT_REGULAR, 7, 10, CHART_MUTED},
+                              {CHART_FONT_REGULAR, 7, 10, CHART_MUTED},
+                              {CHART_FONT_REGULAR, 7, 10, CHART_WARN}}},
+};
+
+static const struct heading_style *heading_style(const struct chart_heading *h)
+{
+    return &heading_styles[h->size == CHART_HEADING_PANEL ? CHART_HEADING_PANEL : CHART_HEADING_FIGURE];
+}
+
+double chart_heading_height(const struct chart_heading *h)
+{
+    const struct heading_style *s = heading_style(h);
+    const char *text[4] = {h->title, h->subtitle, h->note, h->warning};
+    double used = s->pad;
+    for (int i = 0; i < 4; i++)
+        if (text[i])
+            used += s->line[i].height;
+    return used;
+}
+
+double chart_heading(struct chart *c, struct chart_rect r, const struct chart_heading *h)
+{
+    const struct heading_style *s = heading_style(h);
+    const char *text[4] = {h->title, h->subtitle, h->note, h->warning};
+    /* line by line down from the top margin: the chart body starts at r.y
+     * plus the height returned */
+    double y = r.y + s->pad;
+    for (int i = 0; i < 4; i++) {
+        if (!text[i])
+            continue;
+        chart_rgb(c, s->line[i].rgb);
+        chart_text(c, s->line[i].font, s->line[i].size, r.x + s->pad, y, 0, 0, r.w - 2 * s->pad, CHART_ELLIPSIZE,
+                   text[i]);
+        y += s->line[i].height;
+    }
+    return y - r.y;
+}
+
 /* ---- colours ------------------------------------------------------------ */
 
 void chart_rgb(struct chart *c, unsigned rgb) { chart_rgba(c, rgb, 1.0); }

@@ -52,6 +52,11 @@ struct chart {
 #define CHART_FAMILY "DejaVu Sans"
 #define CHART_FAMILY_MONO "DejaVu Sans Mono"
 
+/* The margin round a chart (its heading and its body), and round a small
+ * panel among others. */
+#define CHART_MARGIN 8.0
+#define CHART_PANEL_MARGIN 6.0
+
 /* Sets the fixed font options on cr and picks the text context. Returns 0.
  * chart_fini() releases what chart_init() made (not cr). */
 int chart_init(struct chart *c, cairo_t *cr);
@@ -87,6 +92,36 @@ void chart_text_size(struct chart *c, enum chart_font f, double size, double max
  * and report pages ignore them. */
 void chart_hover(struct chart *c, double x, double y, double w, double h, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+
+/* ---- heading ------------------------------------------------------------ */
+/* The block at the top of a chart: a title, a subtitle, a note and a
+ * warning, in that order, one line each, cut with an ellipsis at the
+ * chart's width less its margins. Each may be NULL: no line, no room. Every
+ * chart kind draws its heading with chart_heading() and sizes it with
+ * chart_heading_height(), so the two always agree. */
+enum chart_heading_size {
+    /* a chart of its own (bars, heatmap, forest, scatter, trend): an 8 pt
+     * margin; title 11 pt bold in 18, subtitle 8.5 pt muted in 14, note
+     * 7.5 pt muted and warning 7.5 pt red in 11 each */
+    CHART_HEADING_FIGURE,
+    /* a small panel among others (a cell's distribution and step series):
+     * a 6 pt margin; title 8.5 pt bold in 12, subtitle, note (muted) and
+     * warning (red) 7 pt in 10 each */
+    CHART_HEADING_PANEL
+};
+
+struct chart_heading {
+    enum chart_heading_size size;
+    const char *title, *subtitle, *note, *warning;
+};
+
+/* The height the heading takes from the top of its rectangle, the top
+ * margin included: where the chart's body starts. */
+double chart_heading_height(const struct chart_heading *h);
+
+/* Draws the heading at the top of r, inset by its margin on the left, right
+ * and top, and returns the height it used (chart_heading_height(h)). */
+double chart_heading(struct chart *c, struct chart_rect r, const struct chart_heading *h);
 
 /* ---- colours ------------------------------------------------------------ */
 #define CHART_INK 0x222222u

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define PAD 6.0
+#define PAD CHART_PANEL_MARGIN
 #define MAX_BINS 40
 #define OUT_W 52.0 /* room beside the bins for the steps beyond the fences */
 
@@ -62,22 +62,8 @@ int distribution_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct distribution *d = data;
     cairo_t *cr = c->cr;
-    double y = r.y + PAD;
-    if (d->title) {
-        chart_rgb(c, CHART_INK);
-        chart_text(c, CHART_FONT_BOLD, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, d->title);
-        y += 12;
-    }
-    if (d->note) {
-        chart_rgb(c, CHART_MUTED);
-        chart_text(c, CHART_FONT_REGULAR, 7, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, d->note);
-        y += 10;
-    }
-    if (d->warning) {
-        chart_rgb(c, CHART_WARN);
-        chart_text(c, CHART_FONT_REGULAR, 7, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, d->warning);
-        y += 10;
-    }
+    const struct chart_heading head = {CHART_HEADING_PANEL, d->title, NULL, d->note, d->warning};
+    double y = r.y + chart_heading(c, r, &head);
     double x0 = r.x + PAD + 4, x1 = r.x + r.w - PAD - 4, y0 = y + 4, y1 = r.y + r.h - PAD - 12;
     if (d->n == 0 || y1 - y0 < 10) {
         chart_rgb(c, CHART_MUTED);

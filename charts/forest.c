@@ -12,9 +12,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#define PAD 8.0
-#define TITLE_H 18.0
-#define SUBTITLE_H 14.0
+#define PAD CHART_MARGIN
 #define LEGEND_H 15.0
 #define ROW_H 14.0
 #define SUMMARY_GAP 6.0
@@ -30,9 +28,15 @@ static int has_summary(const struct forest *f)
     return 0;
 }
 
+static struct chart_heading heading(const struct forest *f)
+{
+    return (struct chart_heading){CHART_HEADING_FIGURE, f->title, f->subtitle, NULL, NULL};
+}
+
 static double head_height(const struct forest *f)
 {
-    return PAD + (f->title ? TITLE_H : 0) + (f->subtitle ? SUBTITLE_H : 0) + (f->nlegend ? LEGEND_H : 0) + 4;
+    const struct chart_heading head = heading(f);
+    return chart_heading_height(&head) + (f->nlegend ? LEGEND_H : 0) + 4;
 }
 
 double forest_height(const struct forest *f)
@@ -117,18 +121,8 @@ int forest_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct forest *f = data;
     cairo_t *cr = c->cr;
-    double y = r.y + PAD;
-    if (f->title) {
-        chart_rgb(c, CHART_INK);
-        chart_text(c, CHART_FONT_BOLD, 11, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, f->title);
-        y += TITLE_H;
-    }
-    if (f->subtitle) {
-        chart_rgb(c, CHART_MUTED);
-        chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE,
-                   f->subtitle);
-        y += SUBTITLE_H;
-    }
+    const struct chart_heading head = heading(f);
+    double y = r.y + chart_heading(c, r, &head);
     if (f->nlegend) {
         legend(c, f, r.x + PAD, y, r.x + r.w - PAD);
         y += LEGEND_H;

@@ -6,9 +6,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#define PAD 8.0
-#define TITLE_H 18.0
-#define SUBTITLE_H 14.0
+#define PAD CHART_MARGIN
 #define HEADER_H 34.0
 #define CELL_H 26.0
 #define LEGEND_H 30.0
@@ -27,29 +25,24 @@ unsigned heatmap_color(double ratio)
     return t < 0.5 ? chart_mix(0xF7FBFF, 0x6BAED6, t * 2) : chart_mix(0x6BAED6, 0x08306B, (t - 0.5) * 2);
 }
 
+static struct chart_heading heading(const struct heatmap *h)
+{
+    return (struct chart_heading){CHART_HEADING_FIGURE, h->title, h->subtitle, NULL, NULL};
+}
+
 double heatmap_height(const struct heatmap *h, double w)
 {
     (void)w;
-    return PAD + (h->title ? TITLE_H : 0) + (h->subtitle ? SUBTITLE_H : 0) + HEADER_H +
-           (double)h->nrows * CELL_H + LEGEND_H + PAD;
+    const struct chart_heading head = heading(h);
+    return chart_heading_height(&head) + HEADER_H + (double)h->nrows * CELL_H + LEGEND_H + PAD;
 }
 
 int heatmap_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct heatmap *h = data;
     cairo_t *cr = c->cr;
-    double y = r.y + PAD;
-    if (h->title) {
-        chart_rgb(c, CHART_INK);
-        chart_text(c, CHART_FONT_BOLD, 11, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, h->title);
-        y += TITLE_H;
-    }
-    if (h->subtitle) {
-        chart_rgb(c, CHART_MUTED);
-        chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE,
-                   h->subtitle);
-        y += SUBTITLE_H;
-    }
+    const struct chart_heading head = heading(h);
+    double y = r.y + chart_heading(c, r, &head);
     double label_w = 0;
     for (size_t i = 0; i < h->nrows; i++) {
         double tw;

@@ -6,10 +6,15 @@
 #include <math.h>
 #include <stdio.h>
 
-#define PAD 8.0
+#define PAD CHART_MARGIN
 #define RATIO_H 150.0 /* the ratio panel under the scatter */
 
 static const double dash[] = {3, 3};
+
+static struct chart_heading heading(const struct scatter *s)
+{
+    return (struct chart_heading){CHART_HEADING_FIGURE, s->title, s->subtitle, NULL, NULL};
+}
 
 size_t scatter_guides(const struct scatter *s, const char **labels, size_t cap)
 {
@@ -91,18 +96,8 @@ int scatter_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct scatter *s = data;
     cairo_t *cr = c->cr;
-    double y = r.y + PAD;
-    if (s->title) {
-        chart_rgb(c, CHART_INK);
-        chart_text(c, CHART_FONT_BOLD, 11, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, s->title);
-        y += 18;
-    }
-    if (s->subtitle) {
-        chart_rgb(c, CHART_MUTED);
-        chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE,
-                   s->subtitle);
-        y += 14;
-    }
+    const struct chart_heading head = heading(s);
+    double y = r.y + chart_heading(c, r, &head);
     double legend_w = 170;
     double lo = INFINITY, hi = 0;
     size_t shown = 0;

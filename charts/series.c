@@ -8,7 +8,7 @@
 
 #include "base/error.h"
 
-#define PAD 6.0
+#define PAD CHART_PANEL_MARGIN
 #define MARK_BAND 9.0 /* room above the plot for the markers of clipped steps */
 /* beyond this max/min ratio a linear axis flattens the timed steps into a line */
 #define LOG_THRESHOLD 8.0
@@ -85,12 +85,8 @@ int series_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct series *s = data;
     cairo_t *cr = c->cr;
-    double y = r.y + PAD;
-    if (s->title) {
-        chart_rgb(c, CHART_INK);
-        chart_text(c, CHART_FONT_BOLD, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, s->title);
-        y += 12;
-    }
+    const struct chart_heading head = {CHART_HEADING_PANEL, s->title, NULL, NULL, NULL};
+    double y = r.y + chart_heading(c, r, &head);
     size_t n = s->nwarmup + s->ntimed;
     double x0 = r.x + PAD + 34, x1 = r.x + r.w - PAD - 2, ym = y + 12, y0 = ym + MARK_BAND,
            y1 = r.y + r.h - PAD - 12;

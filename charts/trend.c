@@ -9,9 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#define PAD 8.0
-#define TITLE_H 18.0
-#define SUBTITLE_H 14.0
+#define PAD CHART_MARGIN
 #define KEY_H 14.0
 #define PANEL_H 132.0
 #define PANEL_TITLE_H 14.0
@@ -23,9 +21,15 @@
  * shorter row looks like the others. */
 static size_t ncols(const struct trend *t) { return t->cols ? t->cols : 3; }
 
+static struct chart_heading heading(const struct trend *t)
+{
+    return (struct chart_heading){CHART_HEADING_FIGURE, t->title, t->subtitle, NULL, NULL};
+}
+
 static double head_height(const struct trend *t)
 {
-    return PAD + (t->title ? TITLE_H : 0) + (t->subtitle ? SUBTITLE_H : 0) + (t->key ? KEY_H : 0);
+    const struct chart_heading head = heading(t);
+    return chart_heading_height(&head) + (t->key ? KEY_H : 0);
 }
 
 double trend_height(const struct trend *t)
@@ -212,18 +216,8 @@ static void panel(struct chart *c, const struct trend *t, const struct trend_ser
 int trend_draw(struct chart *c, struct chart_rect r, const void *data)
 {
     const struct trend *t = data;
-    double y = r.y + PAD;
-    if (t->title) {
-        chart_rgb(c, CHART_INK);
-        chart_text(c, CHART_FONT_BOLD, 11, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, t->title);
-        y += TITLE_H;
-    }
-    if (t->subtitle) {
-        chart_rgb(c, CHART_MUTED);
-        chart_text(c, CHART_FONT_REGULAR, 8.5, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE,
-                   t->subtitle);
-        y += SUBTITLE_H;
-    }
+    const struct chart_heading head = heading(t);
+    double y = r.y + chart_heading(c, r, &head);
     if (t->key) {
         chart_rgb(c, CHART_INK);
         chart_text(c, CHART_FONT_REGULAR, 8, r.x + PAD, y, 0, 0, r.w - 2 * PAD, CHART_ELLIPSIZE, t->key);

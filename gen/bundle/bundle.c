@@ -33,9 +33,8 @@
 
 #include <jansson.h>
 
-/* "2024-04-03T12:00:00Z" -> time_t; 0 when it does not parse. */
-/* The run's creation time, 0 when it is not what run.db stores
- * (util_utc_parse: strict). */
+/* The run's creation time ("2024-04-03T12:00:00Z" -> time_t); 0 when it is
+ * not the canonical form run.db stores (util_utc_parse: strict). */
 static time_t parse_utc(const char *s)
 {
     time_t t = 0;

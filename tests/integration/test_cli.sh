@@ -191,6 +191,17 @@ rc=$?
 check "README.md's exit-status table has the codes of benchgen --help (0 1 2 3 130)" test $rc -eq 0
 [ $rc -eq 0 ] || cat "$TMP/readme-exit.out"
 
+# compare --help's verdict rule is docs/COMPARE.md's, word for word ("The
+# verdict rule": the sentence from "Verdict per cell:" to "settle it."), line
+# breaks aside
+rule() { perl -0777 -ne 's/\s+/ /g; print "$1\n" while /(Verdict per cell: .*?would settle it\.)/g'; }
+help_rule=$("$BENCHGEN" compare --help 2>&1 | rule)
+doc_rule=$(rule <docs/COMPARE.md)
+check "compare --help states the verdict rule" test -n "$help_rule"
+check "docs/COMPARE.md states the verdict rule in one sentence" test -n "$doc_rule" -a "$(echo "$doc_rule" | wc -l)" -eq 1
+check "... and they are the same words" test "$help_rule" = "$doc_rule"
+[ "$help_rule" = "$doc_rule" ] || printf 'help: %s\ndocs: %s\n' "$help_rule" "$doc_rule"
+
 # `env list`'s columns: its "# NAME  STATE  HASH  PATH  VARIANT" comment, what README.md
 # and docs/ENVIRONMENTS.md say, and the order of a real line (an empty cache
 # with one lock: the line says "missing")

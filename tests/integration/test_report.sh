@@ -29,6 +29,26 @@ rc=$?
 check "missing run directory exits 2" test "$rc" -eq 2
 check "missing run directory is named in the message" grep -q "no such run directory" "$TMP/missing.out"
 
+# --jobs defaults to the CPUs the process may use (its affinity: taskset,
+# cpusets), not the machine's: the progress line says how many processes drew
+check "report --help states the --jobs default" grep -q "default: the CPUs this process may use" "$TMP/help.out"
+if need taskset; then
+  cpus=$(python3 -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0)))))')
+  one=${cpus%%,*}
+  taskset -c "$one" "$BENCHGEN" report tests/fixtures/runs/shape-one-cell --out "$TMP/aff1" --format md \
+    >/dev/null 2>"$TMP/aff1.err"
+  check "under taskset -c $one, report draws with 1 process" grep -q "^report: drawing .*(1 process)$" "$TMP/aff1.err"
+  case $cpus in
+  *,*)
+    two=$(echo "$cpus" | cut -d, -f1-2)
+    taskset -c "$two" "$BENCHGEN" report tests/fixtures/runs/shape-one-cell --out "$TMP/aff2" --format md \
+      >/dev/null 2>"$TMP/aff2.err"
+    check "under taskset -c $two, with 2 processes" grep -q "^report: drawing .*(2 processes)$" "$TMP/aff2.err"
+    ;;
+  *) echo "# one CPU here ($cpus): the affinity and the machine agree, nothing more to tell" ;;
+  esac
+fi
+
 # ---- render twice, compare every file ---------------------------------------
 A=$TMP/a
 B=$TMP/b

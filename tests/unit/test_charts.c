@@ -5,7 +5,8 @@
  * steady state, "(compile)" only on compiling backends, one outlier never
  * collapsing the histogram, a failed cell's exception line), and the
  * colours (one distinct colour per backend, none of them the better/worse
- * pair, text contrast computed from the colours used).
+ * pair, text contrast computed from the colours used), and the heading
+ * every chart kind draws (charts/chart.h: chart_heading).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -496,6 +497,149 @@ static void test_hover_every_bar_and_point(void **state)
     free(svg);
 }
 
+/* ---- the heading every chart kind draws ---------------------------------------- */
+
+struct heading_probe {
+    int rows_ink[120], rows_red[120]; /* per pixel row: any non-white pixel, any red one */
+    int min_x, max_x;                 /* the columns holding ink */
+};
+
+/* Draws h into a 200 x 120 pt rectangle at (0, top) of a white image (1 px
+ * a point) and records where ink and red (CHART_WARN) pixels landed, as
+ * rows counted from top. Returns what chart_heading() returned. */
+static double heading_probe(const struct chart_heading *h, double top, struct heading_probe *p)
+{
+    int w = 200, hpx = 120 + (int)ceil(top);
+    cairo_surface_t *s = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, hpx);
+    cairo_t *cr = cairo_create(s);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    struct chart c;
+    assert_int_equal(chart_init(&c, cr), 0);
+    double used = chart_heading(&c, (struct chart_rect){0, top, w, 120}, h);
+    chart_fini(&c);
+    cairo_destroy(cr);
+    cairo_surface_flush(s);
+    memset(p, 0, sizeof(*p));
+    p->min_x = w;
+    p->max_x = -1;
+    const unsigned char *px = cairo_image_surface_get_data(s);
+    int stride = cairo_image_surface_get_stride(s);
+    for (int y = (int)top; y < hpx && y - (int)top < 120; y++)
+        for (int x = 0; x < w; x++) {
+            uint32_t v = *(const uint32_t *)(px + (size_t)y * (size_t)stride + 4 * (size_t)x);
+            int r = (v >> 16) & 0xFF, g = (v >> 8) & 0xFF, b = v & 0xFF;
+            if (r > 0xF0 && g > 0xF0 && b > 0xF0)
+                continue;
+            p->rows_ink[y - (int)top] = 1;
+            if (r > g + 48 && r > b + 48)
+                p->rows_red[y - (int)top] = 1;
+            if (x < p->min_x)
+                p->min_x = x;
+            if (x > p->max_x)
+                p->max_x = x;
+        }
+    cairo_surface_destroy(s);
+    return used;
+}
+
+/* Some row of [from, to) is set. */
+static int band_has(const int *rows, int from, int to)
+{
+    for (int y = from; y < to; y++)
+        if (rows[y])
+            return 1;
+    return 0;
+}
+
+/* No row outside [lo, hi) is set. */
+static int only_within(const int *rows, int lo, int hi)
+{
+    for (int y = 0; y < 120; y++)
+        if (rows[y] && (y < lo || y >= hi)) {
+            print_message("ink on row %d, outside [%d, %d)\n", y, lo, hi);
+            return 0;
+        }
+    return 1;
+}
+
+/* chart_heading() (charts/chart.h): every line optional and taking no room
+ * when absent, the height it returns is the height chart_heading_height()
+ * gives the chart's size, its text stays inside that height and the
+ * margins, and the warning alone is red, on its own line below the others. */
+static void test_heading(void **state)
+{
+    (void)state;
+    assert_int_equal(chart_fonts_init(BENCHGEN_SOURCE_DIR), 0);
+    const char *long_title = "a title far too long for two hundred points, cut with an ellipsis at the margin";
+    /* the sizes the charts were laid out with */
+    struct chart_heading fig = {CHART_HEADING_FIGURE, NULL, NULL, NULL, NULL};
+    assert_true(chart_heading_height(&fig) == CHART_MARGIN);
+    fig.title = "t";
+    assert_true(chart_heading_height(&fig) == CHART_MARGIN + 18);
+    fig.subtitle = "s";
+    assert_true(chart_heading_height(&fig) == CHART_MARGIN + 18 + 14);
+    struct chart_heading panel = {CHART_HEADING_PANEL, "t", NULL, "n", "w"};
+    assert_true(chart_heading_height(&panel) == CHART_PANEL_MARGIN + 12 + 10 + 10);
+    panel.note = NULL;
+    assert_true(chart_heading_height(&panel) == CHART_PANEL_MARGIN + 12 + 10);
+
+    /* every combination of lines, both sizes, at two offsets */
+    struct heading_probe p;
+    for (int size = 0; size < 2; size++)
+        for (unsigned bits = 0; bits < 16; bits++)
+            for (int k = 0; k < 2; k++) {
+                struct chart_heading h = {size ? CHART_HEADING_PANEL : CHART_HEADING_FIGURE,
+                                          bits & 1 ? long_title : NULL, bits & 2 ? "a subtitle" : NULL,
+                                          bits & 4 ? "a note" : NULL, bits & 8 ? "a warning" : NULL};
+                double top = k ? 57.0 : 0.0, used = heading_probe(&h, top, &p);
+                double pad = size ? CHART_PANEL_MARGIN : CHART_MARGIN;
+                assert_true(used == chart_heading_height(&h));
+                assert_true(only_within(p.rows_ink, (int)pad, (int)ceil(used)));
+                assert_int_equal(band_has(p.rows_ink, 0, 120), bits != 0);
+                if (bits) { /* inside the margins, the long title cut short */
+                    assert_true(p.min_x >= (int)pad - 1);
+                    assert_true(p.max_x <= 200 - (int)pad + 1);
+                }
+                /* red on the warning's line only, which is the last */
+                double line = size ? 10 : 11;
+                assert_int_equal(band_has(p.rows_red, 0, 120), (bits & 8) != 0);
+                if (bits & 8)
+                    assert_true(only_within(p.rows_red, (int)floor(used - line), (int)ceil(used)));
+            }
+    /* the title's line comes first: with a title and a note, the first
+     * line's room holds ink and the note's does too */
+    struct chart_heading tn = {CHART_HEADING_FIGURE, "Title", NULL, "note", NULL};
+    double used = heading_probe(&tn, 0, &p);
+    assert_true(used == CHART_MARGIN + 18 + 11);
+    assert_true(band_has(p.rows_ink, (int)CHART_MARGIN, (int)CHART_MARGIN + 18));
+    assert_true(band_has(p.rows_ink, (int)CHART_MARGIN + 18, (int)used));
+
+    /* each chart kind sizes its heading with it: a title and a subtitle add
+     * the same room to every figure's height */
+    static const char *const cat[] = {"BERT (fit)"}, *const ser[] = {"eager"};
+    static const unsigned col[] = {0x4477AA};
+    static const double v[] = {10}, lo[] = {9}, hi[] = {11};
+    struct bars b = {.cat = cat, .ncat = 1, .ser = ser, .nser = 1, .color = col, .v = v, .lo = lo, .hi = hi};
+    double bare = bars_height(&b, 500);
+    b.title = "t";
+    b.subtitle = "s";
+    assert_true(bars_height(&b, 500) == bare + 18 + 14);
+    struct heatmap hm = {0};
+    bare = heatmap_height(&hm, 500);
+    hm.title = "t";
+    assert_true(heatmap_height(&hm, 500) == bare + 18);
+    struct forest fo = {0};
+    bare = forest_height(&fo);
+    fo.subtitle = "s";
+    assert_true(forest_height(&fo) == bare + 14);
+    struct trend tr = {0};
+    bare = trend_height(&tr);
+    tr.title = "t";
+    tr.subtitle = "s";
+    assert_true(trend_height(&tr) == bare + 18 + 14);
+}
+
 /* ---- the text cache ---------------------------------------------------------- */
 
 /* Text in every form the charts use: plain, wrapped and centred, cut with
@@ -589,7 +733,7 @@ int main(void)
         cmocka_unit_test(test_text_contrast),        cmocka_unit_test(test_measured_vs_published),
         cmocka_unit_test(test_trend_one_scale),      cmocka_unit_test(test_names_never_break_mid_word),
         cmocka_unit_test(test_pdf_tall_figure),      cmocka_unit_test(test_hover_every_bar_and_point),
-        cmocka_unit_test(test_text_cache_same_bytes),
+        cmocka_unit_test(test_text_cache_same_bytes), cmocka_unit_test(test_heading),
     };
     return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
 }

@@ -17,7 +17,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,14 +44,6 @@ static char tmp_root[64];
 
 /* ---- helpers ------------------------------------------------------------- */
 
-static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
@@ -66,17 +57,10 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    return nftw(tmp_root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+    return util_rm_rf(tmp_root);
 }
 
 static char *in_tmp(const char *name) { return util_printf("%s/%s", tmp_root, name); }
-
-static char *read_text(const char *dir, const char *name)
-{
-    char *path = util_printf("%s/%s", dir, name), *buf = test_read_text(path);
-    free(path);
-    return buf;
-}
 
 static bool exists(const char *dir, const char *name)
 {
@@ -149,14 +133,14 @@ static void test_three_runs_twice_same_bytes(void **state)
 
     /* a second render of the same comparison in another process gives the
      * same bytes too: nothing depends on what was drawn before */
-    char *html = read_text(a, "compare.html");
+    char *html = test_read_in(a, "compare.html");
     assert_int_equal(count(html, "<svg"), 3); /* every chart inlined */
     assert_non_null(strstr(html, "<section id=\"trend\">"));
     assert_non_null(strstr(html, "href=\"charts/trend-1.png\""));
     assert_true(only_own_script(html));
     assert_null(strstr(html, BENCHGEN_SOURCE_DIR)); /* nothing depends on where the runs are */
     free(html);
-    char *md = read_text(a, "compare.md");
+    char *md = test_read_in(a, "compare.md");
     assert_non_null(strstr(md, "](charts/forest-1.png)"));
     assert_non_null(strstr(md, "](charts/forest-2.png)"));
     assert_non_null(strstr(md, "](charts/trend-1.png)"));
@@ -210,7 +194,7 @@ static void test_two_runs_no_trend_and_stale_charts_removed(void **state)
      * tests/integration/test_outputs_safe.sh) */
     assert_true(exists(d, "charts/forest-2.png"));
     assert_true(util_is_file(keep));
-    char *html = read_text(d, "compare.html"), *md = read_text(d, "compare.md");
+    char *html = test_read_in(d, "compare.html"), *md = test_read_in(d, "compare.md");
     assert_null(strstr(html, "trend"));
     assert_null(strstr(md, "Trend"));
     assert_int_equal(count(html, "<svg"), 1);
@@ -309,7 +293,7 @@ static void test_verdict_table_matches_json(void **state)
     json_error_t je;
     json_t *root = json_load_file(js, 0, &je);
     assert_non_null(root);
-    char *md = read_text(d, "compare.md");
+    char *md = test_read_in(d, "compare.md");
     json_t *pairs = json_object_get(root, "comparisons");
     assert_int_equal(json_array_size(pairs), 2);
     size_t checked = 0, tested = 0, untested = 0;
@@ -491,7 +475,7 @@ static void test_hostile_strings_escaped(void **state)
     char *d = in_tmp("hostile");
     render(&r, d);
 
-    char *html = read_text(d, "compare.html");
+    char *html = test_read_in(d, "compare.html");
     assert_true(only_own_script(html));
     assert_null(strstr(html, "<img"));
     assert_null(strstr(html, "<b>evil"));
@@ -503,7 +487,7 @@ static void test_hostile_strings_escaped(void **state)
     assert_non_null(strstr(html, "bfloat16&lt;script&gt;alert(&#39;p&#39;)&lt;/script&gt;"));
     free(html);
 
-    char *md = read_text(d, "compare.md");
+    char *md = test_read_in(d, "compare.md");
     int in_code = 0;
     for (char *line = md; line && *line;) {
         char *nl = strchr(line, '\n');

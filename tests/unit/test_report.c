@@ -13,7 +13,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,14 +57,6 @@
 
 static char tmp_root[64];
 
-static int rm_cb(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 static int group_setup(void **state)
 {
     (void)state;
@@ -80,7 +71,7 @@ static int group_setup(void **state)
 static int group_teardown(void **state)
 {
     (void)state;
-    return nftw(tmp_root, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+    return util_rm_rf(tmp_root);
 }
 
 static char *esc(int (*fn)(struct strbuf *, const char *), const char *s)

@@ -11,7 +11,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <ftw.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +24,7 @@
 #include <sqlite3.h>
 
 #include "base/error.h"
+#include "base/util.h"
 #include "plan/matrix.h"
 #include "store/result.h"
 #include "store/rundata.h"
@@ -49,14 +49,6 @@ struct fixture {
 };
 
 /* ---- fixture ------------------------------------------------------------ */
-
-static int rm_cb_(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
 
 static void add_cell_(struct matrix *m, const char *key, const char *model, const char *task, int batch,
                       const char *backend, const char *workload, int repeat)
@@ -113,7 +105,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct fixture *f = *state;
-    nftw(f->tmp, rm_cb_, 16, FTW_DEPTH | FTW_PHYS);
+    util_rm_rf(f->tmp);
     matrix_free(&f->plan);
     kvlist_free(&f->run_env);
     free(f);

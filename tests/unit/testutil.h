@@ -1,7 +1,8 @@
 /*
  * testutil.h - helpers the unit tests share (after cmocka.h): a file's
- * text, one entry of a zip (an .xlsx), and the SHA-256 of every file of a
- * tree. Static inline, so a test that uses none of them pays nothing.
+ * text (by path, or by directory and name), one entry of a zip (an .xlsx),
+ * and the SHA-256 of every file of a tree; a tree is removed with
+ * util_rm_rf(). Static inline, so a test that uses none of them pays nothing.
  */
 #ifndef BENCHGEN_TESTUTIL_H
 #define BENCHGEN_TESTUTIL_H
@@ -25,6 +26,14 @@ __attribute__((noinline, unused)) static char *test_read_text(const char *path)
     size_t len = 0;
     if (util_read_file(path, &buf, &len) < 0)
         fail_msg("cannot read %s: %s", path, error_last());
+    return buf;
+}
+
+/* The file name in dir, as test_read_text(). */
+__attribute__((unused)) static char *test_read_in(const char *dir, const char *name)
+{
+    char *path = util_printf("%s/%s", dir, name), *buf = test_read_text(path);
+    free(path);
     return buf;
 }
 
