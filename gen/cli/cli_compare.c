@@ -12,6 +12,7 @@
 #include "compare/compare_plan.h"
 #include "compare/compare_report.h"
 #include "report/outdir.h"
+#include "run/abarm.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -143,9 +144,8 @@ static int compare_cmd(const struct cli_call *call)
     char *ab_a = NULL, *ab_b = NULL;
     if (nargs == 1) {
         struct stat sa, sb;
-        ab_a = util_printf("%s/a", call->args[0]);
-        ab_b = util_printf("%s/b", call->args[0]);
-        if (ab_a && ab_b && stat(ab_a, &sa) == 0 && S_ISDIR(sa.st_mode) && stat(ab_b, &sb) == 0 &&
+        abarm_dirs(call->args[0], &ab_a, &ab_b);
+        if (stat(ab_a, &sa) == 0 && S_ISDIR(sa.st_mode) && stat(ab_b, &sb) == 0 &&
             S_ISDIR(sb.st_mode)) {
             dirs[0] = ab_a;
             dirs[1] = ab_b;

@@ -3,6 +3,7 @@
  */
 #include "run/abarm.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 #include "run/depends.h"
 #include "run/sysinfo.h"
 #include "store/runinputs.h"
@@ -27,4 +28,10 @@ int abarm_create(struct store **st, const char *dir, const struct spec *spec, co
     kvlist_free(&host);
     run_inputs_free(&inputs);
     return err;
+}
+
+void abarm_dirs(const char *dir, char **a, char **b)
+{
+    *a = xprintf("%s/a", dir);
+    *b = xprintf("%s/b", dir);
 }

@@ -1,6 +1,6 @@
 /*
  * abarm.h - the run directory of one arm of an interleaved A/B run, the
- * same for `run --ab` (gen/cli/cli_run.c) and each step of `benchgen
+ * same for `run --ab` (gen/run/launch.c) and each step of `benchgen
  * bisect` (gen/bisect/bisect_step.c): run.db is created with the machine's
  * facts (run/sysinfo.h), the files the run depends on (run/depends.h) and
  * the facts that mark the arm:
@@ -24,5 +24,10 @@
 int abarm_create(struct store **st, const char *dir, const struct spec *spec, const struct matrix *plan,
                  const char *cmdline, const char *which, const char *const *with, size_t nwith,
                  const char *const *setenv, size_t nsetenv);
+
+/* The layout of an A/B run in dir: its arms' run directories, dir/a and
+ * dir/b, malloc'd into *a and *b (never NULL: base/xalloc.h). run --ab
+ * creates them (run/launch.h), compare reads them. */
+void abarm_dirs(const char *dir, char **a, char **b);
 
 #endif /* BENCHGEN_ABARM_H */

@@ -19,23 +19,37 @@
 #include <string.h>
 #include <unistd.h>
 
+static const struct exec_options defaults = {0};
+
+/* The table for opt->kind, or NULL with the error set. */
+static const struct executor_ops *find_ops(const struct exec_options *opt)
+{
+    static const struct executor_ops *const tables[] = {&executor_local_ops, &executor_slurm_ops};
+    const char *kind = opt->kind ? opt->kind : "local";
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+        if (strcmp(tables[i]->name, kind) == 0)
+            return tables[i];
+    error_set(BG_EUSAGE, "unknown executor '%s' (known: local, slurm)", kind);
+    return NULL;
+}
+
+int executor_check(const struct exec_options *opt)
+{
+    const struct executor_ops *ops = find_ops(opt ? opt : &defaults);
+    return ops ? ops->check(opt ? opt : &defaults) : BG_EUSAGE;
+}
+
 int executor_open(struct executor *ex, const struct exec_options *opt, struct store *st,
                   volatile sig_atomic_t *stop, const struct exec_hooks *hooks)
 {
-    static const struct exec_options defaults = {0};
-    static const struct executor_ops *const tables[] = {&executor_local_ops, &executor_slurm_ops};
     memset(ex, 0, sizeof(*ex));
     ex->opt = opt ? opt : &defaults;
     ex->st = st;
     ex->stop = stop;
     if (hooks)
         ex->hooks = *hooks;
-    const char *kind = ex->opt->kind ? ex->opt->kind : "local";
-    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-        if (strcmp(tables[i]->name, kind) == 0)
-            ex->ops = tables[i];
-    if (!ex->ops)
-        return error_set(BG_EUSAGE, "unknown executor '%s' (known: local, slurm)", kind);
+    if (!(ex->ops = find_ops(ex->opt)))
+        return BG_EUSAGE;
     int err = ex->ops->open(ex);
     if (err < 0)
         ex->ops->close(ex);

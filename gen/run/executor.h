@@ -11,7 +11,8 @@
  *                     device or core set at once (run/cellrun.h)
  *
  * Life of an executor: executor_open() checks the options and picks the
- * table; start() begins every cell of a plan (an executor runs them as its
+ * table (executor_check() does the same checks and opens nothing);
+ * start() begins every cell of a plan (an executor runs them as its
  * resources allow); next() blocks until one cell has finished and hands
  * back its result, until none is left; close() releases everything. A
  * non-zero *stop (SIGINT/SIGTERM in the scheduler) makes a local executor
@@ -83,6 +84,9 @@ struct executor_ops {
     const char *name;
     /* Checks the options against this machine or cluster; 0 or an error. */
     int (*open)(struct executor *ex);
+    /* The same checks as open(), with no executor and nothing changed in this
+     * process (no environment variable set); 0 or an error. */
+    int (*check)(const struct exec_options *opt);
     /* Begins every cell of todo (borrowed until close()). */
     int (*start)(struct executor *ex, const struct matrix *todo);
     /* 1 and *ev filled when a cell finished; 0 when none is left; < 0 error. */
@@ -107,6 +111,12 @@ extern const struct executor_ops executor_slurm_ops;
  * BG_EUSAGE for an unknown kind or options the executor refuses. */
 int executor_open(struct executor *ex, const struct exec_options *opt, struct store *st,
                   volatile sig_atomic_t *stop, const struct exec_hooks *hooks);
+
+/* Checks opt as executor_open() would (opt may be NULL: local), opening
+ * nothing: what a run does before it creates its directory, so options the
+ * executor refuses leave nothing behind. 0, or BG_EUSAGE (and the like) with
+ * the message executor_open() would give. */
+int executor_check(const struct exec_options *opt);
 
 /* What an executor does to start one cell where it runs: resolves the
  * cell's Python environment (missing -> `skipped`, with the command that

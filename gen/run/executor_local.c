@@ -142,8 +142,8 @@ done:
 /* Without --devices, one cell at a time still gets one GPU, the first this
  * process may use: JAX and TensorFlow would otherwise open every visible GPU
  * (and the cell's telemetry would sum them all). Nothing changes where NVML
- * sees no GPU. */
-static int bind_one_gpu(void)
+ * sees no GPU. Without bind, only checks that it could. */
+static int bind_one_gpu(bool bind)
 {
     struct gpu_facts f;
     struct strlist allowed = {0};
@@ -151,7 +151,7 @@ static int bind_one_gpu(void)
     if (err < 0 || !f.nvml_ok || f.nvml_count == 0)
         return err < 0 ? err : 0;
     const char *inherited = getenv("CUDA_VISIBLE_DEVICES");
-    if ((err = gpu_allowed(&allowed, &f, inherited)) == 0 && allowed.n > 0) {
+    if ((err = gpu_allowed(&allowed, &f, inherited)) == 0 && allowed.n > 0 && bind) {
         setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
         setenv("CUDA_VISIBLE_DEVICES", allowed.v[0], 1);
     }
@@ -206,7 +206,8 @@ static void describe_slot(struct slot *s)
     strbuf_free(&sb);
 }
 
-static int local_open(struct executor *ex)
+/* open(), and check() with bind false: nothing changed in this process. */
+static int local_setup(struct executor *ex, bool bind)
 {
     const struct exec_options *o = ex->opt;
     struct local *l = xcalloc(1, sizeof(*l));
@@ -220,7 +221,7 @@ static int local_open(struct executor *ex)
         return error_set(BG_EUSAGE, "--cpus-per-cell %d: expected a positive number", o->cpus_per_cell);
     if (o->devices && (err = parse_devices(l, o->devices)) < 0)
         return err;
-    if (!o->devices && (err = bind_one_gpu()) < 0)
+    if (!o->devices && (err = bind_one_gpu(bind)) < 0)
         return err;
     if (o->cpus_per_cell > 0 && (err = assign_cpus(l, o->cpus_per_cell)) < 0)
         return err;
@@ -234,6 +235,8 @@ static int local_open(struct executor *ex)
     }
     return 0;
 }
+
+static int local_open(struct executor *ex) { return local_setup(ex, true); }
 
 static int local_start(struct executor *ex, const struct matrix *todo)
 {
@@ -437,9 +440,18 @@ static void local_close(struct executor *ex)
     ex->priv = NULL;
 }
 
+static int local_check(const struct exec_options *opt)
+{
+    struct executor ex = {.opt = opt};
+    int err = local_setup(&ex, false);
+    local_close(&ex);
+    return err;
+}
+
 const struct executor_ops executor_local_ops = {
     .name = "local",
     .open = local_open,
+    .check = local_check,
     .start = local_start,
     .next = local_next,
     .close = local_close,

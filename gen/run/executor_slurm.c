@@ -450,9 +450,19 @@ static void slurm_close(struct executor *ex)
     ex->priv = NULL;
 }
 
+/* slurm_open() changes nothing in this process: the same checks. */
+static int slurm_check(const struct exec_options *opt)
+{
+    struct executor ex = {.opt = opt};
+    int err = slurm_open(&ex);
+    slurm_close(&ex);
+    return err;
+}
+
 const struct executor_ops executor_slurm_ops = {
     .name = "slurm",
     .open = slurm_open,
+    .check = slurm_check,
     .start = slurm_start,
     .next = slurm_next,
     .close = slurm_close,

@@ -44,6 +44,20 @@ static void test_local_is_default(void **state)
     ex.ops->close(&ex);
 }
 
+/* executor_check() refuses what executor_open() refuses, opening nothing. */
+static void test_check_options(void **state)
+{
+    (void)state;
+    struct exec_options pbs = {.kind = "pbs"}, slurm_opt = {.partition = "gpu"}, neg = {.cpus_per_cell = -1};
+    assert_int_equal(executor_check(NULL), 0);
+    assert_int_equal(executor_check(&pbs), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), "unknown executor 'pbs'"));
+    assert_int_equal(executor_check(&slurm_opt), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), "are for --executor slurm"));
+    assert_int_equal(executor_check(&neg), BG_EUSAGE);
+    assert_non_null(strstr(error_last(), "--cpus-per-cell -1: expected a positive number"));
+}
+
 static void test_place_records_affinity(void **state)
 {
     (void)state;
@@ -226,6 +240,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unknown_kind_refused),
         cmocka_unit_test(test_local_is_default),
+        cmocka_unit_test(test_check_options),
         cmocka_unit_test(test_place_records_affinity),
         cmocka_unit_test(test_attempt_checked),
     };

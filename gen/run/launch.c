@@ -1,0 +1,473 @@
+/*
+ * launch.c - a new run, a resume and an interleaved A/B run from one
+ * request (run/launch.h): the rules `benchgen run` follows, callable
+ * without argv.
+ */
+#include "run/launch.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "base/xalloc.h"
+#include "envs/envs_derive.h"
+#include "envs/envs_sync.h"
+#include "plan/abplan.h"
+#include "plan/resources.h"
+#include "plan/spec.h"
+#include "plan/status.h"
+#include "run/abarm.h"
+#include "run/abseq.h"
+#include "run/cellfile.h"
+#include "run/collect.h"
+#include "run/depends.h"
+#include "run/slurm.h"
+#include "run/slurmrun.h"
+#include "run/sysinfo.h"
+#include "run/workcheck.h"
+#include "stats/seqtest.h"
+#include "stats/significance.h"
+#include "store/rundir.h"
+#include "store/runinputs.h"
+#include "store/store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the request ------------------------------------------------------------ */
+
+/* A request error: BG_EUSAGE, marked as the request's. */
+static int refuse(struct run_outcome *out, const char *msg)
+{
+    out->usage = true;
+    return error_set(BG_EUSAGE, "%s", msg);
+}
+
+/* The same for an error already set (its message is kept). */
+static int refused(struct run_outcome *out, int err)
+{
+    out->usage = true;
+    return err;
+}
+
+/* "STATUS[,...]" -> retry[STATUS_*] for the statuses to rerun; BG_EUSAGE for an unknown one. */
+static int parse_retry(const char *list, bool retry[STATUS_COUNT])
+{
+    for (const char *p = list; p && *p;) {
+        size_t len = strcspn(p, ",");
+        char name[32];
+        snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1), p);
+        int s = len && len < sizeof(name) ? status_parse(name) : -1;
+        if (s <= STATUS_NONE) {
+            struct strbuf known = {0};
+            for (int k = STATUS_NONE + 1; k < STATUS_COUNT; k++)
+                strbuf_printf(&known, "%s%s", k > STATUS_NONE + 1 ? ", " : "", status_name((enum status)k));
+            int err = error_set(BG_EUSAGE, "--retry: unknown status '%.*s' (statuses: %s)", (int)len, p,
+                                known.buf ? known.buf : "");
+            strbuf_free(&known);
+            return err;
+        }
+        retry[s] = true;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/* "5" or "5%" -> 0.05; BG_EUSAGE outside (0, 100). */
+static int parse_effect(const char *text, double *effect)
+{
+    char *end = NULL;
+    *effect = strtod(text, &end) / 100.0;
+    if (!end || end == text || (*end && strcmp(end, "%") != 0) || !(*effect > 0.0 && *effect < 1.0))
+        return error_set(BG_EUSAGE, "--effect expects a percentage in (0, 100), e.g. 5 or 5%% (got '%s')", text);
+    return 0;
+}
+
+/* The options that do not go together, in the order the command line has
+ * always reported them; ab: the request is run_launch_ab()'s. */
+static int check_request(struct run_outcome *out, const struct run_request *r, bool ab, bool retry[STATUS_COUNT])
+{
+    const struct exec_options *e = &r->exec;
+    int err;
+    if (!r->spec && !r->resume)
+        return refuse(out, "missing SPEC");
+    if (r->resume && (r->out || r->only || r->nwith || r->repeats || r->dry_run))
+        return refuse(out, "--resume takes the plan from the run; drop --out/--only/--with/--repeats/--dry-run");
+    if (r->retry && !r->resume)
+        return refuse(out, "--retry only makes sense with --resume");
+    if ((err = parse_retry(r->retry, retry)) < 0)
+        return refused(out, err);
+    if (r->nbenv && !ab)
+        return refuse(out, "--b-env only makes sense with --ab");
+    for (size_t i = 0; i < r->nwith; i++)
+        if ((err = envs_derive_check_pin(r->with[i])) < 0)
+            return refused(out, err);
+    /* The same checks as the spec's resources: */
+    const struct {
+        const char *opt, *key, *value;
+    } res[] = {{"partition", "partition", e->partition}, {"mem", "mem", e->mem}, {"time", "time", e->time_limit}};
+    for (size_t i = 0; i < sizeof(res) / sizeof(res[0]); i++) {
+        const char *bad = res[i].value ? resources_check(res[i].key, res[i].value) : NULL;
+        if (bad)
+            return refused(out, error_set(BG_EUSAGE, "--%s '%s' %s", res[i].opt, res[i].value, bad));
+    }
+    if (!ab)
+        return 0;
+    if (r->resume)
+        return refuse(out, "--ab cannot resume; resume DIR/a and DIR/b one at a time");
+    for (size_t i = 0; i < r->nbenv; i++)
+        if (!strchr(r->benv[i], '=') || r->benv[i][0] == '=')
+            return refused(out, error_set(BG_EUSAGE, "--b-env %s: expected NAME=VALUE", r->benv[i]));
+    if (e->kind || e->devices || e->cpus_per_cell || e->partition || e->mem || e->time_limit || e->gpus_per_cell ||
+        e->max_parallel || e->no_wait || e->nsbatch_args)
+        return refuse(out, "--ab runs locally, one cell at a time: drop the executor options "
+                      "(--executor, --devices, --cpus-per-cell, Slurm's)");
+    double effect;
+    if (r->effect && (err = parse_effect(r->effect, &effect)) < 0)
+        return refused(out, err);
+    if (r->repeats && (r->first || r->cap || r->effect))
+        return refuse(out, "--repeats asks for a fixed count a side: drop --first, --cap and --effect, "
+                      "or drop --repeats for sequential verdicts");
+    return 0;
+}
+
+/* ---- what a new run and a resume share -------------------------------------- */
+
+/* The default run directory: runs/<spec name><tag>-<UTC time>. */
+static char *default_out(const char *name, const char *tag)
+{
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(ts, sizeof(ts), "%Y%m%d-%H%M%S", &tm);
+    return xprintf("runs/%s%s-%s", name, tag, ts);
+}
+
+/* --with: every cell moves to "<env>+<pins>", built now (once, cached) so the
+ * run measures the pinned stack rather than skipping it. */
+static int derive_envs(struct matrix *plan, const char *const *with, size_t nwith, bool dry)
+{
+    if (nwith == 0)
+        return 0;
+    struct kvlist derived = {0}; /* env -> derived name */
+    int err = 0;
+    for (size_t i = 0; i < plan->ncells && !err; i++) {
+        struct cell *c = &plan->cells[i];
+        const char *name = kvlist_get(&derived, c->env);
+        char *made = NULL;
+        if (!name) {
+            if ((err = envs_derive(c->env, with, nwith, &made)) < 0)
+                break;
+            err = kvlist_add(&derived, c->env, made);
+            name = made;
+        }
+        if (!err) {
+            free(c->env);
+            c->env = xstrdup(name);
+        }
+        free(made);
+    }
+    if (!err && !dry) {
+        const char **names = xcalloc(derived.n ? derived.n : 1, sizeof(*names));
+        for (size_t i = 0; i < derived.n; i++)
+            names[i] = derived.items[i].value;
+        err = envs_sync(names, derived.n);
+        free(names);
+        if (err < 0) {
+            /* The cells will end as skipped, with the reason; the run goes on. */
+            fprintf(stderr, "benchgen: %s\n", error_last());
+            err = 0;
+        }
+    }
+    kvlist_free(&derived);
+    return err;
+}
+
+static void hook_plan(const struct run_request *r, const struct matrix *plan, const unsigned char *arm, bool upto)
+{
+    if (r->hooks && r->hooks->plan)
+        r->hooks->plan(r->hooks->arg, plan, arm, upto);
+}
+
+static void hook_ready(const struct run_request *r, const struct run_outcome *out)
+{
+    if (r->hooks && r->hooks->ready)
+        r->hooks->ready(r->hooks->arg, out);
+}
+
+/* ---- a new run ---------------------------------------------------------------- */
+
+int run_launch(struct run_outcome *out, const struct run_request *req)
+{
+    bool retry[STATUS_COUNT] = {0};
+    memset(out, 0, sizeof(*out));
+    int err = check_request(out, req, false, retry);
+    if (err < 0)
+        return err;
+    if (req->resume)
+        return refuse(out, "a resume is run_resume()'s");
+    struct exec_options eo = req->exec;
+    struct spec *spec = NULL;
+    struct store *st = NULL;
+    struct matrix plan = {0};
+    struct kvlist host = {0};
+    struct run_inputs inputs = {0};
+
+    if ((err = spec_load(&spec, req->spec)) < 0)
+        goto done;
+    if (req->repeats)
+        spec->repeats = req->repeats;
+    out->dir = req->out ? xstrdup(req->out) : default_out(spec->name, "");
+    /* the out directory is checked before anything is built or downloaded */
+    if ((err = matrix_expand(&plan, spec, req->only)) < 0 ||
+        (!req->dry_run && (err = rundir_check_free(out->dir)) < 0) ||
+        (err = derive_envs(&plan, req->with, req->nwith, req->dry_run)) < 0)
+        goto done;
+    hook_plan(req, &plan, NULL, false);
+    if (req->dry_run) {
+        fflush(stdout);
+        err = workcheck_run(&plan, stdout);
+        goto done;
+    }
+    if ((err = sysinfo_collect(&host)) < 0)
+        goto done;
+    for (size_t i = 0; i < req->nwith; i++)
+        kvlist_add(&host, "run.with", req->with[i]);
+    /* Options the executor refuses create no run directory. */
+    if ((err = executor_check(&eo)) < 0)
+        goto done;
+    if (eo.kind && strcmp(eo.kind, "slurm") == 0 && (err = slurm_check_dir(out->dir)) < 0)
+        goto done;
+    if ((err = depends_collect(&inputs, spec, &plan)) < 0 ||
+        (err = store_create(&st, out->dir, spec, &plan, &host, &inputs, req->cmdline ? req->cmdline : "")) < 0 ||
+        (err = cellfile_write_plan(store_dir(st), &plan)) < 0)
+        goto done;
+    const char *gpu = kvlist_get(&host, "gpu.status");
+    out->gpu = gpu ? xstrdup(gpu) : NULL;
+    hook_ready(req, out);
+    fflush(stdout);
+    if ((err = sched_run(st, &plan, &eo, &out->sum)) == 0)
+        out->ran = true;
+done:
+    store_close(st);
+    matrix_free(&plan);
+    spec_free(spec);
+    kvlist_free(&host);
+    run_inputs_free(&inputs);
+    return err;
+}
+
+/* ---- a resume ------------------------------------------------------------------- */
+
+/* Keeps cells with no final status, interrupted ones, and those whose status is marked in retry. */
+static int select_resumable(struct store *st, struct matrix *plan, const bool retry[STATUS_COUNT])
+{
+    unsigned char *keep = xcalloc(plan->ncells ? plan->ncells : 1, 1);
+    int err = 0;
+    for (size_t i = 0; i < plan->ncells && !err; i++) {
+        enum status s;
+        if ((err = store_cell_status(st, plan->cells[i].id, &s)) < 0)
+            break;
+        keep[i] = (unsigned char)(s == STATUS_NONE || s == STATUS_INTERRUPTED || retry[s]);
+    }
+    if (!err)
+        matrix_filter(plan, keep);
+    free(keep);
+    return err;
+}
+
+/* A resumed run must finish the matrix it started; refuse an edited spec. */
+static int check_same_spec(struct store *st, const struct spec *spec, const char *dir)
+{
+    char h[65];
+    int err = store_spec_sha256(st, h);
+    if (err < 0)
+        return error_prefix(err, "%s", dir);
+    if (strcmp(h, spec->sha256) != 0)
+        return error_set(BG_EUSAGE,
+                         "%s has changed since the run in %s was created (sha256 %.12s, run has %.12s); "
+                         "resume without SPEC, or start a new run",
+                         spec->path, dir, spec->sha256, h[0] ? h : "none");
+    return 0;
+}
+
+/* Before a resume picks what is left: results of cells that ran elsewhere
+ * are merged (with Slurm's verdicts on tasks it ended), and cells whose
+ * Slurm task is still queued or running are left to it. A run submitted to
+ * Slurm resumes there unless the request names an executor. */
+static int resume_collect(struct store *st, struct matrix *plan, struct exec_options *eo)
+{
+    int verdicts = 0, files = 0, cells = 0, still = 0, quarantined = 0, err = 0;
+    bool slurm = slurmrun_submitted(st) && slurm_have("squeue");
+    if (slurm && !eo->kind) {
+        eo->kind = "slurm";
+        fprintf(stderr, "the run was submitted to Slurm: resuming with --executor slurm "
+                        "(--executor local runs the rest here)\n");
+    }
+    err = slurm ? slurmrun_collect(st, plan, &verdicts, &files, &cells, &still, &quarantined)
+                : collect_run(st, plan, &files, &cells, &quarantined);
+    if (err < 0)
+        return err;
+    if (files)
+        fprintf(stderr, "collected %d result file(s) of %d cell(s)\n", files, cells);
+    if (!still)
+        return 0;
+    unsigned char *keep = xcalloc(plan->ncells ? plan->ncells : 1, 1);
+    size_t n = 0;
+    if ((err = slurmrun_active(st, plan, keep, &n)) == 0) {
+        for (size_t i = 0; i < plan->ncells; i++)
+            keep[i] = !keep[i];
+        matrix_filter(plan, keep);
+        fprintf(stderr, "%zu cell(s) still queued or running in Slurm: left to it (`benchgen status %s`)\n", n,
+                store_dir(st));
+    }
+    free(keep);
+    return err;
+}
+
+int run_resume(struct run_outcome *out, const struct run_request *req)
+{
+    bool retry[STATUS_COUNT] = {0};
+    memset(out, 0, sizeof(*out));
+    int err = check_request(out, req, false, retry);
+    if (err < 0)
+        return err;
+    if (!req->resume)
+        return refuse(out, "run_resume() needs the run directory to resume");
+    struct exec_options eo = req->exec;
+    struct spec *spec = NULL;
+    struct store *st = NULL;
+    struct matrix plan = {0};
+    struct run_inputs inputs = {0};
+
+    if (req->spec && (err = spec_load(&spec, req->spec)) < 0)
+        goto done;
+    if ((err = store_open(&st, req->resume, false)) < 0 || (err = store_load_plan(st, &plan)) < 0)
+        goto done;
+    if (spec && (err = check_same_spec(st, spec, req->resume)) < 0)
+        goto done;
+    if ((err = store_inputs(st, &inputs)) < 0)
+        goto done;
+    depends_warn_changed(&inputs, stderr);
+    if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry)) < 0)
+        goto done;
+    out->dir = xstrdup(store_dir(st));
+    out->left = plan.ncells;
+    hook_ready(req, out);
+    fflush(stdout);
+    if ((err = sched_run(st, &plan, &eo, &out->sum)) == 0)
+        out->ran = true;
+done:
+    store_close(st);
+    matrix_free(&plan);
+    spec_free(spec);
+    run_inputs_free(&inputs);
+    return err;
+}
+
+/* ---- an interleaved A/B run ------------------------------------------------------- */
+
+/* Sequential verdicts unless a fixed count a side is asked for (repeats, or
+ * the spec's repeats with none of the sequential settings): the design, and
+ * the spec's repeats become the cap. *seq says which. */
+static int ab_design(struct run_outcome *out, const struct run_request *req, struct spec *spec,
+                     struct seqtest_design *design)
+{
+    out->seq = !req->repeats && (!spec->repeats_given || req->first || req->cap || req->effect || spec->ab_first ||
+                                 spec->ab_cap || spec->ab_effect > 0.0);
+    if (!out->seq) {
+        if (req->repeats)
+            spec->repeats = req->repeats;
+        return 0;
+    }
+    size_t first = req->first ? (size_t)req->first : spec->ab_first ? (size_t)spec->ab_first : SEQTEST_FIRST;
+    size_t cap = req->cap ? (size_t)req->cap : spec->ab_cap ? (size_t)spec->ab_cap : SEQTEST_CAP;
+    double effect = spec->ab_effect > 0.0 ? spec->ab_effect : SEQTEST_EFFECT;
+    int err;
+    if (req->effect && (err = parse_effect(req->effect, &effect)) < 0)
+        return err;
+    if (cap < first) {
+        out->usage = true;
+        return error_set(BG_EUSAGE, "the cap (%zu) is below the first batch (%zu) a side", cap, first);
+    }
+    if ((err = seqtest_design(design, first, SEQTEST_STEP, cap, SIGNIFICANCE_ALPHA, effect, SEQTEST_POCOCK)) < 0)
+        return err;
+    spec->repeats = (int)cap;
+    fprintf(stderr,
+            "run --ab: sequential verdicts: %zu processes a side first, then %d more a side at each look for the "
+            "cells still undecided, up to %zu; a change of %g%% is the smallest of interest (docs/COMPARE.md)\n",
+            first, SEQTEST_STEP, cap, effect * 100.0);
+    return 0;
+}
+
+int run_launch_ab(struct run_outcome *out, const struct run_request *req)
+{
+    bool retry[STATUS_COUNT] = {0};
+    memset(out, 0, sizeof(*out));
+    int err = check_request(out, req, true, retry);
+    if (err < 0)
+        return err;
+    struct spec *spec = NULL;
+    struct matrix pa = {0}, pb = {0}, both = {0};
+    unsigned char *arm = NULL;
+    struct store *sa = NULL, *sb = NULL;
+    struct seqtest_design design;
+    struct abseq *q = NULL;
+    const char *cmdline = req->cmdline ? req->cmdline : "";
+
+    if ((err = spec_load(&spec, req->spec)) < 0 || (err = ab_design(out, req, spec, &design)) < 0)
+        goto done;
+    out->dir = req->out ? xstrdup(req->out) : default_out(spec->name, "-ab");
+    abarm_dirs(out->dir, &out->dir_a, &out->dir_b);
+    if ((err = matrix_expand(&pa, spec, req->only)) < 0 || (err = matrix_expand(&pb, spec, req->only)) < 0 ||
+        (!req->dry_run && ((err = rundir_check_free(out->dir_a)) < 0 || (err = rundir_check_free(out->dir_b)) < 0)) ||
+        (err = derive_envs(&pb, req->with, req->nwith, req->dry_run)) < 0 ||
+        (err = abplan_interleave(&both, &arm, &pa, &pb)) < 0)
+        goto done;
+    hook_plan(req, &both, arm, out->seq);
+    if (req->dry_run) {
+        /* arm A's cells: the same workloads, in environments already built */
+        fflush(stdout);
+        err = workcheck_run(&pa, stdout);
+        goto done;
+    }
+    if ((err = util_mkdir_p(out->dir, 0755)) < 0 ||
+        (err = abarm_create(&sa, out->dir_a, spec, &pa, cmdline, "a", NULL, 0, NULL, 0)) < 0 ||
+        (err = abarm_create(&sb, out->dir_b, spec, &pb, cmdline, "b", req->with, req->nwith, req->benv, req->nbenv)) <
+            0)
+        goto done;
+    hook_ready(req, out);
+    fflush(stdout);
+    struct sched_arm arms[2] = {{.st = sa}, {.st = sb, .setenv = req->benv, .nsetenv = req->nbenv}};
+    if (out->seq)
+        q = abseq_new(&both, arm, &design, SIGNIFICANCE_NOISE);
+    if ((err = sched_run_ab(arms, &both, arm, q, &out->sum)) < 0)
+        goto done;
+    if (q && ((err = abseq_finish(q, sa, sb, stderr)) < 0 || (err = store_drop_unstarted(sa, &out->dropped_a)) < 0 ||
+              (err = store_drop_unstarted(sb, &out->dropped_b)) < 0))
+        goto done;
+    out->ran = true;
+done:
+    store_close(sa);
+    store_close(sb);
+    matrix_free(&pa);
+    matrix_free(&pb);
+    matrix_free(&both);
+    abseq_free(q);
+    free(arm);
+    spec_free(spec);
+    return err;
+}
+
+void run_outcome_free(struct run_outcome *out)
+{
+    if (!out)
+        return;
+    free(out->dir);
+    free(out->dir_a);
+    free(out->dir_b);
+    free(out->gpu);
+    memset(out, 0, sizeof(*out));
+}
