@@ -2,7 +2,7 @@
 #
 #   make            build ./benchgen
 #   make test       install what is missing, build, run every test (CI calls this)
-#   make check      the layering check and every unit test: offline, no apt, no pip, under a minute
+#   make check      the layering check and every unit test: offline (the cached base environment), under a minute
 #   make layers     check that includes point down the layer chain, with no cycle
 #   make asan       the same tests against an AddressSanitizer + UBSan build
 #   make fuzz       every libFuzzer target in tests/fuzz/ for FUZZ_SECONDS each (clang, ASan+UBSan)
