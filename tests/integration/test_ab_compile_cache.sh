@@ -6,7 +6,7 @@
 # report, show and compare give the cold process's first call as the compile
 # time and never a warm one's. A plain run stays cold in every process.
 # Part 1 uses a stand-in compiler on NumPy (seconds); part 2 the real
-# torch.compile (Inductor) in the torch environment, 2 processes a side.
+# jax.jit in the keras3 environment, 2 processes a side.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -45,7 +45,7 @@ for arm, path in zip("ab", sys.argv[1:3]):
         want = "cold" if c["repeat"] == 1 else "warm"
         if f.get("compile.cache") != want:
             bad.append("arm %s repeat %d: compile.cache %r, want %s" % (arm, c["repeat"], f.get("compile.cache"), want))
-        if f.get("test.cache_found") != (want == "warm"):
+        if f.get("test.cache_found") != str(want == "warm"):
             bad.append("arm %s repeat %d: the workload found files: %r" % (arm, c["repeat"], f.get("test.cache_found")))
         if f.get("test.jax_min_compile_secs") != "0":
             bad.append("arm %s: JAX not told to cache every program (%r)" % (arm, f.get("test.jax_min_compile_secs")))
@@ -112,47 +112,47 @@ check "plain run exits 0" test "$rc" -eq 0
 check "plain run: every process cold, its own empty cache (not in the run directory), compile time each" python3 -c '
 import json, sys
 cells = json.load(open(sys.argv[1]))["cells"]
-ok = len(cells) == 2 and all(c["facts"].get("compile.cache") == "cold" and c["facts"].get("test.cache_found") is False
+ok = len(cells) == 2 and all(c["facts"].get("compile.cache") == "cold" and c["facts"].get("test.cache_found") == "False"
                              and not c["facts"]["test.cache_dir"].startswith(sys.argv[2]) and c["compile_ms"] >= 350
                              and c["facts"].get("test.jax_min_compile_secs") == "" for c in cells)
 sys.exit(0 if ok else 1)' "$TMP/plain.json" "$TMP/plain"
 check "plain run leaves no compile-cache directory" test ! -e "$TMP/plain/compile-cache"
 
-# ---- part 2: the real compiler (torch.compile, Inductor), 2 processes a side -----
-sed -e 's/backends: \[numpy\]/backends: [torch-compiled]/' -e 's/repeats: 3/repeats: 2/' \
-  "$TMP/cc.yaml" >"$TMP/tc.yaml"
-"$BENCHGEN" run "$TMP/tc.yaml" --ab --out "$TMP/tc" >"$TMP/tc.out" 2>"$TMP/tc.err"
+# ---- part 2: a real compiler (jax.jit on keras3-jax), 2 processes a side -----
+# The function compiles in well under JAX's default threshold of one second,
+# so the warm process finds JAX's cache filled only because the worker told
+# JAX to cache every program. Times are not compared: compiling and loading
+# a program this small both take milliseconds.
+sed -e 's/backends: \[numpy\]/backends: [keras3-jax]/' -e 's/repeats: 3/repeats: 2/' "$TMP/cc.yaml" >"$TMP/jx.yaml"
+"$BENCHGEN" run "$TMP/jx.yaml" --ab --out "$TMP/jx" >"$TMP/jx.out" 2>"$TMP/jx.err"
 rc=$?
-check "run --ab of a torch.compile cell, 2 processes a side, exits 0" test "$rc" -eq 0
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/tc.err" | tail -20
+check "run --ab of a jax.jit cell, 2 processes a side, exits 0" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/jx.err" | tail -20
 for arm in a b; do
-  "$BENCHGEN" show "$TMP/tc/$arm" --json >"$TMP/tc-$arm.json" 2>/dev/null
+  "$BENCHGEN" show "$TMP/jx/$arm" --json >"$TMP/jx-$arm.json" 2>/dev/null
 done
-python3 - "$TMP/tc-a.json" "$TMP/tc-b.json" >"$TMP/tc.check" 2>&1 <<'PY'
+python3 - "$TMP/jx-a.json" "$TMP/jx-b.json" >"$TMP/jx.check" 2>&1 <<'PY'
 import json, sys
 bad, lines = [], []
 for arm, path in zip("ab", sys.argv[1:]):
     cells = {c["repeat"]: c for c in json.load(open(path))["cells"]}
     cold, warm = cells.get(1), cells.get(2)
-    if not cold or not warm:
-        bad.append("arm %s: processes %s" % (arm, sorted(cells)))
+    if not cold or not warm or cold["status"] != "ok" or warm["status"] != "ok":
+        bad.append("arm %s: processes %s" % (arm, {k: c["status"] for k, c in cells.items()}))
         continue
     fc, fw = cold["facts"], warm["facts"]
     if (fc.get("compile.cache"), fw.get("compile.cache")) != ("cold", "warm"):
         bad.append("arm %s: compile.cache %s, %s" % (arm, fc.get("compile.cache"), fw.get("compile.cache")))
-    if fw.get("test.cache_found") is not True:
-        bad.append("arm %s: Inductor left nothing in the arm's cache" % arm)
-    first_cold, first_warm = cold["compile_ms"], warm["first_call_ms"]
-    if warm["compile_ms"] is not None:
-        bad.append("arm %s: the warm first call is shown as compile time" % arm)
-    elif not (first_cold and first_warm and first_warm < first_cold):
-        bad.append("arm %s: warm first call %s ms not below the cold compile %s ms" % (arm, first_warm, first_cold))
-    lines.append("arm %s: cold compile %.0f ms, warm first call %.0f ms" % (arm, first_cold or 0, first_warm or 0))
+    if (fc.get("test.cache_found"), fw.get("test.cache_found")) != ("False", "True"):
+        bad.append("arm %s: JAX's cache held files: cold %s, warm %s" % (arm, fc.get("test.cache_found"), fw.get("test.cache_found")))
+    if cold["compile_ms"] is None or warm["compile_ms"] is not None or warm["first_call_ms"] is None:
+        bad.append("arm %s: compile_ms cold %s, warm %s" % (arm, cold["compile_ms"], warm["compile_ms"]))
+    lines.append("arm %s: cold compile %.1f ms, warm first call %.1f ms" % (arm, cold["compile_ms"] or 0, warm["first_call_ms"] or 0))
 print("\n".join(bad + lines))
 sys.exit(1 if bad else 0)
 PY
 rc=$?
-sed 's/^/# /' "$TMP/tc.check"
-check "torch.compile: the warm process reuses its arm's Inductor cache (first call below the cold compile)" test "$rc" -eq 0
+sed 's/^/# /' "$TMP/jx.check"
+check "jax.jit: the warm process finds what the cold one compiled in its arm's JAX cache" test "$rc" -eq 0
 
 exit $FAILED
