@@ -133,6 +133,20 @@ MAX_RANK = 8  # runners/synth.h SYNTH_MAX_DIMS
 MAX_NAME = 63  # runners/synth.h: name[64]
 
 
+def _compile_cache_text(kind):
+    """The compile_cache fact: which caches the compilers saw (the worker sets
+    BENCHGEN_COMPILE_CACHE, runners/worker.c; the C side records the short
+    fact compile.cache = cold | warm)."""
+    dirs = "TORCHINDUCTOR_CACHE_DIR, TRITON_CACHE_DIR, CUDA_CACHE_PATH, JAX_COMPILATION_CACHE_DIR"
+    if kind == "warm":
+        return ("warm: the A/B arm's cache for this cell (" + dirs + ") held what the arm's earlier "
+                "processes compiled; the first call is not compile time")
+    if kind == "cold":
+        return ("cold: the A/B arm's cache for this cell (" + dirs + ") was empty at the start; "
+                "the arm's later processes reuse it")
+    return "empty at the start of this cell (per-cell " + dirs + ", TMPDIR)"
+
+
 def _is_number(v):
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -298,8 +312,7 @@ class Cell:
         fn = getattr(self.module, "facts", None)
         out = {"warmup_steps": self.cell.warmup, "timed_steps": self.cell.steps,
                "timer": "C CLOCK_MONOTONIC around each step() call",
-               "compile_cache": "empty at the start of this cell (per-cell TORCHINDUCTOR_CACHE_DIR, "
-                                "TRITON_CACHE_DIR, CUDA_CACHE_PATH, JAX_COMPILATION_CACHE_DIR, TMPDIR)"}
+               "compile_cache": _compile_cache_text(os.environ.get("BENCHGEN_COMPILE_CACHE", "cell"))}
         if fn:
             out.update({str(k): v for k, v in (fn(self.cell) or {}).items()})
         if not self.cell.workload:  # built-in models: FLOPs and the method audit (docs/GPU.md)

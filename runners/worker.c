@@ -10,6 +10,7 @@
 #include "runners/contain.h"
 #include "runners/logcap.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -117,6 +119,7 @@ static bool env_for_container(const char *name, size_t n)
 {
     static const char *const exact[] = {
         "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR", "CUDA_CACHE_PATH", "JAX_COMPILATION_CACHE_DIR",
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES",
         "KERAS_BACKEND", "TF_USE_LEGACY_KERAS", "XLA_FLAGS", "TF_XLA_FLAGS", "TF_ENABLE_ONEDNN_OPTS",
         "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_MEM_FRACTION", "TF_FORCE_GPU_ALLOW_GROWTH",
         "NVIDIA_TF32_OVERRIDE", "TORCH_ALLOW_TF32_CUBLAS_OVERRIDE", "JAX_DEFAULT_MATMUL_PRECISION",
@@ -152,29 +155,64 @@ static void write_env_file(const char *dir)
 /* Compilers that keep caches across processes (TorchInductor, Triton, the
  * CUDA JIT, JAX's persistent cache) are pointed at the cell's own empty
  * directory, so every cell pays, and reports, its full compile time whatever
- * ran on the machine before. TMPDIR follows, so nothing a cell leaves behind
- * outlives it. */
-static void isolate_caches(const char *scratch)
+ * ran on the machine before; or, given a kept cache (an A/B arm's for this
+ * cell), at that one, so the arm's later processes reuse what its first
+ * compiled. TMPDIR is always the cell's own, so nothing else a cell leaves
+ * behind outlives it. BENCHGEN_COMPILE_CACHE tells the harness which it is
+ * (cell | cold | warm: runners/harness.py records it). */
+static void isolate_caches(const char *scratch, const char *kept, bool warm)
 {
     static const char *const vars[][2] = {{"TORCHINDUCTOR_CACHE_DIR", "inductor"},
                                           {"TRITON_CACHE_DIR", "triton"},
                                           {"CUDA_CACHE_PATH", "cuda"},
                                           {"JAX_COMPILATION_CACHE_DIR", "jax"},
                                           {"TMPDIR", "tmp"}};
-    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        char *dir = util_printf("%s/%s", scratch, vars[i][1]);
+    size_t n = sizeof(vars) / sizeof(vars[0]);
+    for (size_t i = 0; i < n; i++) {
+        char *dir = util_printf("%s/%s", kept && i + 1 < n ? kept : scratch, vars[i][1]);
         if (dir && util_mkdir_p(dir, 0700) == 0)
             setenv(vars[i][0], dir, 1);
         free(dir);
     }
+    setenv("BENCHGEN_COMPILE_CACHE", !kept ? "cell" : warm ? "warm" : "cold", 1);
+    if (kept) {
+        /* JAX writes only programs that took a second to compile, and
+         * (newer releases) above a size: every program, so a warm process
+         * compiles nothing a cold one did. Releases without an option
+         * ignore its variable. */
+        setenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0", 1);
+        setenv("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "-1", 1);
+    }
+}
+
+/* Whether dir holds anything but directories, at any depth (a cache the
+ * worker made but nothing wrote into is still cold). Symlinks are not
+ * followed; one counts as content. */
+static bool holds_files(const char *dir, int depth)
+{
+    DIR *d = depth < 32 ? opendir(dir) : NULL;
+    bool found = false;
+    if (!d)
+        return depth >= 32;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *path = xprintf("%s/%s", dir, e->d_name);
+        struct stat st;
+        found = lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) || holds_files(path, depth + 1);
+        free(path);
+    }
+    closedir(d);
+    return found;
 }
 
 /* The interpreter's environment: no PYTHON* variable of the user's (they
  * could point it at other code or change hashing), and the settings that
  * make a run repeatable: hash seed 0, UTF-8 mode, unbuffered output, no
  * user site-packages. */
-static void set_environment(const struct cell *c, const char *scratch, const char *token)
+static void set_environment(const struct worker_job *job, const char *scratch, const char *token, bool warm)
 {
+    const struct cell *c = job->cell;
     for (;;) {
         char **e = environ;
         while (e && *e && strncmp(*e, "PYTHON", 6) != 0)
@@ -199,7 +237,7 @@ static void set_environment(const struct cell *c, const char *scratch, const cha
     if (token)
         putenv((char *)token);
     if (scratch)
-        isolate_caches(scratch);
+        isolate_caches(scratch, job->compile_cache, warm);
 }
 
 /* Moves fd to target (which must end up without FD_CLOEXEC). */
@@ -282,7 +320,7 @@ static char **build_argv(const struct worker_job *job, int64_t t0, const char *s
 
 static _Noreturn void child(const struct worker_job *job, struct contain *ct, int report_w, int log_w,
                             int64_t t0, const char *scratch, pid_t parent, enum chan_mode mode,
-                            const struct channel_listener *lis)
+                            const struct channel_listener *lis, bool warm)
 {
     setpgid(0, 0);
     /* A SIGKILLed parent must not leave a worker running on its own (its
@@ -318,7 +356,7 @@ static _Noreturn void child(const struct worker_job *job, struct contain *ct, in
     if (joined < 0)
         dprintf(2, "benchgen: could not join the cell's container (%s)\n", strerror(errno));
 
-    set_environment(job->cell, scratch, contain_token(ct));
+    set_environment(job, scratch, contain_token(ct), warm);
     if (lis) {
         setenv(CHANNEL_TOKEN_VAR, lis->token, 1);
         setenv("BENCHGEN_CELL_DIR", scratch, 1);
@@ -635,6 +673,13 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
         (err = contain_open(&ct, c->key, c->memory_limit)) < 0)
         goto done;
     contain_scratch(ct, scratch);
+    /* the kept cache: cold when nothing in it yet (made here when missing) */
+    bool warm = false;
+    if (job->compile_cache) {
+        if ((err = util_mkdir_p(job->compile_cache, 0700)) < 0)
+            goto done;
+        warm = holds_files(job->compile_cache, 0);
+    }
     fflush(NULL); /* or the child inherits and re-prints our buffered output */
     out->started = time(NULL);
     int64_t t0 = util_now_ns();
@@ -646,7 +691,7 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
         goto done;
     }
     if (pid == 0)
-        child(job, ct, rep[1], logp[1], t0, scratch, parent, mode, w.lis);
+        child(job, ct, rep[1], logp[1], t0, scratch, parent, mode, w.lis, warm);
     setpgid(pid, pid); /* also done by the child: whichever runs first wins the race */
     contain_started(ct, pid);
     util_pipe_keep_read(rep, &w.report_fd);
@@ -672,6 +717,8 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
     if (dropped)
         kvlist_addf(&out->facts, "log.dropped_bytes", "%llu", (unsigned long long)dropped);
     kvlist_add(&out->env, "worker.containment", contain_describe(ct));
+    /* set last, so a fact of the same name the worker sent cannot stand (store_record keeps the last) */
+    kvlist_add(&out->facts, "compile.cache", warm ? "warm" : "cold");
     err = 0;
 done:
     util_close_fds(rep, 2);

@@ -54,6 +54,11 @@ struct worker_job {
     bool declare_only;          /* load the workload, call supported() and inputs(), check the declarations
                                  * and end `ok` (or unsupported, or error): no inputs made, no setup(),
                                  * no step; what `run --dry-run` does (run/workcheck.h) */
+    const char *compile_cache;  /* NULL: the compilers' caches are the cell's own, empty and removed with
+                                 * it; else a directory kept across processes (an A/B arm's, for this
+                                 * cell: run/scheduler.h) that they are pointed at instead. Created when
+                                 * missing. The result's fact compile.cache says "cold" (the directory
+                                 * held no file when the worker started) or "warm" */
 };
 
 /* Optional hook called about every 250 ms while a cell runs (progress). */

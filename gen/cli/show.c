@@ -77,7 +77,12 @@ static json_t *jcell_(const struct rd_cell *c, int *err)
     json_put(o, "attempts", json_integer(c->attempts), err);
     json_put(o, "samples",
          json_pack("{sIsI}", "timed", (json_int_t)r->ntimed, "warmup", (json_int_t)r->nwarmup), err);
-    json_put(o, "compile_ms", r->nwarmup ? json_num((double)r->warmup_ns[0] / 1e6) : json_null(), err);
+    json_put(o, "compile_ms", json_num(result_compile_ms(r)), err); /* null: none, or a warm compile cache */
+    const char *cache = kvlist_get(&r->facts, "compile.cache");
+    if (cache) { /* cold or warm (runners/worker.h), and the first call whatever it was */
+        json_put(o, "compile_cache", json_str(cache), err);
+        json_put(o, "first_call_ms", r->nwarmup ? json_num((double)r->warmup_ns[0] / 1e6) : json_null(), err);
+    }
     json_put(o, "stats", stats_json(&c->st, err), err);
     json_put(o, "facts", json_kvmap(&r->facts, err), err);
     json_put(o, "markers", jmarkers_(&r->phases, err), err);
@@ -306,7 +311,10 @@ static int show_text_(const struct rundata *rd, FILE *out)
             snprintf(cv, sizeof(cv), "%.1f", c->st.cv * 100.0);
         else
             snprintf(cv, sizeof(cv), "-");
-        fmt_ms_(compile, sizeof(compile), c->result.nwarmup ? (double)c->result.warmup_ns[0] / 1e6 : NAN);
+        if (c->result.nwarmup && result_warm_cache(&c->result)) /* an A/B arm's later process */
+            snprintf(compile, sizeof(compile), "warm");
+        else
+            fmt_ms_(compile, sizeof(compile), result_compile_ms(&c->result));
         fprintf(out, "%-*s  %-11s  %-7s  %-12.*s  %*s  %10s  %10s  %10s  %10s  %6s  %10s\n", wkey,
                 tx_(&k, c->cell.key), tx_(&k, status_name(c->result.status)), tx_(&k, device_(c)), SHOW_HASH_CHARS,
                 c->result.input_sha256[0] ? tx_(&k, c->result.input_sha256) : "-", wsamples, samples, mean, median, p5,

@@ -232,6 +232,18 @@ const char *compare_match_name(enum compare_match m);
  * (COMPARE_MISMATCH): its number is not comparable, and the trend shows none. */
 bool compare_pair_mismatch(const struct compare_pair *p, const char *id);
 
+/* A side's compile time (store/result.h): *cold_ms the first call of its
+ * first ok process whose compile cache was cold (NAN when none), *nwarm how
+ * many of its processes started with a warm one (an A/B arm's later
+ * processes: their first calls are not compile time). False when no process
+ * recorded compile.cache (runs from before it was recorded). */
+bool compare_side_compile(const struct compare_side *s, double *cold_ms, size_t *nwarm);
+
+/* A cell's compile times in words when a side had warm caches, else "":
+ * "compile (first call, cold cache): A 812.30 ms, B 790.10 ms; warm caches in
+ * 2 A and 2 B processes, whose first calls are not compile time". */
+void compare_compile_text(char *buf, size_t n, const struct compare_cell *c);
+
 /* A mean ms/step as the text output prints it: 2 decimals from 100 ms, 3 from
  * 1 ms, else 4 significant digits; "-" for NAN. */
 void compare_fmt_ms(char *buf, size_t n, double ms);

@@ -54,6 +54,12 @@ static json_t *jside_(const struct compare_side *s, int *err)
     set_(o, "ci_hi_ms", jreal_(s->ci_hi_ms), err);
     set_(o, "env", jstr_(s->reps[0]->cell.env), err);
     set_(o, "input_sha256", jstr_(compare_side_input(s)), err);
+    double cold;
+    size_t nwarm;
+    if (compare_side_compile(s, &cold, &nwarm)) { /* runs that record compile.cache */
+        set_(o, "compile_ms", jreal_(cold), err);
+        set_(o, "warm_cache_processes", json_integer((json_int_t)nwarm), err);
+    }
     return o;
 }
 

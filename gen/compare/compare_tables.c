@@ -70,6 +70,10 @@ static char *cell_note(const struct compare_cell *c)
         compare_seq_summary(seq, sizeof(seq), c);
         strbuf_printf(&sb, "%ssequential run: %s", sb.len ? "; " : "", seq);
     }
+    char comp[256];
+    compare_compile_text(comp, sizeof(comp), c);
+    if (comp[0])
+        strbuf_printf(&sb, "%s%s", sb.len ? "; " : "", comp);
     return strbuf_detach(&sb); /* NULL: a format that did not expand */
 }
 

@@ -225,6 +225,10 @@ static void print_pair_(FILE *out, const struct compare_result *r, const struct 
             compare_seq_summary(stop, sizeof(stop), c);
             fprintf(out, "  [sequential run: %s]", escape_terminal_keep(k, stop));
         }
+        char comp[256];
+        compare_compile_text(comp, sizeof(comp), c);
+        if (comp[0])
+            fprintf(out, "  [%s]", comp);
         fprintf(out, "\n");
     }
     if (p->ncells == 0)

@@ -90,3 +90,38 @@ void compare_seq_summary(char *buf, size_t n, const struct compare_cell *c)
         semi = strchr(semi + 1, ';');
     snprintf(buf, n, "%.*s", semi ? (int)(semi - s) : (int)strlen(s), s);
 }
+
+bool compare_side_compile(const struct compare_side *s, double *cold_ms, size_t *nwarm)
+{
+    bool recorded = false;
+    *cold_ms = NAN;
+    *nwarm = 0;
+    for (size_t i = 0; i < s->nreps; i++) {
+        const struct result *r = &s->reps[i]->result;
+        if (!kvlist_get(&r->facts, "compile.cache"))
+            continue;
+        recorded = true;
+        if (result_warm_cache(r))
+            (*nwarm)++;
+        else if (r->status == STATUS_OK && isnan(*cold_ms))
+            *cold_ms = result_compile_ms(r);
+    }
+    return recorded;
+}
+
+void compare_compile_text(char *buf, size_t n, const struct compare_cell *c)
+{
+    double ma, mb;
+    size_t wa, wb;
+    bool ra = compare_side_compile(&c->a, &ma, &wa), rb = compare_side_compile(&c->b, &mb, &wb);
+    if (n)
+        buf[0] = '\0';
+    if (!(ra || rb) || wa + wb == 0)
+        return;
+    char sa[32], sb[32];
+    compare_fmt_ms(sa, sizeof(sa), ma);
+    compare_fmt_ms(sb, sizeof(sb), mb);
+    snprintf(buf, n, "compile (first call, cold cache): A %s ms, B %s ms; warm caches in %zu A and %zu B processes, "
+                     "whose first calls are not compile time",
+             sa, sb, wa, wb);
+}

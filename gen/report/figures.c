@@ -454,10 +454,13 @@ static double *ns_to_ms(struct figure_arena *a, const int64_t *ns, size_t n)
     return ms;
 }
 
-/* What a backend's first call is: only a compiling backend compiles. */
-static const char *first_label(const char *backend)
+/* What a process's first call is: only a compiling backend compiles, and
+ * not when its compile cache was warm (an A/B arm's later process). */
+static const char *first_label(const struct rd_cell *c)
 {
-    const struct catalog_backend *b = catalog_backend_find(backend);
+    const struct catalog_backend *b = catalog_backend_find(c->cell.backend);
+    if (result_warm_cache(&c->result))
+        return "first call (warm cache)";
     return b && b->compiles ? "first call (compile)" : "first call";
 }
 
@@ -529,7 +532,7 @@ static int build_cells(struct rctx *x)
                                     .ntimed = cell->result.ntimed,
                                     .mean = st->mean,
                                     .color = g->cols[c].color,
-                                    .first_label = first_label(cell->cell.backend)};
+                                    .first_label = first_label(cell)};
             panels[npanels++] = &it->s;
             h += CELL_OK_H;
         }

@@ -165,11 +165,20 @@ static int fill_cell(struct grid_cell *gc, const struct rundata *rd, const struc
         if (err < 0)
             return err;
     }
-    if (first_ok->result.nwarmup > 0) {
-        gc->compile_ms = (double)first_ok->result.warmup_ns[0] / 1e6;
+    /* compile and warm-up from the first ok process whose compile cache was
+     * cold (an A/B arm's later processes start warm: never compile time) */
+    const struct rd_cell *cold = result_warm_cache(&first_ok->result) ? NULL : first_ok;
+    for (size_t i = 0; i < rd->ncells && !cold; i++) {
+        const struct rd_cell *c = &rd->cells[i];
+        if (at_position(c, row, col, gc->cell) && c->result.status == STATUS_OK && c->result.ntimed > 0 &&
+            !result_warm_cache(&c->result))
+            cold = c;
+    }
+    if (cold && cold->result.nwarmup > 0) {
+        gc->compile_ms = (double)cold->result.warmup_ns[0] / 1e6;
         double sum = 0;
-        for (size_t i = 0; i < first_ok->result.nwarmup; i++)
-            sum += (double)first_ok->result.warmup_ns[i];
+        for (size_t i = 0; i < cold->result.nwarmup; i++)
+            sum += (double)cold->result.warmup_ns[i];
         gc->warmup_ms = sum / 1e6;
     }
     return 0;

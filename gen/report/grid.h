@@ -31,7 +31,8 @@ struct grid_cell {
     const char *status;         /* "ok", a failure status, "not run" or "missing"; borrowed */
     char na[40];                /* "NA (unsupported)" when !ok, "" otherwise */
     struct stats st;            /* pooled timed steps of the ok repeats */
-    double compile_ms;          /* first call of the first ok repeat (warmup_ns[0]); NAN when none */
+    double compile_ms;          /* first call (warmup_ns[0]) of the first ok repeat whose compile cache
+                                 * was cold (store/result.h); NAN when none */
     double warmup_ms;           /* all warm-up steps of that repeat; NAN when none */
 };
 

@@ -51,7 +51,13 @@ static json_t *jcell(const struct rd_cell *c, int *err)
     json_put(o, "steps", json_integer(c->cell.steps), err);
     json_put(o, "warmup", json_integer(c->cell.warmup), err);
     json_put(o, "status", json_str(c->result.status ? status_name(c->result.status) : NULL), err);
-    json_put(o, "compile_ms", c->result.nwarmup ? json_num((double)c->result.warmup_ns[0] / 1e6) : json_null(), err);
+    json_put(o, "compile_ms", json_num(result_compile_ms(&c->result)), err); /* null: none, or a warm cache */
+    const char *cache = kvlist_get(&c->result.facts, "compile.cache");
+    if (cache) { /* recorded since issue 22: cold or warm, and the first call whatever it was */
+        json_put(o, "compile_cache", json_str(cache), err);
+        json_put(o, "first_call_ms", c->result.nwarmup ? json_num((double)c->result.warmup_ns[0] / 1e6) : json_null(),
+                 err);
+    }
     json_put(o, "peak_rss_bytes", c->result.status ? json_integer(c->result.peak_rss) : json_null(), err);
     json_put(o, "stats", stats_json(&c->st, err), err);
     json_put(o, "throughput", jthroughput(&tp, &c->st, ok, err), err);

@@ -355,12 +355,13 @@ static void build_statistics(const struct rctx *x, struct table *t)
                                                  "CV",           "Outliers", "Compile (first call) ms",
                                                  "Warm-up ms",   "Warnings"};
     static const unsigned char numeric[STAT_NCOLS] = {0, 1, 0, 0, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0};
-    int repeats = 0, warmups = 0, methods = 0;
+    int repeats = 0, warmups = 0, methods = 0, warm = 0;
     const char *method0 = x->rd->ncells ? x->rd->cells[0].cell.method : NULL;
     for (size_t i = 0; i < x->rd->ncells; i++) {
         const struct rd_cell *c = &x->rd->cells[i];
         repeats |= c->cell.repeat > 1;
         warmups |= c->result.nwarmup > 1;
+        warm |= c->result.nwarmup > 0 && result_warm_cache(&c->result);
         methods |= (c->cell.method == NULL) != (method0 == NULL) ||
                    (c->cell.method && method0 && strcmp(c->cell.method, method0) != 0);
     }
@@ -372,10 +373,13 @@ static void build_statistics(const struct rctx *x, struct table *t)
                      : (int)n++;
     table_init(t, n);
     t->caption = xprintf("Every cell of the run, ms. Mean is the published metric; CV = standard deviation / "
-                         "mean.%s%s",
+                         "mean.%s%s%s",
                          warmups ? "" : " Each cell's warm-up was its one first call, so the compile column is "
                                         "also its warm-up time.",
-                         repeats ? "" : " Each cell ran once (repeat 1).");
+                         repeats ? "" : " Each cell ran once (repeat 1).",
+                         warm ? " A process marked \"warm cache\" started with its A/B arm's compile cache holding "
+                                "what the arm's first process of that cell compiled: its first call is not compile "
+                                "time, which is the cold process's." : "");
     for (int c = 0; c < STAT_NCOLS; c++)
         if (col[c] >= 0)
             table_head(t, (size_t)col[c], head[c], numeric[c]);
@@ -399,7 +403,8 @@ static void build_statistics(const struct rctx *x, struct table *t)
         for (int k = 0; k < 5; k++)
             rctx_fmt_ms(ok ? nums[k] : NAN, v[k], sizeof(v[k]));
         grid_warnings(st, warn, sizeof(warn));
-        double compile = cell->result.nwarmup ? (double)cell->result.warmup_ns[0] / 1e6 : NAN, wsum = 0;
+        double compile = result_compile_ms(&cell->result), wsum = 0;
+        bool warm_first = cell->result.nwarmup > 0 && result_warm_cache(&cell->result);
         for (size_t k = 0; k < cell->result.nwarmup; k++)
             wsum += (double)cell->result.warmup_ns[k] / 1e6;
         const char *status = cell->result.status ? status_name(cell->result.status) : "not run";
@@ -421,7 +426,7 @@ static void build_statistics(const struct rctx *x, struct table *t)
         rctx_fmt_ms(st->ci_lo, lo, sizeof(lo));
         rctx_fmt_ms(st->ci_hi, hi, sizeof(hi));
         chart_format_number(st->cv * 100, 1, cv, sizeof(cv));
-        rctx_fmt_ms(compile, comp, sizeof(comp));
+        rctx_fmt_ms(warm_first ? (double)cell->result.warmup_ns[0] / 1e6 : compile, comp, sizeof(comp));
         double wsum_ms = cell->result.nwarmup ? wsum : NAN;
         rctx_fmt_ms(wsum_ms, wu, sizeof(wu));
         SET(STAT_N, 0, (double)st->n, "%zu", st->n);
@@ -433,7 +438,10 @@ static void build_statistics(const struct rctx *x, struct table *t)
         SET(STAT_CI, 0, NAN, "%s - %s", lo, hi);
         SET(STAT_CV, st->cv > STATS_NOISY_CV ? TC_WARN : 0, st->cv, "%s%%", cv);
         SET(STAT_OUTLIERS, 0, (double)st->outliers, "%zu", st->outliers);
-        SET(STAT_COMPILE, cell->result.nwarmup ? 0 : TC_NA, compile, "%s", comp);
+        if (warm_first) /* never compile time: said, and no number a sum or chart could take */
+            SET(STAT_COMPILE, TC_NA, NAN, "warm cache (first call %s)", comp);
+        else
+            SET(STAT_COMPILE, cell->result.nwarmup ? 0 : TC_NA, compile, "%s", comp);
         SET(STAT_WARMUP, cell->result.nwarmup ? 0 : TC_NA, wsum_ms, "%s", wu);
         SET(STAT_WARNINGS, warn[0] ? TC_WARN : 0, NAN, "%s", warn);
     }

@@ -405,7 +405,10 @@ static int sheet_statistics(struct workbook *w, lxw_worksheet *ws)
         double wsum = 0;
         for (size_t k = 0; k < c->result.nwarmup; k++)
             wsum += (double)c->result.warmup_ns[k] / 1e6;
-        workbook_put_num_or_blank(w, ws, r, 21, c->result.nwarmup ? (double)c->result.warmup_ns[0] / 1e6 : NAN, w->num);
+        if (c->result.nwarmup && result_warm_cache(&c->result)) /* an A/B arm's warm process: not compile time */
+            workbook_put_str(w, ws, r, 21, "warm cache", w->na);
+        else
+            workbook_put_num_or_blank(w, ws, r, 21, result_compile_ms(&c->result), w->num);
         workbook_put_num_or_blank(w, ws, r, 22, c->result.nwarmup ? wsum : NAN, w->num);
         workbook_put_num_or_blank(w, ws, r, 23, c->result.status ? (double)c->result.peak_rss / 1048576.0 : NAN,
                                   w->num);

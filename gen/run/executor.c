@@ -68,8 +68,8 @@ static void on_tick(void *arg, const struct result *partial, int64_t elapsed_ns)
     t->hooks->tick(t->hooks->arg, t->cell, partial, elapsed_ns);
 }
 
-int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_atomic_t *stop,
-                      const struct exec_hooks *hooks, struct result *r)
+int executor_run_cell(const struct cell *c, const char *log_path, const char *compile_cache,
+                      volatile sig_atomic_t *stop, const struct exec_hooks *hooks, struct result *r)
 {
     struct env_info env = {0};
     int err = 0;
@@ -85,6 +85,7 @@ int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_a
                                  .python = env.python,
                                  .prefix = (const char *const *)env.prefix,
                                  .log_path = log_path,
+                                 .compile_cache = compile_cache,
                                  .home = util_home_dir(),
                                  .device = device_resolve(c->device, c->backend, gpu_nvml_count())};
         struct tick_ctx t = {.cell = c, .hooks = hooks};

@@ -121,9 +121,11 @@ int executor_check(const struct exec_options *opt);
 /* What an executor does to start one cell where it runs: resolves the
  * cell's Python environment (missing -> `skipped`, with the command that
  * fixes it), runs it in a worker and notes where it ran (executor_note_place).
- * 0 whenever a status was recorded in *r. */
-int executor_run_cell(const struct cell *c, const char *log_path, volatile sig_atomic_t *stop,
-                      const struct exec_hooks *hooks, struct result *r);
+ * compile_cache: NULL (the cell compiles into its own empty caches), or the
+ * directory an A/B arm keeps for this cell (runners/worker.h). 0 whenever a
+ * status was recorded in *r. */
+int executor_run_cell(const struct cell *c, const char *log_path, const char *compile_cache,
+                      volatile sig_atomic_t *stop, const struct exec_hooks *hooks, struct result *r);
 
 /* Adds where the calling process runs to r->env: where.host, where.cores
  * (its CPU affinity, "0-3,8"), where.devices (CUDA_VISIBLE_DEVICES, ""

@@ -260,7 +260,7 @@ static int next_inline(struct executor *ex, struct local *l, struct exec_event *
         ex->hooks.started(ex->hooks.arg, c, NULL);
     ev->cell = c;
     ev->log_path = executor_log_path(store_dir(ex->st), c);
-    int err = executor_run_cell(c, ev->log_path, ex->stop, &ex->hooks, &ev->result);
+    int err = executor_run_cell(c, ev->log_path, NULL, ex->stop, &ex->hooks, &ev->result);
     if (err < 0) {
         exec_event_free(ev);
         return err;

@@ -302,6 +302,54 @@ static void arm_env(const struct sched_arm *a, char **saved, int restore)
 
 #define SCHED_ARM_MAX_ENV 64
 
+/* ---- an arm's compile caches ------------------------------------------------ */
+
+/* Where an arm keeps its compile caches: RUN_DIR/compile-cache, made by the
+ * first process that needs it (runners/worker.c) and removed by
+ * arm_caches_remove() when the A/B run ends. owned is false when the
+ * directory was there before this run: then it is used but never removed. */
+struct arm_caches {
+    char *root[2];
+    bool owned[2];
+};
+
+static void arm_caches_open(struct arm_caches *ac, const struct sched_arm arms[2])
+{
+    for (int k = 0; k < 2; k++) {
+        ac->root[k] = xprintf("%s/compile-cache", store_dir(arms[k].st));
+        ac->owned[k] = access(ac->root[k], F_OK) != 0;
+    }
+}
+
+/* One cell's cache in its arm: ROOT/<16 hex digits of the SHA-256 of the
+ * cell's key without its repeat suffix "#r<k>">, so every process of the
+ * cell (its repeats) shares it and no other cell does. malloc'd. */
+static char *arm_cache_dir(const char *root, const struct cell *c)
+{
+    const char *rep = strrchr(c->key, '#');
+    size_t n = strlen(c->key);
+    if (rep && rep[1] == 'r' && rep[2] && strspn(rep + 2, "0123456789") == strlen(rep + 2))
+        n = (size_t)(rep - c->key);
+    char hex[65];
+    if (sha256_hex(c->key, n, hex) < 0)
+        return NULL;
+    return xprintf("%s/%.16s", root, hex);
+}
+
+/* Removes the roots this run made (what the compilers wrote for its cells,
+ * in directories benchgen created); the first failure is returned. */
+static int arm_caches_remove(struct arm_caches *ac)
+{
+    int err = 0;
+    for (int k = 0; k < 2; k++) {
+        int e = ac->owned[k] ? util_rm_rf(ac->root[k]) : 0;
+        if (e < 0 && !err)
+            err = e;
+        free(ac->root[k]);
+    }
+    return err;
+}
+
 int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
                  struct abseq *seq, struct sched_summary *sum)
 {
@@ -312,6 +360,8 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
     struct progress p;
     progress_init(&p, todo);
     struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .state = on_state, .arg = &p};
+    struct arm_caches caches;
+    arm_caches_open(&caches, arms);
     int err = 0;
     for (int k = 0; k < 2 && !err; k++)
         if (arms[k].nsetenv > SCHED_ARM_MAX_ENV)
@@ -331,9 +381,10 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
         struct result r = {0};
         char *saved[SCHED_ARM_MAX_ENV] = {0};
         char *log = executor_log_path(store_dir(a->st), c);
+        char *cache = arm_cache_dir(caches.root[arm[i] ? 1 : 0], c);
         on_started(&p, c, arm[i] ? "arm B" : "arm A");
         arm_env(a, saved, 0);
-        err = executor_run_cell(c, log, &stop_requested, &hooks, &r);
+        err = executor_run_cell(c, log, cache, &stop_requested, &hooks, &r);
         arm_env(a, saved, 1);
         if (!err)
             err = store_record(a->st, c, &r, log);
@@ -345,9 +396,13 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
             err = abseq_record(seq, i, &r);
         result_free(&r);
         free(log);
+        free(cache);
     }
     for (int k = 0; k < 2 && !err && !stop_requested; k++)
         err = store_mark_finished(arms[k].st, time(NULL));
+    int rm = arm_caches_remove(&caches); /* every process has ended: nothing reads them again */
+    if (rm < 0 && !err)
+        err = rm;
     stop_handlers_restore(old);
     if (!err && stop_requested)
         err = error_set(BG_EINTR, "interrupted: the cell in flight was recorded as interrupted; "

@@ -47,7 +47,11 @@ struct abseq;
  * alternate in one loop (plan/abplan.h orders them), so drift over the run
  * hits both sides alike. With seq (run/abseq.h, may be NULL), a process
  * whose cell has already stopped is skipped (counted in sum->skipped_seq,
- * not run, not recorded). Returns as sched_run(). */
+ * not run, not recorded). Each arm keeps its own compile caches, one
+ * directory per cell under ARM_DIR/compile-cache (A and B never share one):
+ * the arm's first process of a cell compiles cold, its later ones start
+ * with what it left (their fact compile.cache says warm; runners/worker.h).
+ * The directories are removed when the run ends. Returns as sched_run(). */
 int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
                  struct abseq *seq, struct sched_summary *sum);
 

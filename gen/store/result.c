@@ -5,8 +5,10 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int result_add_sample(struct result *r, int warmup, int64_t ns)
 {
@@ -28,6 +30,17 @@ const char *result_device(const struct result *r)
     if (!d || !*d)
         d = kvlist_get(&r->facts, "audit.device");
     return d && *d ? d : NULL;
+}
+
+bool result_warm_cache(const struct result *r)
+{
+    const char *v = kvlist_get(&r->facts, "compile.cache");
+    return v && strcmp(v, "warm") == 0;
+}
+
+double result_compile_ms(const struct result *r)
+{
+    return r->nwarmup && !result_warm_cache(r) ? (double)r->warmup_ns[0] / 1e6 : NAN;
 }
 
 void result_free(struct result *r)

@@ -11,6 +11,7 @@
 #ifndef BENCHGEN_RESULT_H
 #define BENCHGEN_RESULT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -59,6 +60,16 @@ void result_free(struct result *r);
  * placement.device (runners/workloads/placement.py), else the older
  * audit.device; NULL when the workload reported neither. */
 const char *result_device(const struct result *r);
+
+/* Whether the worker started with its compile cache holding an earlier
+ * process's compiles (the fact compile.cache = warm, which an A/B arm's later
+ * processes record: runners/worker.h). Its first call is then not compile
+ * time. */
+bool result_warm_cache(const struct result *r);
+
+/* The first call in ms when it is compile time: there is a warm-up sample
+ * and the cache was not warm; else NAN. */
+double result_compile_ms(const struct result *r);
 
 /* Appends a point; names longer than 31 bytes are cut. */
 int tseries_add(struct tseries *s, const char *name, int64_t t_ns, double value);

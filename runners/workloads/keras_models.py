@@ -35,7 +35,7 @@ import os
 
 import _benchgen
 
-from workloads import method, sizes
+from workloads import autotune, method, sizes
 
 _state = {}
 
@@ -689,6 +689,7 @@ def facts(cell):
                                    if os.environ.get("TF_FORCE_GPU_ALLOW_GROWTH") == "true"
                                    else "off: TensorFlow maps the GPU's memory when it starts")
         out["synchronisation"] = "step result fetched as NumPy (waits for the device)"
+        out.update(autotune.tensorflow_facts())
     elif backend == "jax":
         import jax
         out["jax.version"] = jax.__version__
@@ -699,12 +700,13 @@ def facts(cell):
         if out["device"] == "gpu":
             out["device.name"] = getattr(jax.devices()[0], "device_kind", "")
         out["synchronisation"] = "step result fetched as NumPy (blocks until ready)"
+        out.update(autotune.jax_facts())
     elif backend == "torch":
         import torch
         out["torch.version"] = torch.__version__
         out["tf32.matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
         out["tf32.cudnn"] = bool(torch.backends.cudnn.allow_tf32)
-        out["cudnn.benchmark"] = bool(torch.backends.cudnn.benchmark)
+        out.update(autotune.torch_facts(torch))
         out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
         out["device"] = "cuda" if torch.cuda.is_available() else "cpu"
         if out["device"] == "cuda":

@@ -28,7 +28,7 @@ import os
 
 import _benchgen
 
-from workloads import method, sizes
+from workloads import autotune, method, sizes
 
 _state = {}
 
@@ -881,7 +881,7 @@ def facts(cell):
         out["synchronisation"] = "none needed: CPU kernels finish before the step returns"
     out["tf32.matmul"] = bool(torch.backends.cuda.matmul.allow_tf32)
     out["tf32.cudnn"] = bool(torch.backends.cudnn.allow_tf32)
-    out["cudnn.benchmark"] = bool(torch.backends.cudnn.benchmark)
+    out.update(autotune.torch_facts(torch, compiled=bool(st.get("compiled"))))
     out["inputs.host_to_device"] = st.get("input_copy", "once, in setup (every step reuses the device tensors)")
     out["float32_matmul_precision"] = torch.get_float32_matmul_precision()
     pd = st.get("pdtype")

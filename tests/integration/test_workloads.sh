@@ -71,6 +71,13 @@ check "generate makes exactly 50 tokens (torch)" \
   test "$(fact_of gemma/generate/b1/torch-eager generate.output_shape)" = "[1, 50]"
 check "generate makes exactly 50 tokens (keras)" \
   test "$(fact_of mistral/generate/b1/keras3-torch generate.output_shape)" = "[1, 50]"
+# the autotuning state (runners/workloads/autotune.py), values on a CPU too
+check "autotune facts: cudnn.benchmark on every torch cell, inductor.max_autotune when compiled" \
+  test "$(fact_of gemma/generate/b1/torch-eager cudnn.benchmark) $(fact_of sam/predict/b4/torch-compiled cudnn.benchmark) $(fact_of sam/predict/b4/torch-compiled inductor.max_autotune) $(fact_of mistral/generate/b1/keras3-torch cudnn.benchmark)" = "False False False False"
+check "autotune facts: xla.autotune_level on JAX and TensorFlow, tf.cudnn_autotune on TensorFlow" \
+  test "$(fact_of mistral/fit/b8/keras3-jax xla.autotune_level) $(fact_of sd/predict/b13/keras3-tensorflow xla.autotune_level) $(fact_of bert/fit/b32/keras2-tensorflow tf.cudnn_autotune)" = "default default on (default)"
+check "every process of a plain run records a cold compile cache" \
+  test "$(jget "$J" "sorted(set(c['facts'].get('compile.cache') for c in d['cells'] if c['status'] == 'ok'))")" = "['cold']"
 check "LoRA leaves only a few trainable parameters" test "$(python3 -c "
 import json; d=json.load(open('$J')); f=[c for c in d['cells'] if c['key']=='mistral/fit/b8/keras3-jax'][0]['facts']
 print(int(int(f['parameters.trainable']) < int(f['parameters']) / 10))")" = 1

@@ -979,6 +979,28 @@ static void test_show_missing_run(void **state)
     free(buf);
 }
 
+/* compile.cache (issue 22): a warm process's first call is never compile time */
+static void test_compile_cache_facts(void **state)
+{
+    (void)state;
+    struct result r = {0};
+    assert_true(isnan(result_compile_ms(&r))); /* no warm-up sample */
+    assert_int_equal(result_add_sample(&r, 1, 2500000), 0);
+    assert_int_equal(result_add_sample(&r, 1, 1000000), 0);
+    assert_false(result_warm_cache(&r)); /* runs from before the fact: cold */
+    assert_true(fabs(result_compile_ms(&r) - 2.5) < 1e-9);
+    assert_int_equal(kvlist_add(&r.facts, "compile.cache", "cold"), 0);
+    assert_false(result_warm_cache(&r));
+    assert_true(fabs(result_compile_ms(&r) - 2.5) < 1e-9);
+    result_free(&r);
+    r = (struct result){0};
+    assert_int_equal(result_add_sample(&r, 1, 2500000), 0);
+    assert_int_equal(kvlist_add(&r.facts, "compile.cache", "warm"), 0);
+    assert_true(result_warm_cache(&r));
+    assert_true(isnan(result_compile_ms(&r)));
+    result_free(&r);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -989,6 +1011,7 @@ int main(void)
         T(test_show_text),               T(test_show_json),          T(test_show_missing_run),
         T(test_readonly_refuses_writes), T(test_foreign_result_columns), T(test_inputs_round_trip),
         T(test_drop_unstarted),
+        cmocka_unit_test(test_compile_cache_facts),
     };
 #undef T
     return cmocka_run_group_tests_name("store", tests, NULL, NULL);
