@@ -6,6 +6,7 @@
 #include "base/util.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
+#include "cli/term.h"
 #include "plan/matrix.h"
 #include "plan/resources.h"
 #include "plan/spec.h"
@@ -21,7 +22,6 @@
 #include "run/executor.h"
 #include "run/scheduler.h"
 #include "run/workcheck.h"
-#include "machine/telemetry.h"
 #include "run/slurm.h"
 #include "run/slurmrun.h"
 #include "plan/abplan.h"
@@ -51,6 +51,8 @@ struct run_opts {
     int first, cap;     /* run --ab, sequential (stats/seqtest.h) */
     const char *effect;
     int wait_idle; /* machine/telemetry.h */
+    bool quiet;    /* cli/term.h */
+    const char *progress;
 };
 
 static const struct opt run_options[] = {
@@ -109,6 +111,7 @@ static const struct opt run_options[] = {
             "before each cell, wait up to SECONDS for other processes to use\nunder 10% of a core (cells measured "
             "beside busy processes or\nanother process on their GPU are flagged contended either way;\n"
             "docs/GPU.md)"),
+    TERM_OPTIONS(struct run_opts),
 };
 
 /* The default run directory: runs/<spec name><tag>-<UTC time>. */
@@ -215,7 +218,7 @@ static int derive_envs(struct matrix *plan, const char *const *with, size_t nwit
         const char **names = xcalloc(derived.n, sizeof(*names));
         for (size_t i = 0; i < derived.n; i++)
             names[i] = derived.items[i].value;
-        err = envs_sync(names, derived.n);
+        err = envs_sync(names, derived.n, term_voice());
         free(names);
         if (err < 0) {
             /* The cells will end as skipped, with the reason; the run goes on. */
@@ -237,15 +240,15 @@ static int resume_collect(struct store *st, struct matrix *plan, struct exec_opt
     bool slurm = slurmrun_submitted(st) && slurm_have("squeue");
     if (slurm && !eo->kind) {
         eo->kind = "slurm";
-        fprintf(stderr, "the run was submitted to Slurm: resuming with --executor slurm "
-                        "(--executor local runs the rest here)\n");
+        term_say(VOICE_NOTE, "run", "the run was submitted to Slurm: resuming with --executor slurm "
+                                    "(--executor local runs the rest here)");
     }
     err = slurm ? slurmrun_collect(st, plan, &verdicts, &files, &cells, &still, &quarantined)
                 : collect_run(st, plan, &files, &cells, &quarantined);
     if (err < 0)
         return err;
     if (files)
-        fprintf(stderr, "collected %d result file(s) of %d cell(s)\n", files, cells);
+        term_say(VOICE_NOTE, "run", "collected %d result file(s) of %d cell(s)", files, cells);
     if (!still)
         return 0;
     unsigned char *keep = xcalloc(plan->ncells ? plan->ncells : 1, 1);
@@ -254,8 +257,8 @@ static int resume_collect(struct store *st, struct matrix *plan, struct exec_opt
         for (size_t i = 0; i < plan->ncells; i++)
             keep[i] = !keep[i];
         matrix_filter(plan, keep);
-        fprintf(stderr, "%zu cell(s) still queued or running in Slurm: left to it (`benchgen status %s`)\n", n,
-                store_dir(st));
+        term_say(VOICE_NOTE, "run", "%zu cell(s) still queued or running in Slurm: left to it (`benchgen status %s`)",
+                 n, store_dir(st));
     }
     free(keep);
     return err;
@@ -308,10 +311,10 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
         if ((err = seqtest_design(&design, first, SEQTEST_STEP, cap, SIGNIFICANCE_ALPHA, effect, SEQTEST_POCOCK)) < 0)
             goto done;
         spec->repeats = (int)cap;
-        fprintf(stderr,
-                "run --ab: sequential verdicts: %zu processes a side first, then %d more a side at each look for the "
-                "cells still undecided, up to %zu; a change of %g%% is the smallest of interest (docs/COMPARE.md)\n",
-                first, SEQTEST_STEP, cap, effect * 100.0);
+        term_say(VOICE_NOTE, "run",
+                 "run --ab: sequential verdicts: %zu processes a side first, then %d more a side at each look for the "
+                 "cells still undecided, up to %zu; a change of %g%% is the smallest of interest (docs/COMPARE.md)",
+                 first, SEQTEST_STEP, cap, effect * 100.0);
     } else if (o->repeats) {
         spec->repeats = o->repeats;
     }
@@ -324,37 +327,41 @@ static int run_ab(const struct cli_call *call, const char *spec_path)
         (err = derive_envs(&pb, o->with.v, o->with.n, o->dry_run)) < 0 ||
         (err = abplan_interleave(&both, &arm, &pa, &pb)) < 0)
         goto done;
-    printf("interleaved A/B plan: %s%zu process(es), A and B in ABBA order\n", seq ? "up to " : "", both.ncells);
+    fprintf(term_stdout(), "interleaved A/B plan: %s%zu process(es), A and B in ABBA order\n", seq ? "up to " : "",
+            both.ncells);
     for (size_t i = 0; i < both.ncells; i++)
-        printf("  %4zu  %c  %-40s env=%s\n", i + 1, arm[i] ? 'B' : 'A', both.cells[i].key, both.cells[i].env);
+        fprintf(term_stdout(), "  %4zu  %c  %-40s env=%s\n", i + 1, arm[i] ? 'B' : 'A', both.cells[i].key,
+                both.cells[i].env);
     if (o->dry_run) {
         /* arm A's cells: the same workloads, in environments already built */
         fflush(stdout);
-        err = workcheck_run(&pa, stdout);
+        err = workcheck_run(&pa, term_stdout());
         goto done;
     }
     if ((err = util_mkdir_p(outdir, 0755)) < 0 ||
-        (err = abarm_create(&sa, da, spec, &pa, cmdline, "a", NULL, 0, NULL, 0)) < 0 ||
-        (err = abarm_create(&sb, db, spec, &pb, cmdline, "b", o->with.v, o->with.n, o->benv.v, o->benv.n)) < 0)
+        (err = abarm_create(&sa, da, spec, &pa, cmdline, "a", NULL, 0, NULL, 0, term_voice())) < 0 ||
+        (err = abarm_create(&sb, db, spec, &pb, cmdline, "b", o->with.v, o->with.n, o->benv.v, o->benv.n,
+                            term_voice())) < 0)
         goto done;
-    fprintf(stderr, "run directories: %s (A) and %s (B)\n", da, db);
+    term_say(VOICE_NOTE, "run", "run directories: %s (A) and %s (B)", da, db);
     fflush(stdout);
-    struct sched_arm arms[2] = {{.st = sa}, {.st = sb, .setenv = o->benv.v, .nsetenv = o->benv.n}};
+    struct sched_arm arms[2] = {{.st = sa, .wait_idle = o->wait_idle},
+                                {.st = sb, .setenv = o->benv.v, .nsetenv = o->benv.n, .wait_idle = o->wait_idle}};
     struct sched_summary sum;
     if (seq)
         q = abseq_new(&both, arm, &design, SIGNIFICANCE_NOISE);
     if ((err = sched_run_ab(arms, &both, arm, q, &sum)) == 0) {
         size_t dropped_a = 0, dropped_b = 0;
-        if (q && ((err = abseq_finish(q, sa, sb, stderr)) < 0 || (err = store_drop_unstarted(sa, &dropped_a)) < 0 ||
-                  (err = store_drop_unstarted(sb, &dropped_b)) < 0))
+        if (q && ((err = abseq_finish(q, sa, sb, term_stderr())) < 0 ||
+                  (err = store_drop_unstarted(sa, &dropped_a)) < 0 || (err = store_drop_unstarted(sb, &dropped_b)) < 0))
             goto done;
-        fprintf(stderr,
-                "done: %d process(es): %d ok, %d unsupported, %d failed, %d skipped -> %s/{a,b}\n",
-                sum.total, sum.ok, sum.unsupported, sum.failed, sum.skipped, outdir);
+        term_say(VOICE_NOTE, "run", "done: %d process(es): %d ok, %d unsupported, %d failed, %d skipped -> %s/{a,b}",
+                 sum.total, sum.ok, sum.unsupported, sum.failed, sum.skipped, outdir);
         if (q)
-            fprintf(stderr, "sequential: %d planned process(es) not needed, removed from the plans (%zu A, %zu B)\n",
-                    sum.skipped_seq, dropped_a, dropped_b);
-        fprintf(stderr, "compare with: benchgen compare %s\n", outdir);
+            term_say(VOICE_NOTE, "run",
+                     "sequential: %d planned process(es) not needed, removed from the plans (%zu A, %zu B)",
+                     sum.skipped_seq, dropped_a, dropped_b);
+        term_say(VOICE_NOTE, "run", "compare with: benchgen compare %s", outdir);
         status = (sum.failed || sum.skipped) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     }
 done:
@@ -393,9 +400,10 @@ static int run_run(const struct cli_call *call)
                               .sbatch_args = o->sbatch_args.v,
                               .nsbatch_args = o->sbatch_args.n,
                               .max_attempts = o->max_attempts,
-                              .no_wait = o->no_wait};
-    if (o->wait_idle)
-        telemetry_set_wait_idle(o->wait_idle);
+                              .no_wait = o->no_wait,
+                              .wait_idle = o->wait_idle};
+    if (term_setup(o->quiet, o->progress) < 0)
+        return cli_usage_error(&cli_run, "%s", error_last());
     if (o->resume && (o->out || o->only || o->with.n || o->repeats || o->dry_run))
         return cli_usage_error(&cli_run,
                                "--resume takes the plan from the run; drop --out/--only/--with/--repeats/--dry-run");
@@ -435,14 +443,15 @@ static int run_run(const struct cli_call *call)
     if (o->resume) {
         if ((err = store_open(&st, o->resume, false)) < 0 || (err = store_load_plan(st, &plan)) < 0)
             goto done;
+        store_set_voice(st, term_voice());
         if (spec && (err = check_same_spec(st, spec, o->resume)) < 0)
             goto done;
         if ((err = store_inputs(st, &inputs)) < 0)
             goto done;
-        depends_warn_changed(&inputs, stderr);
+        depends_warn_changed(&inputs, term_stderr());
         if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry)) < 0)
             goto done;
-        fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", o->resume, plan.ncells);
+        term_say(VOICE_NOTE, "run", "resuming %s: %zu cell(s) left to run", o->resume, plan.ncells);
     } else {
         if (o->repeats)
             spec->repeats = o->repeats;
@@ -453,10 +462,10 @@ static int run_run(const struct cli_call *call)
             (!o->dry_run && (err = rundir_check_free(outdir)) < 0) ||
             (err = derive_envs(&plan, o->with.v, o->with.n, o->dry_run)) < 0)
             goto done;
-        sched_print_plan(&plan, stdout);
+        sched_print_plan(&plan, term_stdout());
         if (o->dry_run) {
             fflush(stdout);
-            err = workcheck_run(&plan, stdout);
+            err = workcheck_run(&plan, term_stdout());
             goto done;
         }
         if ((err = sysinfo_collect(&host)) < 0)
@@ -471,28 +480,30 @@ static int run_run(const struct cli_call *call)
         if (eo.kind && strcmp(eo.kind, "slurm") == 0 && (err = slurm_check_dir(outdir)) < 0)
             goto done;
         if ((err = depends_collect(&inputs, spec, &plan)) < 0 ||
-            (err = store_create(&st, outdir, spec, &plan, &host, &inputs, cmdline)) < 0 ||
+            (err = store_create(&st, outdir, spec, &plan, &host, &inputs, cmdline, term_voice())) < 0 ||
             (err = cellfile_write_plan(store_dir(st), &plan)) < 0)
             goto done;
         const char *gpu = kvlist_get(&host, "gpu.status");
-        fprintf(stderr, "run directory: %s\n%s%s", outdir, gpu ? gpu : "", gpu ? "\n" : "");
+        term_say(VOICE_NOTE, "run", "run directory: %s", outdir);
+        if (gpu)
+            term_say(VOICE_NOTE, "run", "%s", gpu);
     }
     fflush(stdout);
     struct sched_summary sum;
     err = sched_run(st, &plan, &eo, &sum);
     if (!err && eo.no_wait) {
         if (*sum.submitted) {
-            fprintf(stderr, "queued; watch with `benchgen status %s`, merge with `benchgen collect %s`\n",
-                    store_dir(st), store_dir(st));
+            term_say(VOICE_NOTE, "run", "queued; watch with `benchgen status %s`, merge with `benchgen collect %s`",
+                     store_dir(st), store_dir(st));
             printf("%s\n", sum.submitted);
         }
     } else if (!err) {
-        fprintf(stderr, "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped", sum.total, sum.ok,
-                sum.unsupported, sum.failed, sum.skipped);
+        char more[512] = "";
         if (sum.interrupted)
-            fprintf(stderr, ", %d interrupted (`benchgen run --resume %s` reruns them)", sum.interrupted,
-                    store_dir(st));
-        fprintf(stderr, " -> %s\n", store_dir(st));
+            snprintf(more, sizeof(more), ", %d interrupted (`benchgen run --resume %s` reruns them)",
+                     sum.interrupted, store_dir(st));
+        term_say(VOICE_NOTE, "run", "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped%s -> %s",
+                 sum.total, sum.ok, sum.unsupported, sum.failed, sum.skipped, more, store_dir(st));
         status = (sum.failed || sum.skipped || sum.interrupted) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     }
 done:
@@ -513,7 +524,7 @@ const struct cli_command cli_run = {
     .synopsis = "SPEC [--out DIR] [--only KEY=VAL,...] [--dry-run]\n"
                 " [--with PKG==V ...] [--repeats N]\n"
                 " [--executor E] [--devices LIST|auto] [--cpus-per-cell N]\n"
-                " [--wait-idle SECONDS]\n"
+                " [--wait-idle SECONDS] [--quiet] [--progress MODE]\n"
                 "SPEC --executor slurm [--partition P] [--gpus-per-cell N] [--cpus-per-cell N]\n"
                 " [--mem SIZE] [--time LIMIT] [--max-parallel K] [--sbatch-arg ARG]...\n"
                 " [--max-attempts N] [--no-wait]\n"

@@ -5,8 +5,10 @@
  * cells and hands back results. The default executor, local, runs one cell
  * at a time, because cells must not share a device (and on a CPU they would
  * steal each other's cores). For every cell that comes back: record it in
- * one transaction (store.h) and print progress. SIGINT/SIGTERM stop the cell
- * in flight, record it as interrupted and end the run.
+ * one transaction (store.h) and tell the store's voice (store_voice(): a
+ * cell starts, its phase about every 250 ms, it ends; base/voice.h).
+ * SIGINT/SIGTERM stop the cell in flight, record it as interrupted and end
+ * the run.
  */
 #ifndef BENCHGEN_SCHEDULER_H
 #define BENCHGEN_SCHEDULER_H
@@ -38,6 +40,7 @@ struct sched_arm {
     struct store *st;
     const char *const *setenv;
     size_t nsetenv;
+    double wait_idle; /* run --wait-idle: seconds to wait for a quiet machine before each cell */
 };
 
 struct abseq;
@@ -47,7 +50,8 @@ struct abseq;
  * alternate in one loop (plan/abplan.h orders them), so drift over the run
  * hits both sides alike. With seq (run/abseq.h, may be NULL), a process
  * whose cell has already stopped is skipped (counted in sum->skipped_seq,
- * not run, not recorded). Returns as sched_run(). */
+ * not run, not recorded). The loop's events go to arms[0].st's voice.
+ * Returns as sched_run(). */
 int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
                  struct abseq *seq, struct sched_summary *sum);
 
