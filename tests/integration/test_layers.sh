@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_layers.sh - scripts/check-layers.py: the source tree passes; fixture
 # trees with an upward include, a cycle, an unranked folder, an include that
-# names no header, and a chart including a higher layer each fail, naming the
-# file and line.
+# names no header, a chart including a higher layer, and a library file that
+# prints each fail, naming the file and line.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -32,4 +32,11 @@ check "... an unranked folder is named" grep -q "gen/shiny/new.c: folder 'shiny'
 check "... an include naming no header is named" grep -q 'gen/base/util.c:1: #include "util.h" names no header' <<<"$out"
 check "... charts may include only base" grep -q 'charts/chart.c:1: #include "plan/spec.h" points up the layer chain' <<<"$out"
 check "... three problems counted" grep -q 'check-layers: 3 problem(s)' <<<"$out"
+
+out=$(python3 $CHECK $FIX/prints 2>&1); rc=$?
+check "a library file that prints fails" test $rc -eq 1
+check "... printf is named with its line" grep -q 'gen/report/speak.c:9: printf(... writes to a standard stream below gen/cli' <<<"$out"
+check "... so is fputs to stderr" grep -q 'gen/report/speak.c:15: fputs(buf, stderr)... writes to a standard stream' <<<"$out"
+check "... not a caller's stream, a string, a voice-ok line or gen/cli: two problems" \
+  grep -q 'check-layers: 2 problem(s)' <<<"$out"
 finish
