@@ -98,6 +98,15 @@ quiet "compare" "$BENCHGEN" compare "$TMP/b" "$TMP/c" --quiet
 "$BENCHGEN" compare "$TMP/b" "$TMP/c" >"$TMP/cmp.out" 2>&1
 check "compare without --quiet: its text on stdout" test -s "$TMP/cmp.out"
 
+# --wait-idle is passed down as an option, also to `benchgen cell` slot
+# processes (--cpus-per-cell), which once read it from BENCHGEN_WAIT_IDLE
+"$BENCHGEN" run "$SPEC" --only task=predict --cpus-per-cell 1 --wait-idle 1 --out "$TMP/w" --quiet
+check "run --cpus-per-cell 1 --wait-idle 1 exits 0" test $? -eq 0
+"$BENCHGEN" show "$TMP/w" --json >"$TMP/w.json"
+check "... the slot's cell waited for a quiet machine (host.wait_idle_s recorded)" \
+  test "$(cells_py "$TMP/w.json" 'f(cells[0], "host.wait_idle_s") != ""')" = True
+check "... and nothing sets BENCHGEN_WAIT_IDLE any more" test -z "$(grep -rl BENCHGEN_WAIT_IDLE "$ROOT/gen")"
+
 # the other commands' events
 jsonl() { python3 -c 'import json,sys; ev=[json.loads(l) for l in open(sys.argv[1])]; print(sum(eval(sys.argv[2]) for e in ev))' "$@"; }
 "$BENCHGEN" env sync base --progress json >"$TMP/se.out" 2>"$TMP/se.err"
