@@ -12,7 +12,13 @@ runners/*.[ch] (ROOT defaults to the current directory) and fails when
     depends on module B when A.c or A.h includes B.h), or
   * docs/ARCHITECTURE.md (when ROOT has it) lacks a folder's row in "Where
     each thing lives", or a row does not name one of its folder's modules
-    (by name, or by a prefix written `name_*` or `name*`).
+    (by name, or by a prefix written `name_*` or `name*`), or
+  * a file of gen/ outside gen/cli writes to a standard stream itself
+    (printf, puts, putchar, perror, fprintf/vfprintf/fflush of stderr or
+    stdout, fputs/fputc/putc/fwrite to them, dprintf/write to fd 1 or 2):
+    the library speaks through base/voice.h, and only gen/cli writes. A line
+    may keep one when it, or the comment right above it, says why with
+    `voice-ok:` (a forked child's own stderr, the out-of-memory message).
 
 Prints one line per problem (file:line: message) and exits 1; prints a
 one-line summary and exits 0 when the tree is clean. Python standard library
@@ -28,6 +34,12 @@ LAYERS = ["base", "charts", "plan", "stats", "store", "runners", "machine", "env
           "report", "compare", "bisect", "bundle", "cli"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+# Writing to stdout or stderr (see the docstring); matched outside comments and strings.
+STD = r"(?:stderr|stdout)"
+PRINTS = re.compile(r"\b(?:v?printf|puts|putchar|perror)\s*\("
+                    r"|\b(?:v?fprintf|fflush)\s*\(\s*" + STD + r"\b"
+                    r"|\b(?:fputs|fputc|putc|fwrite)\s*\([^;]*,\s*" + STD + r"\s*\)"
+                    r"|\b(?:dprintf|write)\s*\(\s*(?:1|2|STDOUT_FILENO|STDERR_FILENO)\s*,")
 
 
 def source_files(root):
@@ -129,6 +141,65 @@ def one_cycle(edges, comp):
     return comp + [start]
 
 
+def code_only(line, in_comment):
+    """line without its comments and string literals; whether a /* comment is still open."""
+    out, i = [], 0
+    while i < len(line):
+        if in_comment:
+            end = line.find("*/", i)
+            if end < 0:
+                return "".join(out), True
+            i, in_comment = end + 2, False
+        elif line.startswith("/*", i):
+            in_comment, i = True, i + 2
+        elif line.startswith("//", i):
+            break
+        elif line[i] in "\"'":
+            q, i = line[i], i + 1
+            while i < len(line) and line[i] != q:
+                i += 2 if line[i] == "\\" else 1
+            out.append(q + q)
+            i += 1
+        else:
+            out.append(line[i])
+            i += 1
+    return "".join(out), in_comment
+
+
+def justified(lines, lineno):
+    """`voice-ok:` on the line or in the comment right above it; or, when the line
+    above is the head of its statement (`if (...)`, no ';', '{' or '}' at its end),
+    on that line or in the comment above that."""
+    ats = [lineno - 1]
+    if lineno >= 2 and not code_only(lines[lineno - 2], False)[0].rstrip().endswith((";", "{", "}")):
+        ats.append(lineno - 2)
+    for at in ats:
+        if "voice-ok:" in lines[at]:
+            return True
+        i = at - 1
+        while i >= 0 and lines[i].strip().startswith(("/*", "*", "//")):
+            if "voice-ok:" in lines[i]:
+                return True
+            i -= 1
+    return False
+
+
+def print_problems(rel, lines):
+    """A library file (gen/ outside gen/cli) that writes to stdout or stderr itself."""
+    problems, in_comment = [], False
+    for lineno, line in enumerate(lines, 1):
+        code, in_comment = code_only(line, in_comment)
+        m = PRINTS.search(code)
+        if not m:
+            continue
+        if justified(lines, lineno):
+            continue
+        problems.append(f"{rel}:{lineno}: {m.group(0).strip()}... writes to a standard stream below gen/cli; "
+                        f"say it through the caller's voice (base/voice.h), or justify it with a "
+                        f"`voice-ok:` comment")
+    return problems
+
+
 def table_problems(root, files):
     """Folders and modules that docs/ARCHITECTURE.md's table does not name."""
     path = os.path.join(root, "docs", "ARCHITECTURE.md")
@@ -179,6 +250,8 @@ def main():
             continue
         with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
             lines = f.readlines()
+        if rel.startswith("gen/") and folder != "cli":
+            problems += print_problems(rel, lines)
         for lineno, line in enumerate(lines, 1):
             m = INCLUDE.match(line)
             if not m:
@@ -214,7 +287,7 @@ def main():
         return 1
     nedges = sum(len(v) for v in edges.values())
     print(f"check-layers: {len(files)} files, {nedges} module dependencies, "
-          f"all pointing down, no cycle")
+          f"all pointing down, no cycle, no print below gen/cli")
     return 0
 
 

@@ -100,7 +100,7 @@ SHARED="test_kit:170 test_bisect:115 test_slurm:96 test_report:65 test_device_gu
   test_compare:30 test_compare_headlines:1 test_compare_profile:2 test_container_podman:25 test_envs_uv:16 test_forged_results:14 test_verify_hostile:13 test_pythons:12 test_bundle_repro:12 test_report_out:9
   test_readers_ro:8 test_outputs_safe:8 test_big_text:7 test_workload_errors:8 test_sam_dtype:6 test_report_json:6 test_with:5 test_methods_report:4
   test_progress:4 test_kill_scratch:6 test_failures_upfront:2 test_audit:3 test_cli:3 test_env_add_needs:3
-  test_envs_size:3 test_envs_variant:3 test_readme_workload:3 test_golden:6 test_layers:1"
+  test_envs_size:3 test_envs_variant:3 test_readme_workload:3 test_golden:6 test_layers:1 test_voice:15"
 TEST_JOBS=${TEST_JOBS:-2}
 INT_OUT=$(mktemp -d "${TMPDIR:-/tmp}/benchgen-integration.XXXXXX")
 times=()

@@ -116,6 +116,16 @@ char *json_text(const json_t *root)
     return t;
 }
 
+char *json_line(const json_t *root)
+{
+    char *s = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
+    char *t = s ? xprintf("%s\n", s) : NULL;
+    free(s);
+    if (!t)
+        error_set(BG_EGENERIC, "cannot write JSON: jansson refused the event");
+    return t;
+}
+
 int json_write(const json_t *root, FILE *out)
 {
     if (json_dumpf(root, out, JSON_FLAGS) != 0 || fputc('\n', out) == EOF || ferror(out))

@@ -47,6 +47,10 @@ json_t *json_kvmap(const struct kvlist *kl, int *err);
  * BG_EGENERIC in error_last() when jansson refuses the document. */
 char *json_text(const json_t *root);
 
+/* The document on one line (compact, sorted keys, a final newline), for
+ * streams of events; malloc'd. NULL and BG_EGENERIC as json_text(). */
+char *json_line(const json_t *root);
+
 /* The document written to out; 0 or BG_EIO. */
 int json_write(const json_t *root, FILE *out);
 

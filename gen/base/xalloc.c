@@ -10,6 +10,8 @@
 
 _Noreturn void xalloc_die(size_t n)
 {
+    /* voice-ok: the one out-of-memory message (redis-style): nothing that
+     * allocates, a listener's formatting included, can run here */
     fprintf(stderr, "benchgen: out of memory (allocating %zu bytes)\n", n);
     exit(1);
 }

@@ -302,18 +302,20 @@ static void announce(const struct bisect *b, const struct bisect_step *s)
     if (s->attempt > 1)
         snprintf(more, sizeof(more), ", again with %d processes a side", s->processes);
     if (s->no == 0) {
-        fprintf(stderr, "bisect: endpoints: %s (good) against %s (bad), %zu releases%s\n", va, vb, b->rel.n, more);
+        voice_note(b->voice, "bisect", NULL, "endpoints: %s (good) against %s (bad), %zu releases%s", va, vb,
+                   b->rel.n, more);
     } else {
         int step, at_most;
         bisect_progress(b, &step, &at_most);
-        fprintf(stderr, "bisect: step %d of at most %d: %s against %s; range left %s..%s (%zu untested)%s\n", step,
-                at_most, va, vb, b->rel.v[b->lo].version, b->rel.v[b->hi].version, candidates(b), more);
+        voice_note(b->voice, "bisect", NULL, "step %d of at most %d: %s against %s; range left %s..%s (%zu untested)%s",
+                   step, at_most, va, vb, b->rel.v[b->lo].version, b->rel.v[b->hi].version, candidates(b), more);
     }
 }
 
-int bisect_run(struct bisect *b)
+int bisect_run(struct bisect *b, const struct voice *voice)
 {
     int err = 0;
+    b->voice = voice;
     /* the environments come from the index the releases were listed from */
     if (b->o.index) {
         setenv("UV_DEFAULT_INDEX", b->o.index, 1);
@@ -336,13 +338,13 @@ int bisect_run(struct bisect *b)
         }
         apply(b, s);
         if (s->verdict == BISECT_SKIP)
-            fprintf(stderr, "bisect: %s skipped: %s\n", b->rel.v[s->b].version, s->reason);
+            voice_note(b->voice, "bisect", NULL, "%s skipped: %s", b->rel.v[s->b].version, s->reason);
         else if (isfinite(s->ratio))
-            fprintf(stderr, "bisect: %s: %s (B/A %.3f)%s%s\n", s->no ? b->rel.v[s->b].version : "endpoints",
-                    bisect_verdict_name(s->verdict), s->ratio, *s->reason ? ": " : "", s->reason);
+            voice_note(b->voice, "bisect", NULL, "%s: %s (B/A %.3f)%s%s", s->no ? b->rel.v[s->b].version : "endpoints",
+                       bisect_verdict_name(s->verdict), s->ratio, *s->reason ? ": " : "", s->reason);
         else
-            fprintf(stderr, "bisect: %s: %s%s%s\n", s->no ? b->rel.v[s->b].version : "endpoints",
-                    bisect_verdict_name(s->verdict), *s->reason ? ": " : "", s->reason);
+            voice_note(b->voice, "bisect", NULL, "%s: %s%s%s", s->no ? b->rel.v[s->b].version : "endpoints",
+                       bisect_verdict_name(s->verdict), *s->reason ? ": " : "", s->reason);
         err = bisect_save(b);
     }
     if (!err && b->outcome == BISECT_FOUND)

@@ -42,8 +42,9 @@ int bisect_start(struct bisect **out, const struct bisect_options *o);
 int bisect_resume(struct bisect **out, const char *dir);
 
 /* Runs what is left until an outcome; the state is saved after every
- * change, the outputs written at the end. BG_EINTR on Ctrl-C (resumable). */
-int bisect_run(struct bisect *b);
+ * change, the outputs written at the end. BG_EINTR on Ctrl-C (resumable).
+ * voice (may be NULL) hears each step (topic "bisect") and its runs. */
+int bisect_run(struct bisect *b, const struct voice *voice);
 
 /* "step 3 of at most 5": the bisection steps run or running, and how many
  * more there can be at most. */

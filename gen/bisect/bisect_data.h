@@ -5,6 +5,7 @@
 #ifndef BENCHGEN_BISECT_DATA_H
 #define BENCHGEN_BISECT_DATA_H
 
+#include "base/voice.h"
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -78,6 +79,7 @@ struct bisect {
     enum bisect_outcome outcome;
     struct compare_change *diff; /* environment diff of rel.v[lo] and rel.v[hi] (when found) */
     size_t ndiff;
+    const struct voice *voice; /* bisect_run()'s listener, for its steps (not saved) */
 };
 
 #endif /* BENCHGEN_BISECT_DATA_H */

@@ -28,7 +28,8 @@
 /* Moves every cell of plan to the environment that pins pkg==version, and
  * builds those environments. On a build failure *why gets the reason (the
  * environment's failure marker, else the error) and 0 is returned. */
-static int pin_plan(struct matrix *plan, const char *pkg, const char *version, char **why)
+static int pin_plan(struct matrix *plan, const char *pkg, const char *version, char **why,
+                    const struct voice *voice)
 {
     struct kvlist derived = {0};
     char *pin = xprintf("%s==%s", pkg, version);
@@ -51,7 +52,7 @@ static int pin_plan(struct matrix *plan, const char *pkg, const char *version, c
     const char **names = xcalloc(derived.n ? derived.n : 1, sizeof(*names));
     for (size_t i = 0; i < derived.n; i++)
         names[i] = derived.items[i].value;
-    int serr = err ? 0 : envs_sync(names, derived.n);
+    int serr = err ? 0 : envs_sync(names, derived.n, voice);
     if (serr == BG_EINTR) /* Ctrl-C during a build: no reason to skip the release */
         err = serr;
     else if (serr < 0) {
@@ -87,7 +88,7 @@ static int pin_plan(struct matrix *plan, const char *pkg, const char *version, c
 /* Opens an arm's run directory when it exists (a step being continued),
  * else creates it. */
 static int open_arm(struct store **st, const char *dir, const struct spec *spec, const struct matrix *plan,
-                    const char *cmdline, const char *which, const char *pin)
+                    const char *cmdline, const char *which, const char *pin, const struct voice *voice)
 {
     char *db = xprintf("%s/%s", dir, STORE_DB_NAME);
     bool exists = util_is_file(db);
@@ -95,13 +96,15 @@ static int open_arm(struct store **st, const char *dir, const struct spec *spec,
     if (exists) {
         char h[65];
         int err = store_open(st, dir, false);
+        if (!err)
+            store_set_voice(*st, voice);
         if (!err && (err = store_spec_sha256(*st, h)) == 0 && strcmp(h, spec->sha256) != 0)
             err = error_set(BG_EUSAGE, "%s has changed since the step in %s was started; start a new bisect",
                             spec->path, dir);
         return err;
     }
     int err = rundir_check_free(dir);
-    return err < 0 ? err : abarm_create(st, dir, spec, plan, cmdline, which, &pin, 1, NULL, 0);
+    return err < 0 ? err : abarm_create(st, dir, spec, plan, cmdline, which, &pin, 1, NULL, 0, voice);
 }
 
 /* Keeps the processes of the interleaved plan that have no final status in
@@ -224,13 +227,13 @@ int bisect_step_run(struct bisect *b, struct bisect_step *s)
         goto done;
     spec->repeats = s->processes;
     if ((err = matrix_expand(&pa, spec, b->o.only)) < 0 || (err = matrix_expand(&pb, spec, b->o.only)) < 0 ||
-        (err = pin_plan(&pa, pkg, va, &why)) < 0)
+        (err = pin_plan(&pa, pkg, va, &why, b->voice)) < 0)
         goto done;
     if (why) {
         err = error_set(BG_EPYTHON, "the good release %s: %s", va, why);
         goto done;
     }
-    if ((err = pin_plan(&pb, pkg, vb, &why)) < 0)
+    if ((err = pin_plan(&pb, pkg, vb, &why, b->voice)) < 0)
         goto done;
     if (why) {
         if (s->no == 0) {
@@ -245,13 +248,13 @@ int bisect_step_run(struct bisect *b, struct bisect_step *s)
         s->dir = xstrdup("");
         goto done;
     }
-    if ((err = util_mkdir_p(top, 0755)) < 0 || (err = open_arm(&st[0], da, spec, &pa, cmdline, "a", pina)) < 0 ||
-        (err = open_arm(&st[1], db, spec, &pb, cmdline, "b", pinb)) < 0 ||
+    if ((err = util_mkdir_p(top, 0755)) < 0 ||
+        (err = open_arm(&st[0], da, spec, &pa, cmdline, "a", pina, b->voice)) < 0 ||
+        (err = open_arm(&st[1], db, spec, &pb, cmdline, "b", pinb, b->voice)) < 0 ||
         (err = abplan_interleave(&both, &arm, &pa, &pb)) < 0 || (err = left_to_run(&both, arm, st)) < 0)
         goto done;
     if (both.ncells) {
-        fprintf(stderr, "bisect: %zu process(es) of %s (A) and %s (B) in %s\n", both.ncells, va, vb, top);
-        fflush(stdout);
+        voice_note(b->voice, "bisect", NULL, "%zu process(es) of %s (A) and %s (B) in %s", both.ncells, va, vb, top);
         struct sched_arm arms[2] = {{.st = st[0]}, {.st = st[1]}};
         struct sched_summary sum;
         if ((err = sched_run_ab(arms, &both, arm, NULL, &sum)) < 0)

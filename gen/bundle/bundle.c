@@ -70,8 +70,8 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
                          S_ISDIR(ost.st_mode) ? "give --out FILE.tar.gz" : "give --force to replace it, or another --out");
     if ((err = rundata_load(&rd, run_dir)) < 0)
         return err;
-    if (!o.quiet && !rd->finished_utc)
-        fprintf(stderr, "benchgen bundle: warning: %s has not finished (bundling what it has)\n", run_dir);
+    if (!rd->finished_utc)
+        voice_warn(&o.voice, "bundle", NULL, "%s has not finished (bundling what it has)", run_dir);
     time_t created = parse_utc(rd->created_utc);
     sanitise(rd->name, name, sizeof(name));
     {
@@ -123,13 +123,12 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
     flist = json_array();
     envs = json_array();
     inputs = json_array();
-    if ((err = bundle_manifest_envs(rd, root, envs, o.quiet)) < 0 ||
-        (err = bundle_inputs_write(rd, root, inputs, o.quiet)) < 0)
+    if ((err = bundle_manifest_envs(rd, root, envs, &o.voice)) < 0 ||
+        (err = bundle_inputs_write(rd, root, inputs, &o.voice)) < 0)
         goto done;
 
     /* the report, rendered from the bundled copy */
-    if (!o.quiet)
-        fprintf(stderr, "benchgen bundle: rendering the report from the bundled run.db\n");
+    voice_progress(&o.voice, "bundle", NULL, "rendering the report from the bundled run.db");
     if ((err = bundle_render_in(o.render, root, o.baseline)) < 0)
         goto done;
 
@@ -221,9 +220,9 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
 
     err = bundle_tar_write(stage, top, created, out_path, o.force);
     char digest[65];
-    if (!err && !o.quiet && sha256_file(out_path, digest) == 0)
-        fprintf(stderr, "benchgen bundle: wrote %s (%zu files%s), sha256 %s\n", out_path, files.n + 1,
-                ", report included", digest);
+    if (!err && voice_on(&o.voice) && sha256_file(out_path, digest) == 0)
+        voice_note(&o.voice, "bundle", NULL, "wrote %s (%zu files%s), sha256 %s", out_path, files.n + 1,
+                   ", report included", digest);
 done:
     if (stage)
         util_rm_rf(stage);

@@ -64,9 +64,10 @@
 
 struct bundle_options {
     const char *baseline;   /* passed to the report as its baseline; may be NULL */
-    int quiet;              /* no progress lines on stderr */
     bundle_render_fn render; /* NULL: report_render(); a test seam */
     int force;              /* replace an existing out_path (never a directory) */
+    int problems_only;      /* bundle_verify: print only the problem lines */
+    struct voice voice;     /* hears what bundle does and warns of (topic "bundle"); zero: silence */
 };
 
 /* Writes the bundle of run_dir to out_path (through a temporary file beside
@@ -80,7 +81,7 @@ int bundle_create(const char *run_dir, const char *out_path, const struct bundle
  * NULL). *problems gets the number of problems; the return value is 0 when
  * the checks could run (even if they found problems), or an error code
  * (BG_ENOTFOUND, BG_EIO, ...) when the file could not be examined at all.
- * opt may be NULL; only its render is used. */
+ * opt may be NULL; only its render and problems_only are used. */
 int bundle_verify(const char *path, FILE *out, size_t *problems, const struct bundle_options *opt);
 
 #endif /* BENCHGEN_BUNDLE_H */

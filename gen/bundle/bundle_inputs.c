@@ -18,15 +18,14 @@ bool bundle_input_path_ok(const char *path)
            ((!strncmp(path, "inputs/", 7) && path[7]) || (!strncmp(path, "envs/recorded/", 14) && path[14]));
 }
 
-int bundle_inputs_write(const struct rundata *rd, const char *root, json_t *list, int quiet)
+int bundle_inputs_write(const struct rundata *rd, const char *root, json_t *list, const struct voice *voice)
 {
     int err = 0;
     for (size_t i = 0; i < rd->inputs.n && !err; i++) {
         const struct run_input *in = &rd->inputs.v[i];
         if (!bundle_input_path_ok(in->path)) {
-            if (!quiet)
-                fprintf(stderr, "benchgen bundle: run.db records an input at '%s', outside inputs/ and "
-                                "envs/recorded/; left out\n", in->path);
+            voice_note(voice, "bundle", NULL,
+                       "run.db records an input at '%s', outside inputs/ and envs/recorded/; left out", in->path);
             continue;
         }
         char *dst = xprintf("%s/%s", root, in->path);
@@ -44,10 +43,10 @@ int bundle_inputs_write(const struct rundata *rd, const char *root, json_t *list
                 stored = (err = bundle_fs_copy(in->origin, dst)) == 0;
             else {
                 error_clear();
-                if (!quiet)
-                    fprintf(stderr, "benchgen bundle: warning: %s is over 16 MiB, so run.db has only its hash, "
-                                    "and %s no longer has it; left out (the manifest says so)\n",
-                            in->path, in->origin ? in->origin : "its file");
+                voice_warn(voice, "bundle", NULL,
+                           "%s is over 16 MiB, so run.db has only its hash, and %s no longer has it; left out (the "
+                           "manifest says so)",
+                           in->path, in->origin ? in->origin : "its file");
             }
         }
         free(dst);

@@ -26,6 +26,7 @@
 
 #include "bundle/verify_extract.h"
 #include "bundle/verify_log.h"
+#include "base/voice.h"
 #include "store/rundata.h"
 
 /* A path run.db may give an input: inside the bundle, under inputs/ or
@@ -33,7 +34,7 @@
 bool bundle_input_path_ok(const char *path);
 
 /* Writes rd's inputs under root and appends their manifest entries to list. */
-int bundle_inputs_write(const struct rundata *rd, const char *root, json_t *list, int quiet);
+int bundle_inputs_write(const struct rundata *rd, const char *root, json_t *list, const struct voice *voice);
 
 /* The verify checks above; problems counted in v. */
 void bundle_inputs_verify(const struct rundata *rd, const struct verify_extracted *x, struct verify_log *v);

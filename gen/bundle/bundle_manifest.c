@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *list, int quiet)
+int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *list, const struct voice *voice)
 {
     struct strlist names = {0};
     int err = 0;
@@ -28,9 +28,7 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
     for (size_t k = 0; k < names.n && !err; k++) {
         const char *name = names.v[k];
         if (!util_is_safe_name(name)) {
-            if (!quiet)
-                fprintf(stderr, "benchgen bundle: environment name '%s' is not a safe file name; left out\n",
-                        name);
+            voice_note(voice, "bundle", NULL, "environment name '%s' is not a safe file name; left out", name);
             continue;
         }
         const struct rd_cell *rep = NULL; /* the first ok cell of this environment */
@@ -54,20 +52,16 @@ int bundle_manifest_envs(const struct rundata *rd, const char *root, json_t *lis
                 size_t pl = strlen(prefix), hl = strlen(info.hash);
                 matches = json_boolean(pl > hl && prefix[pl - hl - 1] == '-' &&
                                        !strcmp(prefix + pl - hl, info.hash));
-                if (!quiet && !json_is_true(matches))
-                    fprintf(stderr,
-                            "benchgen bundle: warning: %s differs from the lock the run used (venv %s); "
-                            "the manifest says so\n",
-                            info.lock_path, prefix);
+                if (!json_is_true(matches))
+                    voice_warn(voice, "bundle", NULL,
+                               "%s differs from the lock the run used (venv %s); the manifest says so",
+                               info.lock_path, prefix);
             }
             json_put(o, "lock", json_str(lock_rel), &err);
             json_put(o, "lock_matches_run", matches, &err);
         } else {
             error_clear();
-            if (!quiet)
-                fprintf(stderr,
-                        "benchgen bundle: no lock file for environment %s; its resolved versions only\n",
-                        name);
+            voice_note(voice, "bundle", NULL, "no lock file for environment %s; its resolved versions only", name);
             json_put(o, "lock", json_null(), &err);
             json_put(o, "lock_matches_run", json_null(), &err);
         }

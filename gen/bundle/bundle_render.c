@@ -14,12 +14,10 @@
 int bundle_render_in(bundle_render_fn fn, const char *dir, const char *baseline)
 {
     char *run = xprintf("%s/run", dir), *out = xprintf("%s/report", dir);
-    struct report_options ro = {.baseline = baseline, .reference_revision = -1, .formats = REPORT_ALL, .quiet = 1};
+    struct report_options ro = {.baseline = baseline, .reference_revision = -1, .formats = REPORT_ALL};
     int err = 0;
-    fflush(stdout);
     if ((err = (fn ? fn : report_render)(run, out, &ro)) < 0)
         err = error_prefix(err, "rendering the report failed");
-    fflush(stdout);
     free(run);
     free(out);
     if (err)

@@ -12,7 +12,8 @@
 typedef int (*bundle_render_fn)(const char *run_dir, const char *out_dir, const struct report_options *opt);
 
 /* Renders dir/run into dir/report, as `benchgen report run --out report
- * --quiet [--baseline B]` would from dir; fn NULL means report_render(). */
+ * --quiet [--baseline B]` would from dir (no voice: the render says
+ * nothing); fn NULL means report_render(). */
 int bundle_render_in(bundle_render_fn fn, const char *dir, const char *baseline);
 
 #endif /* BENCHGEN_BUNDLE_RENDER_H */

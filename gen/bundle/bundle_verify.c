@@ -254,7 +254,7 @@ done:
 
 int bundle_verify(const char *path, FILE *out, size_t *problems, const struct bundle_options *opt)
 {
-    struct verify_log v = {out, 0, NULL, NULL};
+    struct verify_log v = {.out = out, .problems_only = opt && opt->problems_only};
     struct verify_extracted x = {0};
     struct kvlist sums = {0};
     json_t *manifest = NULL;

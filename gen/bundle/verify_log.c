@@ -80,7 +80,7 @@ void verify_problem(struct verify_log *v, const char *what, const char *path, co
 
 void verify_note(struct verify_log *v, const char *fmt, ...)
 {
-    if (!v->out)
+    if (!v->out || v->problems_only)
         return;
     va_list ap;
     va_start(ap, fmt);
@@ -90,7 +90,7 @@ void verify_note(struct verify_log *v, const char *fmt, ...)
 
 void verify_line(struct verify_log *v, const char *fmt, ...)
 {
-    if (!v->out)
+    if (!v->out || v->problems_only)
         return;
     va_list ap;
     va_start(ap, fmt);

@@ -13,6 +13,7 @@
 struct verify_log {
     FILE *out; /* may be NULL: count only */
     size_t problems;
+    int problems_only; /* print only verify_problem()'s lines */
     /* verify's own scratch paths, never printed: "ROOT/x" prints as "x",
      * "SCRATCH/x" as "<scratch>/x" (either may be NULL) */
     const char *root;

@@ -7,6 +7,7 @@
 #include "base/xalloc.h"
 #include "bisect/bisect.h"
 #include "cli/cli.h"
+#include "cli/term.h"
 #include "envs/envs_derive.h"
 
 #include <stdio.h>
@@ -97,7 +98,7 @@ static int bisect_cmd(const struct cli_call *call)
                     out, b->rel.n, o->package, b->rel.index, b->rel.v[0].version, b->rel.v[b->rel.n - 1].version,
                     out);
     }
-    if (!err && (err = bisect_run(b)) == 0) {
+    if (!err && (err = bisect_run(b, term_voice())) == 0) {
         fflush(stderr);
         err = bisect_write_text(b, stdout);
         if (!err && b->outcome == BISECT_UNDECIDED)

@@ -8,13 +8,24 @@
 #include "base/xalloc.h"
 #include "bundle/bundle.h"
 #include "cli/cli.h"
+#include "cli/term.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+struct verify_cli_opts {
+    bool quiet;
+    const char *progress;
+};
+
+static const struct opt verify_cli_options[] = {
+    TERM_OPTIONS(struct verify_cli_opts),
+};
+
 struct bundle_cli_opts {
     const char *out, *baseline;
     bool quiet, force;
+    const char *progress;
 };
 
 static const struct opt bundle_cli_options[] = {
@@ -22,7 +33,7 @@ static const struct opt bundle_cli_options[] = {
     OPT_STR(struct bundle_cli_opts, baseline, "baseline", 0, "BACKEND",
             "passed to the report (see `benchgen report --help`)"),
     OPT_FLAG(struct bundle_cli_opts, force, "force", 0, "replace FILE when it exists (without it, an existing\nFILE is refused)"),
-    OPT_FLAG(struct bundle_cli_opts, quiet, "quiet", 'q', "no progress lines"),
+    TERM_OPTIONS(struct bundle_cli_opts),
 };
 
 /* The message may quote a name from the archive or the run: escaped for the
@@ -40,7 +51,9 @@ static int bundle_cmd(const struct cli_call *call)
 {
     const struct bundle_cli_opts *o = call->opts;
     const char *run_dir = call->args[0], *out = o->out;
-    struct bundle_options bo = {o->baseline, o->quiet, NULL, o->force};
+    struct bundle_options bo = {.baseline = o->baseline, .force = o->force, .voice = *term_voice()};
+    if (term_setup(o->quiet, o->progress) < 0)
+        return cli_usage_error(&cli_bundle, "%s", error_last());
     if (o->baseline && !util_is_safe_name(o->baseline))
         return cli_usage_error(&cli_bundle, "--baseline expects a backend name, not %s", o->baseline);
     char *def = NULL;
@@ -57,8 +70,13 @@ static int bundle_cmd(const struct cli_call *call)
 
 static int verify_cmd(const struct cli_call *call)
 {
+    const struct verify_cli_opts *o = call->opts;
     size_t problems = 0;
-    int err = bundle_verify(call->args[0], stdout, &problems, NULL);
+    if (term_setup(o->quiet, o->progress) < 0)
+        return cli_usage_error(&cli_verify, "%s", error_last());
+    /* --quiet: only the problems, which are errors, on stderr */
+    struct bundle_options bo = {.problems_only = o->quiet};
+    int err = bundle_verify(call->args[0], o->quiet ? stderr : stdout, &problems, &bo);
     if (err)
         return fail_escaped(&cli_verify, err);
     return problems ? CLI_EXIT_FAILED : CLI_EXIT_OK;
@@ -66,7 +84,7 @@ static int verify_cmd(const struct cli_call *call)
 
 const struct cli_command cli_bundle = {
     .name = "bundle",
-    .synopsis = "RUN_DIR [--out FILE.tar.gz] [--baseline BACKEND] [--force] [--quiet]",
+    .synopsis = "RUN_DIR [--out FILE.tar.gz] [--baseline BACKEND] [--force] [--quiet] [--progress MODE]",
     .summary = "pack a run for a release: deterministic, self-verifying .tar.gz",
     .about = "Packs a run for a release: the report (rendered from the bundled data), run.db,\n"
              "the cell logs, the spec, the environments' lock files and resolved versions,\n"
@@ -85,23 +103,21 @@ const struct cli_command cli_bundle = {
     .run = bundle_cmd,
 };
 
-struct verify_cli_opts {
-    int unused;
-};
 
 const struct cli_command cli_verify = {
     .name = "verify",
-    .synopsis = "FILE.tar.gz",
+    .synopsis = "FILE.tar.gz [--quiet] [--progress MODE]",
     .summary = "check a bundle's hashes and manifest, re-render its report byte for byte",
     .about = "Checks a bundle made by `benchgen bundle`: every file against SHA256SUMS, nothing\n"
              "missing or unlisted, MANIFEST.json consistent, the files the run depended on\n"
              "against the hashes run.db recorded, and the report re-rendered from the bundled\n"
              "run.db byte for byte. Every problem is printed with the file it concerns, also\n"
-             "in a bundle unpacked and packed again (`tar czf`).\n",
+             "in a bundle unpacked and packed again (`tar czf`); with --quiet, only the\n"
+             "problems, on stderr.\n",
     .exits = "0    verified\n"
              "1    a problem was found, or the file is not a readable bundle\n"
              "2    usage error, or FILE.tar.gz does not exist",
-    .spec = {NULL, 0, 1, 1, "FILE.tar.gz"},
+    .spec = {verify_cli_options, sizeof(verify_cli_options) / sizeof(verify_cli_options[0]), 1, 1, "FILE.tar.gz"},
     .opts_size = sizeof(struct verify_cli_opts),
     .run = verify_cmd,
 };

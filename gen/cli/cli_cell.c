@@ -12,6 +12,7 @@
 struct cell_cli_opts {
     const char *attempt;
     int max_attempts;
+    int wait_idle;
 };
 
 static const struct opt cell_options[] = {
@@ -21,6 +22,9 @@ static const struct opt cell_options[] = {
     OPT_INT(struct cell_cli_opts, max_attempts, "max-attempts", 0, "N", 1, 100,
             "under Slurm, a task started more than N times records\n`interrupted` instead of running again (default "
             "3)"),
+    OPT_INT(struct cell_cli_opts, wait_idle, "wait-idle", 0, "SECONDS", 0, 86400,
+            "first wait up to SECONDS for other processes to use under 10%\nof a core (what `run --wait-idle` "
+            "hands its cell processes)"),
 };
 
 static int cell_cmd(const struct cli_call *call)
@@ -33,6 +37,7 @@ static int cell_cmd(const struct cli_call *call)
     struct cellrun_options co = {0};
     co.tag = o->attempt;
     co.max_attempts = o->max_attempts;
+    co.wait_idle = o->wait_idle;
     enum status status;
     int err = cellrun(call->args[0], (int)id, &co, &status);
     return err < 0 ? cli_fail(&cli_cell, err) : CLI_EXIT_OK;
@@ -40,7 +45,7 @@ static int cell_cmd(const struct cli_call *call)
 
 const struct cli_command cli_cell = {
     .name = "cell",
-    .synopsis = "RUN_DIR ID [--attempt TAG] [--max-attempts N]",
+    .synopsis = "RUN_DIR ID [--attempt TAG] [--max-attempts N] [--wait-idle SECONDS]",
     .summary = "run one cell of a run here (what Slurm tasks and --devices slots run)",
     .about = "Runs cell ID of the run in RUN_DIR in a fresh worker, here, and writes its\n"
              "result (status, samples, facts, environment, where it ran) atomically to\n"

@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
+#include "cli/term.h"
 #include "compare/compare.h"
 #include "compare/compare_profile.h"
 #include "compare/compare_plan.h"
@@ -22,7 +23,8 @@
 struct compare_cli_opts {
     const char *out, *noise, *alpha, *intended, *plan, *effect, *profile, *save_profile;
     int resamples;
-    bool json, force;
+    bool json, force, quiet;
+    const char *progress;
 };
 
 static const struct opt compare_options[] = {
@@ -51,6 +53,7 @@ static const struct opt compare_options[] = {
             "cell's between-process\nscatter and the drift canary's reading to FILE"),
     OPT_INT(struct compare_cli_opts, resamples, "resamples", 0, "N", 100, 1000000,
             "bootstrap resamples, for experiments (default: what reports use)"),
+    TERM_OPTIONS(struct compare_cli_opts),
 };
 
 static int parse_double(const char *s, double *out)
@@ -108,6 +111,8 @@ static int compare_cmd(const struct cli_call *call)
 {
     const struct compare_cli_opts *o = call->opts;
     struct compare_options opt = {SIGNIFICANCE_ALPHA, SIGNIFICANCE_NOISE, SIGNIFICANCE_RESAMPLES, o->intended, NULL};
+    if (term_setup(o->quiet, o->progress) < 0)
+        return cli_usage_error(&cli_compare, "%s", error_last());
     if (o->noise) {
         double pct;
         if (parse_double(o->noise, &pct) < 0 || !(pct >= 0.0 && pct < 100.0))
@@ -131,7 +136,7 @@ static int compare_cmd(const struct cli_call *call)
         if (call->nargs || o->out || o->json)
             return cli_usage_error(&cli_compare, "--plan takes one run and prints text: drop the other runs, --out "
                                                  "and --json");
-        int perr = compare_plan(o->plan, effect, &opt, stdout);
+        int perr = compare_plan(o->plan, effect, &opt, term_stdout());
         return perr < 0 ? cli_fail(&cli_compare, perr) : 0;
     }
     if (o->effect)
@@ -179,10 +184,11 @@ static int compare_cmd(const struct cli_call *call)
             compare_profile_free(profile);
             return cli_fail(&cli_compare, err);
         }
-        fprintf(stderr, "benchgen compare: wrote the noise profile %s\n", o->save_profile);
+        term_say(VOICE_NOTE, "compare", "wrote the noise profile %s", o->save_profile);
     }
-    err = o->json ? compare_write_json(&r, stdout) : compare_write_text(&r, stdout);
-    fflush(stdout);
+    FILE *out = term_stdout(); /* --quiet: the exit status and --out's files say it */
+    err = o->json ? compare_write_json(&r, out) : compare_write_text(&r, out);
+    fflush(out);
     if (!err && o->out) {
         /* into a fresh stage, then moved into place (report/outdir.h) */
         struct outdir od;
@@ -197,10 +203,9 @@ static int compare_cmd(const struct cli_call *call)
         }
         free(head);
         if (!err)
-            fprintf(stderr,
-                    "benchgen compare: wrote %s/: compare.txt compare.json compare.html compare.md "
-                    "compare.pdf compare.xlsx charts/\n",
-                    o->out);
+            term_say(VOICE_NOTE, "compare",
+                     "wrote %s/: compare.txt compare.json compare.html compare.md compare.pdf compare.xlsx charts/",
+                     o->out);
     }
     int rc = err ? cli_fail(&cli_compare, err) : compare_exit_status(&r);
     compare_result_free(&r);
@@ -212,6 +217,7 @@ const struct cli_command cli_compare = {
     .name = "compare",
     .synopsis = "RUN_A RUN_B [RUN_C ...] [--out DIR] [--noise PCT] [--alpha A]\n"
                 " [--intended PKG,...] [--json] [--force] [--profile FILE] [--save-profile FILE]\n"
+                " [--quiet] [--progress MODE]\n"
                 "AB_DIR [options]    (the DIR/a and DIR/b of `run --ab`)\n"
                 "--plan RUN_DIR [--effect PCT] [--noise PCT] [--alpha A]",
     .summary = "A/B verdicts per cell with the environment diff (exit 3 if slower)",

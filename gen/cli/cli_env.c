@@ -3,6 +3,7 @@
  */
 #include "base/error.h"
 #include "cli/cli.h"
+#include "cli/term.h"
 #include "envs/envs.h"
 #include "envs/envs_add.h"
 #include "envs/envs_list.h"
@@ -29,6 +30,8 @@ static const struct opt add_options[] = {
 struct sync_opts {
     bool cuda, cpu;
     int cuda_major;
+    bool quiet;
+    const char *progress;
 };
 
 static const struct opt sync_options[] = {
@@ -38,6 +41,7 @@ static const struct opt sync_options[] = {
     OPT_INT(struct sync_opts, cuda_major, "cuda-major", 0, "N", 11, 99,
             "with --cuda: that CUDA major's variant (12, 13)"),
     OPT_FLAG(struct sync_opts, cpu, "cpu", 0, "build the CPU variant (data/envs/NAME.txt)"),
+    TERM_OPTIONS(struct sync_opts),
 };
 
 static int env_sync(const struct cli_call *call)
@@ -47,8 +51,10 @@ static int env_sync(const struct cli_call *call)
         return cli_usage_error(&cli_env_sync, "--cuda and --cpu exclude each other");
     if (o->cuda_major && !o->cuda)
         return cli_usage_error(&cli_env_sync, "--cuda-major goes with --cuda");
+    if (term_setup(o->quiet, o->progress) < 0)
+        return cli_usage_error(&cli_env_sync, "%s", error_last());
     envs_variant_set(o->cuda ? ENVS_WANT_CUDA : o->cpu ? ENVS_WANT_CPU : ENVS_WANT_AUTO, o->cuda_major);
-    int err = envs_sync(call->args, (size_t)call->nargs);
+    int err = envs_sync(call->args, (size_t)call->nargs, term_voice());
     return err < 0 ? cli_fail(&cli_env_sync, err) : CLI_EXIT_OK;
 }
 
@@ -77,13 +83,14 @@ static int env_add(const struct cli_call *call)
     if (call->ndash < 2)
         return cli_usage_error(&cli_env_add, "NAME and PYTHON come before --");
     const struct add_opts *o = call->opts;
-    int err = envs_add(call->args[0], call->args[1], call->args + 2, (size_t)(call->nargs - 2), o->for_backends);
+    int err = envs_add(call->args[0], call->args[1], call->args + 2, (size_t)(call->nargs - 2), o->for_backends,
+                       term_voice());
     return err < 0 ? cli_fail(&cli_env_add, err) : CLI_EXIT_OK;
 }
 
 const struct cli_command cli_env_sync = {
     .name = "env sync",
-    .synopsis = "[--cuda [--cuda-major N] | --cpu] [NAME...]",
+    .synopsis = "[--cuda [--cuda-major N] | --cpu] [--quiet] [--progress MODE] [NAME...]",
     .summary = "build Python environments (data/envs/NAME.txt; all when no NAME)",
     .about = "Creates or repairs each environment in data/envs/ (all when no NAME is given)\n"
              "as a venv of the interpreter benchgen was built with, or of the Python a\n"

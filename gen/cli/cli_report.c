@@ -7,6 +7,7 @@
 #include "base/util.h"
 #include "base/xalloc.h"
 #include "cli/cli.h"
+#include "cli/term.h"
 #include "report/report.h"
 
 #include <stdlib.h>
@@ -16,6 +17,7 @@ struct report_cli_opts {
     const char *out, *baseline, *reference, *format;
     int revision, jobs;
     bool quiet, force;
+    const char *progress;
 };
 
 static const struct opt report_options[] = {
@@ -35,7 +37,7 @@ static const struct opt report_options[] = {
     OPT_FLAG(struct report_cli_opts, force, "force", 0,
              "replace the report of another run in DIR (without it, a\ndirectory holding another run's report is "
              "refused)"),
-    OPT_FLAG(struct report_cli_opts, quiet, "quiet", 'q', "print nothing but errors"),
+    TERM_OPTIONS(struct report_cli_opts),
 };
 
 static void report_defaults(void *p)
@@ -79,9 +81,17 @@ static int report_cmd(const struct cli_call *call)
 {
     const struct report_cli_opts *o = call->opts;
     const char *run_dir = call->args[0];
-    struct report_options ro = {o->baseline, o->reference, o->revision, REPORT_ALL, o->jobs, o->quiet, o->force};
+    struct report_options ro = {.baseline = o->baseline,
+                                .reference = o->reference,
+                                .reference_revision = o->revision,
+                                .formats = REPORT_ALL,
+                                .jobs = o->jobs,
+                                .force = o->force,
+                                .voice = *term_voice()};
     char *out_dir = NULL;
     int err = 0;
+    if (term_setup(o->quiet, o->progress) < 0)
+        return cli_usage_error(&cli_report, "%s", error_last());
     if (o->format && report_parse_formats(&ro.formats, o->format) < 0)
         return cli_usage_error(&cli_report, "%s", error_last());
     if (o->revision >= 0 && !o->reference)
@@ -95,11 +105,7 @@ static int report_cmd(const struct cli_call *call)
         free(out_dir);
         return cli_fail(&cli_report, err);
     }
-    if (o->quiet) {
-        free(out_dir);
-        return CLI_EXIT_OK;
-    }
-    /* where it is, and what is there: `make report` ends with this line */
+    /* where it is, and what is there: `make report` ends with this line (not under --quiet) */
     static const struct {
         unsigned bit;
         const char *name;
@@ -108,11 +114,12 @@ static int report_cmd(const struct cli_call *call)
                    {REPORT_PDF, " report.pdf"},
                    {REPORT_XLSX, " report.xlsx"},
                    {REPORT_CHARTS, " charts/"}};
-    printf("report: %s/:", out_dir);
+    FILE *out = term_stdout();
+    fprintf(out, "report: %s/:", out_dir);
     for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]); i++)
         if (ro.formats & outputs[i].bit)
-            fputs(outputs[i].name, stdout);
-    putchar('\n');
+            fputs(outputs[i].name, out);
+    fputc('\n', out);
     free(out_dir);
     return CLI_EXIT_OK;
 }
@@ -121,7 +128,7 @@ const struct cli_command cli_report = {
     .name = "report",
     .synopsis = "RUN_DIR [--out DIR] [--baseline BACKEND]\n"
                 " [--reference FILE.csv [--reference-revision N]]\n"
-                " [--format LIST] [--jobs N] [--force] [--quiet]",
+                " [--format LIST] [--jobs N] [--force] [--quiet] [--progress MODE]",
     .summary = "render HTML, Markdown, PDF, XLSX and charts from a run",
     .about = "Renders the report of a stored run from its samples (RUN_DIR/run.db), the\n"
              "same bytes every time: report.html (self-contained), report.md (charts\n"

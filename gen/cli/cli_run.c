@@ -6,7 +6,7 @@
 #include "base/error.h"
 #include "base/util.h"
 #include "cli/cli.h"
-#include "machine/telemetry.h"
+#include "cli/term.h"
 #include "run/launch.h"
 #include "run/scheduler.h"
 
@@ -28,6 +28,8 @@ struct run_opts {
     int first, cap;     /* run --ab, sequential (stats/seqtest.h) */
     const char *effect;
     int wait_idle; /* machine/telemetry.h */
+    bool quiet;    /* cli/term.h */
+    const char *progress;
 };
 
 static const struct opt run_options[] = {
@@ -86,19 +88,14 @@ static const struct opt run_options[] = {
             "before each cell, wait up to SECONDS for other processes to use\nunder 10% of a core (cells measured "
             "beside busy processes or\nanother process on their GPU are flagged contended either way;\n"
             "docs/GPU.md)"),
+    TERM_OPTIONS(struct run_opts),
 };
 
 /* The plan, one line per cell; an A/B plan with each process's arm. */
 static void print_plan(void *arg, const struct matrix *plan, const unsigned char *arm, bool upto)
 {
     (void)arg;
-    if (!arm) {
-        sched_print_plan(plan, stdout);
-        return;
-    }
-    printf("interleaved A/B plan: %s%zu process(es), A and B in ABBA order\n", upto ? "up to " : "", plan->ncells);
-    for (size_t i = 0; i < plan->ncells; i++)
-        printf("  %4zu  %c  %-40s env=%s\n", i + 1, arm[i] ? 'B' : 'A', plan->cells[i].key, plan->cells[i].env);
+    sched_print_plan_arms(plan, arm, upto, term_stdout());
 }
 
 /* Where the run went, before its cells start. */
@@ -106,11 +103,11 @@ static void print_ready(void *arg, const struct run_outcome *r)
 {
     const struct run_opts *o = arg;
     if (o->ab)
-        fprintf(stderr, "run directories: %s (A) and %s (B)\n", r->dir_a, r->dir_b);
+        term_say(VOICE_NOTE, "run", "run directories: %s (A) and %s (B)", r->dir_a, r->dir_b);
     else if (o->resume)
-        fprintf(stderr, "resuming %s: %zu cell(s) left to run\n", r->dir, r->left);
+        term_say(VOICE_NOTE, "run", "resuming %s: %zu cell(s) left to run", r->dir, r->left);
     else
-        fprintf(stderr, "run directory: %s\n%s%s", r->dir, r->gpu ? r->gpu : "", r->gpu ? "\n" : "");
+        term_say(VOICE_NOTE, "run", "run directory: %s", r->dir); /* then the library's GPU line */
 }
 
 /* How the cells ended; the exit status. */
@@ -118,33 +115,37 @@ static int print_done(const struct run_opts *o, const struct run_outcome *r)
 {
     const struct sched_summary *s = &r->sum;
     if (o->ab) {
-        fprintf(stderr, "done: %d process(es): %d ok, %d unsupported, %d failed, %d skipped -> %s/{a,b}\n", s->total,
-                s->ok, s->unsupported, s->failed, s->skipped, r->dir);
+        term_say(VOICE_NOTE, "run", "done: %d process(es): %d ok, %d unsupported, %d failed, %d skipped -> %s/{a,b}",
+                 s->total, s->ok, s->unsupported, s->failed, s->skipped, r->dir);
         if (r->seq)
-            fprintf(stderr, "sequential: %d planned process(es) not needed, removed from the plans (%zu A, %zu B)\n",
-                    s->skipped_seq, r->dropped_a, r->dropped_b);
-        fprintf(stderr, "compare with: benchgen compare %s\n", r->dir);
+            term_say(VOICE_NOTE, "run",
+                     "sequential: %d planned process(es) not needed, removed from the plans (%zu A, %zu B)",
+                     s->skipped_seq, r->dropped_a, r->dropped_b);
+        term_say(VOICE_NOTE, "run", "compare with: benchgen compare %s", r->dir);
         return (s->failed || s->skipped) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
     }
     if (o->no_wait) {
         if (*s->submitted) {
-            fprintf(stderr, "queued; watch with `benchgen status %s`, merge with `benchgen collect %s`\n", r->dir,
-                    r->dir);
-            printf("%s\n", s->submitted);
+            term_say(VOICE_NOTE, "run", "queued; watch with `benchgen status %s`, merge with `benchgen collect %s`",
+                     r->dir, r->dir);
+            printf("%s\n", s->submitted); /* the job id, the one result of --no-wait */
         }
         return CLI_EXIT_OK;
     }
-    fprintf(stderr, "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped", s->total, s->ok, s->unsupported,
-            s->failed, s->skipped);
+    char more[512] = "";
     if (s->interrupted)
-        fprintf(stderr, ", %d interrupted (`benchgen run --resume %s` reruns them)", s->interrupted, r->dir);
-    fprintf(stderr, " -> %s\n", r->dir);
+        snprintf(more, sizeof(more), ", %d interrupted (`benchgen run --resume %s` reruns them)", s->interrupted,
+                 r->dir);
+    term_say(VOICE_NOTE, "run", "done: %d cell(s): %d ok, %d unsupported, %d failed, %d skipped%s -> %s", s->total,
+             s->ok, s->unsupported, s->failed, s->skipped, more, r->dir);
     return (s->failed || s->skipped || s->interrupted) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
 
 static int run_run(const struct cli_call *call)
 {
     const struct run_opts *o = call->opts;
+    if (term_setup(o->quiet, o->progress) < 0) /* before term_voice() and the streams are handed on */
+        return cli_usage_error(&cli_run, "%s", error_last());
     struct strbuf cmdline = {0}; /* recorded in run.db */
     for (int i = 0; i < call->argc; i++)
         strbuf_printf(&cmdline, "%s%s", i ? " " : "", call->argv[i]);
@@ -153,13 +154,13 @@ static int run_run(const struct cli_call *call)
         .spec = call->nargs ? call->args[0] : NULL, .out = o->out, .resume = o->resume, .only = o->only,
         .retry = o->retry, .dry_run = o->dry_run, .with = o->with.v, .nwith = o->with.n, .repeats = o->repeats,
         .cmdline = cmdline.buf, .benv = o->benv.v, .nbenv = o->benv.n, .first = o->first, .cap = o->cap,
-        .effect = o->effect, .hooks = &hooks,
+        .effect = o->effect, .hooks = &hooks, .voice = term_voice(),
+        .text_out = term_stdout(), .text_err = term_stderr(),
         .exec = {.kind = o->executor, .devices = o->devices, .cpus_per_cell = o->cpus_per_cell,
                  .partition = o->partition, .gpus_per_cell = o->gpus_per_cell, .mem = o->mem,
                  .time_limit = o->time_limit, .max_parallel = o->max_parallel, .sbatch_args = o->sbatch_args.v,
-                 .nsbatch_args = o->sbatch_args.n, .max_attempts = o->max_attempts, .no_wait = o->no_wait}};
-    if (o->wait_idle)
-        telemetry_set_wait_idle(o->wait_idle);
+                 .nsbatch_args = o->sbatch_args.n, .max_attempts = o->max_attempts, .no_wait = o->no_wait,
+                 .wait_idle = o->wait_idle}};
     struct run_outcome r;
     int err = o->ab ? run_launch_ab(&r, &req) : o->resume ? run_resume(&r, &req) : run_launch(&r, &req);
     int status = err < 0 ? (r.usage ? cli_usage_error(&cli_run, "%s", error_last()) : cli_fail(&cli_run, err))
@@ -174,7 +175,7 @@ const struct cli_command cli_run = {
     .synopsis = "SPEC [--out DIR] [--only KEY=VAL,...] [--dry-run]\n"
                 " [--with PKG==V ...] [--repeats N]\n"
                 " [--executor E] [--devices LIST|auto] [--cpus-per-cell N]\n"
-                " [--wait-idle SECONDS]\n"
+                " [--wait-idle SECONDS] [--quiet] [--progress MODE]\n"
                 "SPEC --executor slurm [--partition P] [--gpus-per-cell N] [--cpus-per-cell N]\n"
                 " [--mem SIZE] [--time LIMIT] [--max-parallel K] [--sbatch-arg ARG]...\n"
                 " [--max-attempts N] [--no-wait]\n"

@@ -5,6 +5,7 @@
  */
 #include "base/error.h"
 #include "cli/cli.h"
+#include "cli/term.h"
 #include "run/collect.h"
 #include "run/slurm.h"
 #include "run/slurmrun.h"
@@ -23,6 +24,8 @@ static int status_cmd(const struct cli_call *call)
     struct matrix plan = {0};
     int err = store_open(&st, call->args[0], true);
     if (!err)
+        store_set_voice(st, term_voice());
+    if (!err)
         err = store_load_plan(st, &plan);
     if (!err)
         err = slurmrun_print_status(st, &plan, stdout);
@@ -37,6 +40,8 @@ static int collect_cmd(const struct cli_call *call)
     struct matrix plan = {0};
     int verdicts = 0, files = 0, cells = 0, still = 0, open_cells = 0, quarantined = 0;
     int err = store_open(&st, call->args[0], false);
+    if (!err)
+        store_set_voice(st, term_voice());
     if (!err)
         err = store_load_plan(st, &plan);
     if (!err)

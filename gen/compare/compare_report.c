@@ -559,7 +559,7 @@ int compare_report_render(const struct compare_result *r, const char *out_dir)
     err = crep_init(&x, r);
     /* the SVG text is kept for the HTML, which inlines it */
     if (err == 0)
-        err = figures_render_list(x.figs, x.nfigs, x.pdf_date, 1, charts, CHART_PNG | CHART_SVG | CHART_PDF,
+        err = figures_render_list(x.figs, x.nfigs, x.pdf_date, NULL, charts, CHART_PNG | CHART_SVG | CHART_PDF,
                                   1, 0, 1);
     char footer[400];
     snprintf(footer, sizeof(footer), "%s \xC2\xB7 %s \xC2\xB7 benchgen compare", x.title ? x.title : "",

@@ -25,7 +25,7 @@ static bool lock_exists(const char *name)
 }
 
 int envs_add(const char *name, const char *python, const char *const *cmd_prefix, size_t nprefix,
-             const char *for_backends)
+             const char *for_backends, const struct voice *voice)
 {
     char *exe = NULL, *prefix = NULL, *reg_dir = NULL, *reg = NULL, *found = NULL, *old = NULL;
     struct strlist backends = {0};
@@ -112,16 +112,18 @@ int envs_add(const char *name, const char *python, const char *const *cmd_prefix
         (err = util_write_file_atomic(reg, text.buf, text.len)) < 0)
         goto done;
     if (old)
-        printf("env %s: replaces its earlier registration (%s)\n", name, old);
+        voice_note(voice, "env", name, "replaces its earlier registration (%s)", old);
     else if (lock_exists(name))
-        printf("env %s: this registration is used instead of data/envs/%s.txt\n", name, name);
-    printf("env %s: registered %s (Python %s, prefix %s%s%s)\n", name, exe, ver, prefix,
-           nprefix ? ", run as: " : "", nprefix ? cmd_prefix[0] : "");
-    printf("env %s: imports %s%s", name, found, backends.n ? " for " : " (map backends to it in a spec's `envs:`, or "
-           "check them now with --for)");
+        voice_note(voice, "env", name, "this registration is used instead of data/envs/%s.txt", name);
+    voice_note(voice, "env", name, "registered %s (Python %s, prefix %s%s%s)", exe, ver, prefix,
+               nprefix ? ", run as: " : "", nprefix ? cmd_prefix[0] : "");
+    struct strbuf line = {0};
+    strbuf_printf(&line, "imports %s%s", found, backends.n ? " for " : " (map backends to it in a spec's `envs:`, or "
+                  "check them now with --for)");
     for (size_t i = 0; i < backends.n; i++)
-        printf("%s%s", i ? ", " : "", backends.v[i]);
-    printf("\n");
+        strbuf_printf(&line, "%s%s", i ? ", " : "", backends.v[i]);
+    voice_note(voice, "env", name, "%s", line.buf ? line.buf : "");
+    strbuf_free(&line);
 done:
     free(found);
     free(old);

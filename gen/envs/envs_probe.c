@@ -58,10 +58,11 @@ static _Noreturn void child(char *const argv[], struct contain *ct, int out_w, i
     int o = fcntl(out_w, F_DUPFD_CLOEXEC, 10), e = fcntl(err_w, F_DUPFD_CLOEXEC, 10);
     if (null < 0 || o < 0 || e < 0 || dup2(null, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
         _exit(127);
-    if (joined < 0)
+    if (joined < 0) /* voice-ok: the forked child's own stderr (the pipe the parent passes on) */
         dprintf(2, "benchgen: could not join the probe's container (%s)\n", strerror(joined_errno));
     putenv((char *)contain_token(ct));
     execvp(argv[0], argv);
+    /* voice-ok: the forked child's own stderr (the pipe the parent passes on), after a failed exec */
     dprintf(2, "benchgen: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
 }
@@ -97,6 +98,8 @@ static bool drain(struct probe *p, int fd)
             size_t pass = (size_t)n;
             if (p->err_passed + pass > ENVS_PROBE_MAX_ERR)
                 pass = ENVS_PROBE_MAX_ERR - p->err_passed;
+            /* voice-ok: the probed interpreter's own stderr passed on as it comes (a traceback),
+             * like an installer's output (envs_proc.h): its words, not benchgen's; bounded */
             if (pass && write(STDERR_FILENO, buf, pass) < 0)
                 pass = 0;
             p->err_passed += pass;
@@ -198,6 +201,7 @@ int envs_probe_run(char *const argv[], const char *what, struct strbuf *out, int
     contain_kill(ct);
     if (!reaped && waitpid(pid, status, WNOHANG) == pid)
         reaped = true;
+    /* voice-ok: ends the probe's stderr passed on above (drain()), in the same stream */
     if (p.err_dropped)
         dprintf(STDERR_FILENO, "\nbenchgen: %llu more bytes of %s's stderr dropped\n", p.err_dropped, what);
     if (why)

@@ -59,6 +59,7 @@ int envs_proc_run(char *const argv[], struct strbuf *cap, int *status)
             dup2(fds[1], STDOUT_FILENO);
         envs_proc_child_signals();
         execvp(argv[0], argv);
+        /* voice-ok: the forked child's own stderr, after a failed exec */
         dprintf(STDERR_FILENO, "benchgen: cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }

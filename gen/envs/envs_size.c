@@ -46,7 +46,8 @@ static bool env_true(const char *name)
     return v && *v && strcmp(v, "0") != 0 && strcasecmp(v, "false") != 0;
 }
 
-void envs_size_announce(const struct env_info *e, bool with_uv, const struct env_info *parent)
+void envs_size_announce(const struct env_info *e, bool with_uv, const struct env_info *parent,
+                        const struct voice *voice)
 {
     const char *off = getenv("BENCHGEN_SIZE");
     if ((off && strcmp(off, "0") == 0) || !e->builder || !e->lock_path)
@@ -71,24 +72,26 @@ void envs_size_announce(const struct env_info *e, bool with_uv, const struct env
         snprintf(reason, sizeof(reason), "%s did not answer: %s", index, *msg ? msg : "no reason given");
     }
     if (reason[0]) {
-        printf("env %s: download size unknown (%s); building anyway\n", e->name, reason);
+        voice_note(voice, "env", e->name, "download size unknown (%s); building anyway", reason);
         goto done;
     }
     format_bytes(bytes, size, sizeof(size));
     if (fresh == 0 && unknown == 0) {
-        printf("env %s: nothing to download (%s holds every pinned package, %d)\n", e->name,
-               parent ? "the parent or uv's cache" : "uv's cache", pinned);
+        voice_note(voice, "env", e->name, "nothing to download (%s holds every pinned package, %d)",
+                   parent ? "the parent or uv's cache" : "uv's cache", pinned);
         goto done;
     }
-    printf("env %s: about %s to download (%d of %d pinned packages", e->name, size, fresh, pinned);
+    struct strbuf line = {0};
+    strbuf_printf(&line, "about %s to download (%d of %d pinned packages", size, fresh, pinned);
     if (cached)
-        printf("; %d already in %s%s", cached, parent ? parent->name : "uv's cache",
-               parent && with_uv ? " or uv's cache" : "");
+        strbuf_printf(&line, "; %d already in %s%s", cached, parent ? parent->name : "uv's cache",
+                      parent && with_uv ? " or uv's cache" : "");
     if (unknown)
-        printf("; %d of unknown size", unknown);
-    printf(")%s\n", with_uv ? "" : "; pip may find some in its own cache");
+        strbuf_printf(&line, "; %d of unknown size", unknown);
+    strbuf_printf(&line, ")%s", with_uv ? "" : "; pip may find some in its own cache");
+    voice_note(voice, "env", e->name, "%s", line.buf ? line.buf : "");
+    strbuf_free(&line);
 done:
-    fflush(stdout);
     error_clear();
     free(helper);
     free(have);

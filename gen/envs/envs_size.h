@@ -18,12 +18,14 @@
 
 #include <stdbool.h>
 
+#include "base/voice.h"
 #include "envs/envs.h"
 
-/* Prints "env NAME: ..." with e's expected download (e a lock-file
+/* Tells voice (topic "env", subject NAME) e's expected download (e a lock-file
  * environment about to be built; with_uv: uv builds it, so its cache,
  * $UV_CACHE_DIR, counts as already downloaded; parent, or NULL: the venv
  * whose packages e starts from, envs_seed.h, which count as present too). */
-void envs_size_announce(const struct env_info *e, bool with_uv, const struct env_info *parent);
+void envs_size_announce(const struct env_info *e, bool with_uv, const struct env_info *parent,
+                        const struct voice *voice);
 
 #endif /* BENCHGEN_ENVS_SIZE_H */

@@ -83,22 +83,22 @@ static double seconds_since(int64_t t0) { return (double)(util_now_ns() - t0) / 
 
 /* Builds one lock-file environment. *base_checked avoids probing the base
  * interpreter more than once per sync. */
-static int sync_one(const struct env_info *e, bool *base_checked)
+static int sync_one(const struct env_info *e, bool *base_checked, const struct voice *v)
 {
     int64_t t0 = util_now_ns();
     int err = 0, status = 0;
     char how[96], why[512];
 
     if (strcmp(e->state, "ready") == 0) {
-        printf("env %s: ready (%s)\n", e->name, e->dir);
+        voice_note(v, "env", e->name, "ready (%s)", e->dir);
         return 0;
     }
     if (strcmp(e->state, "external") == 0) {
-        printf("env %s: external interpreter %s, nothing to sync\n", e->name, e->python);
+        voice_note(v, "env", e->name, "external interpreter %s, nothing to sync", e->python);
         return 0;
     }
     if (!e->lock_path) { /* a broken external registration */
-        printf("env %s: FAILED: the registered interpreter %s is gone\n", e->name, e->python);
+        voice_warn(v, "env", e->name, "FAILED: the registered interpreter %s is gone", e->python);
         return error_set(BG_EPYTHON,
                          "environment %s: registered interpreter %s is gone; run `benchgen env add %s "
                          "PYTHON` again",
@@ -106,25 +106,25 @@ static int sync_one(const struct env_info *e, bool *base_checked)
     }
     (void)base_checked;
     if ((err = check_builder(e)) < 0) {
-        printf("env %s: FAILED: %s\n", e->name, error_last());
+        voice_warn(v, "env", e->name, "FAILED: %s", error_last());
         return err;
     }
     if (util_is_dir(e->dir)) {
-        printf("env %s: removing %s left by an earlier sync (%s)\n", e->name, e->dir, e->state);
+        voice_note(v, "env", e->name, "removing %s left by an earlier sync (%s)", e->dir, e->state);
         if ((err = util_rm_rf(e->dir)) < 0)
             goto failed;
     }
     /* uv when it can be had (hard links from its cache: nothing unchanged is
      * downloaded or copied twice), else python -m venv and pip */
-    char *uv = envs_uv_find(e->builder, envs_cache_dir());
+    char *uv = envs_uv_find(e->builder, envs_cache_dir(), v);
     struct env_info parent;
     bool seeded = envs_seed_parent(e, &parent) == 0;
     error_clear();
-    envs_size_announce(e, uv != NULL, seeded ? &parent : NULL);
+    envs_size_announce(e, uv != NULL, seeded ? &parent : NULL, v);
     bool no_deps = envs_variant_no_deps(e->lock_path);
     bool one = strcmp(e->variant, "-") == 0; /* a lock with one build: no variant to name */
-    printf("env %s: creating %s (Python %s, lock %s%s%s, with %s%s)\n", e->name, e->dir, e->pyver, e->lock_path,
-           one ? "" : ", variant ", one ? "" : e->variant, uv ? "uv" : "pip", no_deps ? ", --no-deps" : "");
+    voice_note(v, "env", e->name, "creating %s (Python %s, lock %s%s%s, with %s%s)", e->dir, e->pyver, e->lock_path,
+               one ? "" : ", variant ", one ? "" : e->variant, uv ? "uv" : "pip", no_deps ? ", --no-deps" : "");
     char *venv_pip[] = {e->builder, "-I", "-m", "venv", e->dir, NULL};
     char *venv_uv[] = {uv, "venv", "--quiet", "--seed", "--python", e->builder, e->dir, NULL};
     if (seeded) /* no --seed: pip and setuptools come from the parent, as they were there */
@@ -141,9 +141,8 @@ static int sync_one(const struct env_info *e, bool *base_checked)
             long files = 0;
             if ((err = envs_seed_link(e, &parent, &files)) < 0)
                 break;
-            printf("env %s: linked %ld files of %s's packages; installing what the pins change\n", e->name, files,
-                   parent.name);
-            fflush(stdout);
+            voice_note(v, "env", e->name, "linked %ld files of %s's packages; installing what the pins change", files,
+                       parent.name);
         }
         if ((err = envs_proc_run(steps[k], NULL, &status)) < 0)
             break;
@@ -160,21 +159,21 @@ static int sync_one(const struct env_info *e, bool *base_checked)
         goto failed;
     if ((err = write_ready_marker(e)) < 0)
         goto failed;
-    printf("env %s: ready in %.1f s (%s)\n", e->name, seconds_since(t0), e->dir);
+    voice_note(v, "env", e->name, "ready in %.1f s (%s)", seconds_since(t0), e->dir);
     return 0;
 
 failed:
     snprintf(why, sizeof(why), "%s\n", error_last());
     write_failed_marker(e, why);
-    printf("env %s: FAILED after %.1f s: %s; %s is left incomplete and the next sync rebuilds it\n", e->name,
-           seconds_since(t0), error_last(), e->dir);
+    voice_warn(v, "env", e->name, "FAILED after %.1f s: %s; %s is left incomplete and the next sync rebuilds it",
+               seconds_since(t0), error_last(), e->dir);
     return error_prefix(err, "environment %s", e->name);
 }
 
 /* Resolves every name of todo into *infos (*count of them): the variant
  * for this machine, then the locks a CUDA variant sends a backend to
  * (`# backend:` lines), each once. */
-static int resolve_all(const struct strlist *todo, struct env_info **infos, size_t *count)
+static int resolve_all(const struct strlist *todo, struct env_info **infos, size_t *count, const struct voice *v)
 {
     size_t cap = todo->n + 8;
     int err = 0;
@@ -186,7 +185,7 @@ static int resolve_all(const struct strlist *todo, struct env_info **infos, size
         if ((err = envs_resolve_wanted(todo->v[i], &e)) < 0)
             break;
         if (e.note)
-            printf("env %s: %s\n", e.name, e.note);
+            voice_note(v, "env", e.name, "%s", e.note);
         if (e.lock_path)
             err = envs_variant_splits(e.lock_path, &splits);
         (*infos)[(*count)++] = e;
@@ -201,8 +200,8 @@ static int resolve_all(const struct strlist *todo, struct env_info **infos, size
                 env_info_free(&s2);
                 continue;
             }
-            printf("env %s: and the %s variant (%s), which its `# backend:` line sends a backend to\n", e.name,
-                   s2.variant, s2.lock_path);
+            voice_note(v, "env", e.name, "and the %s variant (%s), which its `# backend:` line sends a backend to",
+                       s2.variant, s2.lock_path);
             if (*count == cap)
                 *infos = xrealloc(*infos, (cap *= 2) * sizeof(**infos));
             (*infos)[(*count)++] = s2;
@@ -211,11 +210,10 @@ static int resolve_all(const struct strlist *todo, struct env_info **infos, size
         if (*count + 8 > cap)
             *infos = xrealloc(*infos, (cap *= 2) * sizeof(**infos));
     }
-    fflush(stdout);
     return err;
 }
 
-int envs_sync(const char *const *names, size_t n)
+int envs_sync(const char *const *names, size_t n, const struct voice *v)
 {
     struct strlist todo = {0}, failed = {0};
     struct env_info *infos = NULL;
@@ -241,7 +239,7 @@ int envs_sync(const char *const *names, size_t n)
                 goto done;
     }
     /* Resolve every name first, so a typo fails before anything is built. */
-    if ((err = resolve_all(&todo, &infos, &count)) < 0)
+    if ((err = resolve_all(&todo, &infos, &count, v)) < 0)
         goto done;
 
     if ((err = util_mkdir_p(envs_dir, 0755)) < 0)
@@ -252,8 +250,7 @@ int envs_sync(const char *const *names, size_t n)
         goto done;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        printf("env: another `benchgen env sync` holds %s; waiting for it\n", lock);
-        fflush(stdout);
+        voice_note(v, "env", NULL, "another `benchgen env sync` holds %s; waiting for it", lock);
         while (flock(fd, LOCK_EX) < 0) {
             if (errno != EINTR) {
                 err = error_set(BG_EIO, "flock %s: %s", lock, strerror(errno));
@@ -265,12 +262,12 @@ int envs_sync(const char *const *names, size_t n)
             env_info_free(&infos[i]);
         free(infos);
         infos = NULL;
-        if ((err = resolve_all(&todo, &infos, &count)) < 0)
+        if ((err = resolve_all(&todo, &infos, &count, v)) < 0)
             goto done;
     }
 
     for (size_t i = 0; i < count; i++) {
-        int e = sync_one(&infos[i], &base_checked);
+        int e = sync_one(&infos[i], &base_checked, v);
         if (e < 0) {
             if (!first_err)
                 first_err = e;
@@ -300,6 +297,5 @@ done:
     strlist_free(&failed);
     free(envs_dir);
     free(lock);
-    fflush(stdout);
     return err;
 }

@@ -7,8 +7,12 @@
 
 #include <stddef.h>
 
+#include "base/voice.h"
+
 /* Creates or repairs the named environments (all of data/envs when n == 0),
- * showing pip's progress. */
-int envs_sync(const char *const *names, size_t n);
+ * showing pip's progress (the installers write to this process's stdout and
+ * stderr). What it does ("env NAME: ready", "creating", "FAILED: ...") goes
+ * to voice (topic "env", the environment's name as subject; may be NULL). */
+int envs_sync(const char *const *names, size_t n, const struct voice *voice);
 
 #endif /* BENCHGEN_ENVS_SYNC_H */

@@ -42,7 +42,7 @@ static char *on_path(void)
 }
 
 /* $CACHE/tools/uv: a venv of builder with uv installed from PyPI. */
-static char *install_tool(const char *builder, const char *cache_dir)
+static char *install_tool(const char *builder, const char *cache_dir, const struct voice *voice)
 {
     char *venv = xprintf("%s/tools/uv", cache_dir);
     char *py = xprintf("%s/bin/python", venv);
@@ -54,7 +54,7 @@ static char *install_tool(const char *builder, const char *cache_dir)
         ok = true;
         goto done;
     }
-    printf("env: installing uv %s into %s (once; pip is the fallback)\n", ENVS_UV_VERSION, venv);
+    voice_note(voice, "env", NULL, "installing uv %s into %s (once; pip is the fallback)", ENVS_UV_VERSION, venv);
     util_rm_rf(venv);
     char *venv_argv[] = {(char *)builder, "-I", "-m", "venv", venv, NULL};
     char *pip_argv[] = {py, "-I", "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "-q", pin, NULL};
@@ -62,7 +62,7 @@ static char *install_tool(const char *builder, const char *cache_dir)
          WEXITSTATUS(status) == 0 && envs_proc_run(pip_argv, NULL, &status) == 0 && WIFEXITED(status) &&
          WEXITSTATUS(status) == 0 && runs(exe);
     if (!ok)
-        printf("env: could not install uv (%s); building with pip\n", "see the messages above");
+        voice_warn(voice, "env", NULL, "could not install uv (%s); building with pip", "see the messages above");
 done:
     free(venv);
     free(py);
@@ -75,23 +75,23 @@ done:
     return exe;
 }
 
-char *envs_uv_find(const char *builder, const char *cache_dir)
+char *envs_uv_find(const char *builder, const char *cache_dir, const struct voice *voice)
 {
     const char *want = getenv("BENCHGEN_UV");
     char *uv = NULL;
     if (want && !strcmp(want, "pip")) {
-        printf("env: BENCHGEN_UV=pip: building with pip\n");
+        voice_note(voice, "env", NULL, "BENCHGEN_UV=pip: building with pip");
         return NULL;
     }
     if (want && *want) {
         if (!runs(want)) {
-            printf("env: BENCHGEN_UV=%s does not run; building with pip\n", want);
+            voice_warn(voice, "env", NULL, "BENCHGEN_UV=%s does not run; building with pip", want);
             return NULL;
         }
         uv = xstrdup(want);
     } else if (!(uv = on_path()) || !runs(uv)) {
         free(uv);
-        uv = install_tool(builder, cache_dir);
+        uv = install_tool(builder, cache_dir, voice);
     }
     if (uv) {
         char *cache = xprintf("%s/uv", cache_dir);

@@ -64,6 +64,7 @@ struct telemetry {
     bool oom; /* the thread could not grow an array: the summary says so */
     struct hostload_snap first;
     double before_other, load_before, waited_s, wait_other;
+    double wait_idle; /* telemetry_begin()'s wait_idle: seconds it might wait */
     bool wait_gave_up;
     char before_top[256];
     struct {
@@ -75,22 +76,6 @@ struct telemetry {
 
 static struct nvml *shared_nvml;
 static bool nvml_tried;
-
-/* In the environment, so `benchgen cell` processes (other executor slots)
- * inherit it. */
-void telemetry_set_wait_idle(double seconds)
-{
-    char v[32];
-    snprintf(v, sizeof(v), "%g", seconds > 0 ? seconds : 0);
-    setenv("BENCHGEN_WAIT_IDLE", v, 1);
-}
-
-static double wait_idle(void)
-{
-    const char *v = getenv("BENCHGEN_WAIT_IDLE");
-    double s = v ? atof(v) : 0;
-    return s > 0 ? s : 0;
-}
 
 /* ---- the thread ------------------------------------------------------------ */
 
@@ -252,11 +237,12 @@ static double measure_window(int ms, char *top, size_t len)
     return other;
 }
 
-int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop)
+int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop, double wait_idle)
 {
     *out = NULL;
     struct telemetry *t = xcalloc(1, sizeof(*t));
-    double wait_idle_s = wait_idle();
+    double wait_idle_s = wait_idle > 0 ? wait_idle : 0;
+    t->wait_idle = wait_idle_s;
     if (wait_idle_s > 0) {
         int64_t start = util_now_ns(), limit = start + (int64_t)(wait_idle_s * 1e9);
         double other;
@@ -386,7 +372,7 @@ static int summarise_host(struct telemetry *t, const struct hostload_snap *last,
         FACT("host.load1.after", "%.2f", l1);
     FACT("host.governor", "%s", gov[0] ? gov : "unknown (no cpufreq)");
     FACT("host.turbo", "%s", turbo < 0 ? "unknown" : turbo ? "on" : "off");
-    if (wait_idle() > 0)
+    if (t->wait_idle > 0)
         FACT("host.wait_idle_s", "%.1f", t->waited_s);
     double worst = timed > cell ? timed : cell;
     if (worst > HOSTLOAD_CONTENDED_CORES)

@@ -45,14 +45,12 @@
 
 struct telemetry;
 
-/* Seconds run --wait-idle may wait before each cell for other processes to
- * drop under the contention threshold (0: never wait). */
-void telemetry_set_wait_idle(double seconds);
-
-/* Starts measuring. Never fails for a missing GPU or /proc file: those are
- * facts. BG_EIO when the thread cannot start. *stop
- * (may be NULL) becoming non-zero ends a --wait-idle wait early. */
-int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop);
+/* Starts measuring, after waiting up to wait_idle seconds (run --wait-idle;
+ * 0: no wait) for other processes to drop under the contention threshold.
+ * Never fails for a missing GPU or /proc file: those are facts. BG_EIO when
+ * the thread cannot start. *stop (may be NULL) becoming non-zero ends a
+ * --wait-idle wait early. */
+int telemetry_begin(struct telemetry **out, volatile sig_atomic_t *stop, double wait_idle);
 
 /* Stops, and adds the series and summary facts to r. The cell's markers
  * (r->phases: "warmup" ends the warm-up, "timed" the timed steps), their

@@ -620,7 +620,7 @@ int figures_build(struct rctx *x)
     return 0;
 }
 
-int figures_render_list(struct figure *figs, size_t nfigs, const char *pdf_date, int quiet,
+int figures_render_list(struct figure *figs, size_t nfigs, const char *pdf_date, const struct voice *voice,
                         const char *charts_dir, unsigned formats, int keep_svg, size_t shard, size_t nshards)
 {
     struct chart_render_opts o = {.png_scale = FIG_PNG_SCALE, .pdf_date = pdf_date, .pdf_title = NULL};
@@ -639,8 +639,8 @@ int figures_render_list(struct figure *figs, size_t nfigs, const char *pdf_date,
         if (err < 0)
             return error_prefix(err, "chart %s", f->name);
         done += nshards;
-        if (step && shard == 0 && !quiet && done / step != (done - nshards) / step && done < nfigs)
-            fprintf(stderr, "report: charts %zu/%zu\n", done, nfigs);
+        if (step && shard == 0 && done / step != (done - nshards) / step && done < nfigs)
+            voice_progress(voice, "report", NULL, "charts %zu/%zu", done, nfigs);
     }
     return 0;
 }
@@ -648,7 +648,7 @@ int figures_render_list(struct figure *figs, size_t nfigs, const char *pdf_date,
 int figures_render(struct rctx *x, const char *charts_dir, unsigned formats, int keep_svg, size_t shard,
                    size_t nshards)
 {
-    return figures_render_list(x->figs, x->nfigs, x->pdf_date, x->quiet, charts_dir, formats, keep_svg, shard,
+    return figures_render_list(x->figs, x->nfigs, x->pdf_date, x->voice, charts_dir, formats, keep_svg, shard,
                                nshards);
 }
 

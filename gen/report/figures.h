@@ -25,8 +25,8 @@ int figures_build(struct rctx *x);
  * files charts_dir/<name>.{png,svg,pdf} for the CHART_* bits in formats
  * (charts_dir may be NULL when formats is 0), and the SVG text into
  * figure.svg when keep_svg. Shards let forked processes share the work; the
- * files do not depend on which process drew them. Shard 0 prints progress to
- * stderr unless x->quiet. */
+ * files do not depend on which process drew them. Shard 0 tells x->voice
+ * its progress (may be NULL). */
 int figures_render(struct rctx *x, const char *charts_dir, unsigned formats, int keep_svg, size_t shard,
                    size_t nshards);
 
@@ -35,8 +35,8 @@ int figures_render(struct rctx *x, const char *charts_dir, unsigned formats, int
 int figures_load_svg(struct rctx *x, const char *charts_dir);
 
 /* The same two for any figure list (figures_render is figures_render_list
- * over x->figs): PDF dates from pdf_date, progress unless quiet. */
-int figures_render_list(struct figure *figs, size_t nfigs, const char *pdf_date, int quiet,
+ * over x->figs): PDF dates from pdf_date, progress to voice (may be NULL). */
+int figures_render_list(struct figure *figs, size_t nfigs, const char *pdf_date, const struct voice *voice,
                         const char *charts_dir, unsigned formats, int keep_svg, size_t shard, size_t nshards);
 int figures_load_svg_list(struct figure *figs, size_t nfigs, const char *charts_dir);
 

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "base/voice.h"
 #include "charts/chart.h"
 #include "report/figure.h"
 #include "report/grid.h"
@@ -49,7 +50,7 @@ struct rctx {
     time_t created;        /* the same as time_t, for the workbook */
     char created_text[40]; /* "2024-04-03 12:00 UTC" */
     unsigned formats;
-    int quiet;
+    const struct voice *voice; /* report_options' voice: progress (figures_render) */
     /* text shared by every format, from templates/ */
     char **method; /* paragraphs; "- " starts a bullet */
     size_t nmethod;

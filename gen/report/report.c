@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -69,18 +70,6 @@ int report_parse_formats(unsigned *formats, const char *list)
     return *formats ? 0 : error_set(BG_EUSAGE, "--format: empty list");
 }
 
-static void progress(const struct report_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void progress(const struct report_options *o, const char *fmt, ...)
-{
-    if (o->quiet)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("report: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 /* ---- jobs: forked processes drawing charts and documents side by side ---- */
 
@@ -131,10 +120,18 @@ static int run_job(const struct job *j, struct job_ctx *c)
     return err < 0 ? error_prefix(err, "%s", path) : 0;
 }
 
+/* The first failed child's message, in memory the children share with the
+ * parent (mmap MAP_SHARED before the first fork): the parent's error names
+ * it, so nothing below the command line prints an error. */
+struct job_errors {
+    volatile int taken; /* set once, by the first child that failed */
+    char message[1024];
+};
+
 /* Runs the jobs with at most par of them at a time, each in a forked child
  * (par 1: one after another in this process). Children inherit the built
- * report (copy-on-write) and report failure by their exit status, having
- * printed the reason. */
+ * report (copy-on-write) and report failure by their exit status, the first
+ * one's reason in shared memory for the parent's error. */
 static int run_jobs(const struct job *jobs, size_t n, int par, struct job_ctx *c)
 {
     if (par <= 1) {
@@ -146,17 +143,21 @@ static int run_jobs(const struct job *jobs, size_t n, int par, struct job_ctx *c
         return 0;
     }
     size_t next = 0, running = 0, failed = 0;
-    while (next < n || running > 0) {
+    struct job_errors *shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+        return error_set(BG_EIO, "mmap: %s", strerror(errno));
+    shared->taken = 0;
+    shared->message[0] = '\0';
+    int err = 0;
+    while (!err && (next < n || running > 0)) {
         while (next < n && running < (size_t)par) {
-            fflush(stdout);
-            fflush(stderr);
+            fflush(NULL); /* a child must not inherit and repeat buffered output */
             pid_t parent = getpid();
             pid_t pid = fork();
             if (pid < 0) {
                 /* no more processes: finish this job here */
-                int err = run_job(&jobs[next++], c);
-                if (err < 0)
-                    return err;
+                if ((err = run_job(&jobs[next++], c)) < 0)
+                    break;
                 continue;
             }
             if (pid == 0) {
@@ -164,29 +165,40 @@ static int run_jobs(const struct job *jobs, size_t n, int par, struct job_ctx *c
                  * when it is killed with SIGKILL: no renderer outlives the report */
                 if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
                     _exit(1);
-                int err = run_job(&jobs[next], c);
-                if (err < 0)
-                    fprintf(stderr, "benchgen report: %s\n", error_last());
-                fflush(stderr);
-                _exit(err < 0 ? 1 : 0);
+                int jerr = run_job(&jobs[next], c);
+                if (jerr < 0 && __sync_bool_compare_and_swap(&shared->taken, 0, 1))
+                    snprintf(shared->message, sizeof(shared->message), "%s", error_last());
+                fflush(NULL);
+                _exit(jerr < 0 ? 1 : 0);
             }
             next++;
             running++;
         }
+        if (err < 0 || running == 0)
+            break;
         int status;
         pid_t done = waitpid(-1, &status, 0);
         if (done < 0) {
             if (errno == EINTR)
                 continue;
-            return error_set(BG_EIO, "waitpid: %s", strerror(errno));
+            err = error_set(BG_EIO, "waitpid: %s", strerror(errno));
+            break;
         }
         running--;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
             failed++;
     }
-    return failed ? error_set(BG_EGENERIC, "%zu rendering process%s failed (see above)", failed,
-                              failed == 1 ? "" : "es")
-                  : 0;
+    while (running > 0) { /* after an error here: the children still drawing end first */
+        int status;
+        if (waitpid(-1, &status, 0) < 0 && errno != EINTR)
+            break;
+        running--;
+    }
+    if (!err && failed)
+        err = error_set(BG_EGENERIC, "%zu rendering process%s failed: %s", failed, failed == 1 ? "" : "es",
+                        shared->message[0] ? shared->message : "killed by a signal, or exited without a reason");
+    munmap(shared, sizeof(*shared));
+    return err;
 }
 
 /* A report's documents: present without a mark, they are of unknown origin. */
@@ -202,7 +214,7 @@ static int default_jobs(void)
 
 int report_render(const char *run_dir, const char *out_dir, const struct report_options *opt)
 {
-    struct report_options defaults = {NULL, NULL, -1, RCTX_ALL, 0, 0, 0};
+    struct report_options defaults = {.reference_revision = -1, .formats = RCTX_ALL};
     struct report_options oo = opt ? *opt : defaults;
     const struct report_options *o = &oo;
     if (!oo.formats)
@@ -240,8 +252,9 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
         goto done;
     x.answer = &ans;
     x.formats = o->formats;
-    x.quiet = o->quiet;
-    progress(o, "run %s: %zu cells, %zu rows x %zu backends", rd->name, rd->ncells, x.g->nrows, x.g->ncols);
+    x.voice = &o->voice;
+    voice_progress(&o->voice, "report", NULL, "run %s: %zu cells, %zu rows x %zu backends", rd->name, rd->ncells,
+                   x.g->nrows, x.g->ncols);
 
     /* everything is written into the stage, then moved into out_dir (outdir.h) */
     char id[65];
@@ -287,10 +300,10 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
         jobs[njobs++] = (struct job){JOB_CHARTS, k, nshards};
     if (o->formats & RCTX_MD)
         jobs[njobs++] = (struct job){JOB_MD, 0, 0};
-    progress(o, "drawing %zu charts%s%s%s%s (%d process%s)", chart_files ? x.nfigs : 0,
-             o->formats & RCTX_PDF ? ", report.pdf" : "", o->formats & RCTX_XLSX ? ", report.xlsx" : "",
-             o->formats & RCTX_MD ? ", report.md" : "", o->formats & RCTX_HTML ? ", report.html" : "", par,
-             par == 1 ? "" : "es");
+    voice_progress(&o->voice, "report", NULL, "drawing %zu charts%s%s%s%s (%d process%s)",
+                   chart_files ? x.nfigs : 0, o->formats & RCTX_PDF ? ", report.pdf" : "",
+                   o->formats & RCTX_XLSX ? ", report.xlsx" : "", o->formats & RCTX_MD ? ", report.md" : "",
+                   o->formats & RCTX_HTML ? ", report.html" : "", par, par == 1 ? "" : "es");
     struct job_ctx jc = {&x, &doc, stage, charts, chart_files};
     if ((err = run_jobs(jobs, njobs, par, &jc)) < 0)
         goto done;
@@ -308,7 +321,7 @@ int report_render(const char *run_dir, const char *out_dir, const struct report_
     /* this run's documents not rendered this time stay; its old charts go */
     if ((err = outdir_commit(&od, 1)) < 0)
         goto done;
-    progress(o, "done in %.2f s", (double)(util_now_ns() - t0) / 1e9);
+    voice_note(&o->voice, "report", NULL, "done in %.2f s", (double)(util_now_ns() - t0) / 1e9);
 done:
     if (have_od)
         outdir_close(&od);

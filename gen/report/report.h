@@ -7,6 +7,8 @@
 #ifndef BENCHGEN_REPORT_H
 #define BENCHGEN_REPORT_H
 
+#include "base/voice.h"
+
 /* What to write (--format); the same bits as rctx.h's RCTX_*. */
 enum report_format {
     REPORT_HTML = 1 << 0,
@@ -23,8 +25,8 @@ struct report_options {
     int reference_revision; /* which revision of reference; -1: the one matching most cells */
     unsigned formats;       /* REPORT_* bits; 0: REPORT_ALL */
     int jobs;               /* processes drawing side by side; 0: the CPUs, at most 16 */
-    int quiet;              /* no progress lines on stderr */
     int force;              /* replace another run's report in out_dir (outdir.h) */
+    struct voice voice;     /* hears its progress (topic "report"); zero: nothing is said */
 };
 
 /* Renders the run in run_dir into out_dir (created if missing; the chart

@@ -10,7 +10,7 @@
 
 int abarm_create(struct store **st, const char *dir, const struct spec *spec, const struct matrix *plan,
                  const char *cmdline, const char *which, const char *const *with, size_t nwith,
-                 const char *const *setenv, size_t nsetenv)
+                 const char *const *setenv, size_t nsetenv, const struct voice *voice)
 {
     struct kvlist host = {0};
     struct run_inputs inputs = {0};
@@ -24,7 +24,7 @@ int abarm_create(struct store **st, const char *dir, const struct spec *spec, co
     for (size_t i = 0; !err && i < nsetenv; i++)
         err = kvlist_add(&host, "run.setenv", setenv[i]);
     if (!err)
-        err = store_create(st, dir, spec, plan, &host, &inputs, cmdline);
+        err = store_create(st, dir, spec, plan, &host, &inputs, cmdline, voice);
     kvlist_free(&host);
     run_inputs_free(&inputs);
     return err;

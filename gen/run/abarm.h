@@ -20,10 +20,11 @@
 
 /* Creates the arm's run in dir (the caller has checked that dir is free:
  * store/rundir.h) and sets *st. with and setenv may be NULL when their
- * count is 0. Returns 0 or a negative BG_E* code; on error *st is not set. */
+ * count is 0. voice (may be NULL) becomes the store's (store_create()).
+ * Returns 0 or a negative BG_E* code; on error *st is not set. */
 int abarm_create(struct store **st, const char *dir, const struct spec *spec, const struct matrix *plan,
                  const char *cmdline, const char *which, const char *const *with, size_t nwith,
-                 const char *const *setenv, size_t nsetenv);
+                 const char *const *setenv, size_t nsetenv, const struct voice *voice);
 
 /* The layout of an A/B run in dir: its arms' run directories, dir/a and
  * dir/b, malloc'd into *a and *b (never NULL: base/xalloc.h). run --ab

@@ -123,7 +123,8 @@ int abseq_finish(struct abseq *q, struct store *a, struct store *b, FILE *out)
     int err = 0;
     if ((err = store_note_run(a, "run.seq.design", design)) < 0 || (err = store_note_run(b, "run.seq.design", design)) < 0)
         goto done;
-    fprintf(out, "sequential verdicts (%s):\n", design);
+    if (out)
+        fprintf(out, "sequential verdicts (%s):\n", design);
     for (size_t i = 0; i < q->ncells && !err; i++) {
         struct seqcell *c = &q->cells[i];
         char *key = abseq_note_key(c->id);
@@ -131,7 +132,8 @@ int abseq_finish(struct abseq *q, struct store *a, struct store *b, FILE *out)
                                        c->why)
                              : xprintf("unfinished; %zu processes a side; the run stopped before the cell did",
                                        c->took);
-        fprintf(out, "  %s: %s\n", c->id, v);
+        if (out)
+            fprintf(out, "  %s: %s\n", c->id, v);
         if ((err = store_note_run(a, key, v)) == 0)
             err = store_note_run(b, key, v);
         free(key);

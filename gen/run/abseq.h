@@ -41,7 +41,7 @@ int abseq_record(struct abseq *q, size_t i, const struct result *r);
 
 /* Writes the design and, per cell, how many processes it took and why it
  * stopped ("run.seq.design", "run.seq.cell.<identity>") into both runs;
- * prints the per-cell lines to out. */
+ * prints the per-cell lines to out (NULL: not printed). */
 int abseq_finish(struct abseq *q, struct store *a, struct store *b, FILE *out);
 
 void abseq_free(struct abseq *q);

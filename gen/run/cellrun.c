@@ -178,7 +178,7 @@ int cellrun(const char *run_dir, int id, const struct cellrun_options *o, enum s
         int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1};
         for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
             sigaction(sigs[i], &sa, NULL);
-        err = executor_run_cell(c, log, NULL, &stop_flag, NULL, &r);
+        err = executor_run_cell(c, log, NULL, &stop_flag, NULL, o ? o->wait_idle : 0, &r);
         if (!err)
             judge_signal(&r, stop_signal);
     }

@@ -25,6 +25,7 @@
 struct cellrun_options {
     const char *tag;  /* the attempt's tag; NULL: from Slurm's variables or l<ns>.<pid> */
     int max_attempts; /* 0 = CELLRUN_MAX_ATTEMPTS */
+    double wait_idle; /* seconds to wait for a quiet machine first (run --wait-idle); 0: none */
 };
 
 #define CELLRUN_MAX_ATTEMPTS 3

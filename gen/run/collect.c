@@ -5,6 +5,7 @@
 #include "run/cellcheck.h"
 #include "run/cellfile.h"
 #include "run/executor.h"
+#include "base/voice.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "base/util.h"
@@ -63,8 +64,8 @@ static int quarantine(struct store *st, const struct cell *c, int dirfd, const c
         if (q >= 0)
             close(q);
     }
-    fprintf(stderr, "benchgen: quarantined %s/cells/%d/%s%s%s: %s\n", store_dir(st), c->id, name,
-            *kept ? ", kept as " : " (left in place)", kept, why);
+    voice_note(store_voice(st), "collect", NULL, "quarantined %s/cells/%d/%s%s%s: %s", store_dir(st), c->id, name,
+               *kept ? ", kept as " : " (left in place)", kept, why);
     return store_quarantine(st, c->id, name, *kept ? kept : NULL, why);
 }
 
@@ -108,7 +109,8 @@ static int refuse(struct store *st, struct scan *s, const struct cell *c, int di
     s->quarantined++;
     if (writer)
         return quarantine(st, c, dirfd, name, why);
-    fprintf(stderr, "benchgen: warning: %s/cells/%d/%s will not be merged: %s\n", store_dir(st), c->id, name, why);
+    voice_warn(store_voice(st), "collect", NULL, "%s/cells/%d/%s will not be merged: %s", store_dir(st), c->id,
+               name, why);
     return 0;
 }
 
@@ -188,7 +190,8 @@ static int scan_cell(struct store *st, const struct cell *c, bool writer, struct
     int dirfd = -1, err = cellfile_open_cell(store_dir(st), c->id, &dirfd);
     if (err < 0 || dirfd < 0) {
         if (err < 0) /* not a directory: nothing in it can merge */
-            fprintf(stderr, "benchgen: warning: %s; cell %d's results there are not merged\n", error_last(), c->id);
+            voice_warn(store_voice(st), "collect", NULL, "%s; cell %d's results there are not merged", error_last(),
+                       c->id);
         return 0;
     }
     DIR *d = NULL;

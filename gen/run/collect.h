@@ -8,7 +8,7 @@
  * Every file is checked first (run/cellcheck.h) against the plan and the
  * attempts issued in run.db; one that fails is quarantined: moved to
  * cells/<id>/quarantine/ (never deleted), noted with its reason in run.db's
- * quarantine table and on stderr, and never merged, while the other files
+ * quarantine table and to the store's voice (store_voice()), and never merged, while the other files
  * and cells still merge. A file merged before is never moved.
  *
  * A cell's stored result is that of its last attempt in the order the

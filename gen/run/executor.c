@@ -69,7 +69,8 @@ static void on_tick(void *arg, const struct result *partial, int64_t elapsed_ns)
 }
 
 int executor_run_cell(const struct cell *c, const char *log_path, const char *compile_cache,
-                      volatile sig_atomic_t *stop, const struct exec_hooks *hooks, struct result *r)
+                      volatile sig_atomic_t *stop, const struct exec_hooks *hooks, double wait_idle,
+                      struct result *r)
 {
     struct env_info env = {0};
     int err = 0;
@@ -96,7 +97,7 @@ int executor_run_cell(const struct cell *c, const char *log_path, const char *co
         int cerr = canary_measure(&cn);
         /* The machine is measured around the worker (contention, GPU telemetry). */
         struct telemetry *tm = NULL;
-        if ((err = telemetry_begin(&tm, stop)) < 0)
+        if ((err = telemetry_begin(&tm, stop, wait_idle)) < 0)
             goto done;
         if ((err = worker_run(&job, r, stop, ticks ? on_tick : NULL, ticks ? &t : NULL)) < 0) {
             telemetry_cancel(tm);

@@ -53,6 +53,8 @@ struct exec_options {
     int max_attempts; /* starts of one task before it is left interrupted; 0 = 3 */
     bool no_wait;     /* return once queued */
     int poll_ms;      /* how often to look at the queue; 0 = 2000 */
+    double wait_idle; /* run --wait-idle: seconds to wait for a quiet machine before each cell
+                       * (0: none); `benchgen cell` processes get it as --wait-idle */
 };
 
 /* One finished cell. */
@@ -120,12 +122,14 @@ int executor_check(const struct exec_options *opt);
 
 /* What an executor does to start one cell where it runs: resolves the
  * cell's Python environment (missing -> `skipped`, with the command that
- * fixes it), runs it in a worker and notes where it ran (executor_note_place).
- * compile_cache: NULL (the cell compiles into its own empty caches), or the
- * directory an A/B arm keeps for this cell (runners/worker.h). 0 whenever a
- * status was recorded in *r. */
+ * fixes it), waits up to wait_idle seconds for a quiet machine
+ * (machine/telemetry.h; 0: no wait), runs it in a worker and notes where it
+ * ran (executor_note_place). compile_cache: NULL (the cell compiles into its
+ * own empty caches), or the directory an A/B arm keeps for this cell
+ * (runners/worker.h). 0 whenever a status was recorded in *r. */
 int executor_run_cell(const struct cell *c, const char *log_path, const char *compile_cache,
-                      volatile sig_atomic_t *stop, const struct exec_hooks *hooks, struct result *r);
+                      volatile sig_atomic_t *stop, const struct exec_hooks *hooks, double wait_idle,
+                      struct result *r);
 
 /* Adds where the calling process runs to r->env: where.host, where.cores
  * (its CPU affinity, "0-3,8"), where.devices (CUDA_VISIBLE_DEVICES, ""

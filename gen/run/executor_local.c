@@ -55,6 +55,7 @@ struct local {
     struct slot *slots;
     size_t nslots;
     char exe[PATH_MAX];
+    char wait_idle[32]; /* --wait-idle for `benchgen cell`, "" for none */
     bool stopping;
     int64_t last_state;
 };
@@ -233,6 +234,8 @@ static int local_setup(struct executor *ex, bool bind)
             return error_set(BG_EIO, "cannot find the benchgen binary (/proc/self/exe): %s", strerror(errno));
         l->exe[n] = '\0';
     }
+    if (o->wait_idle > 0)
+        snprintf(l->wait_idle, sizeof(l->wait_idle), "%g", o->wait_idle);
     return 0;
 }
 
@@ -260,7 +263,7 @@ static int next_inline(struct executor *ex, struct local *l, struct exec_event *
         ex->hooks.started(ex->hooks.arg, c, NULL);
     ev->cell = c;
     ev->log_path = executor_log_path(store_dir(ex->st), c);
-    int err = executor_run_cell(c, ev->log_path, NULL, ex->stop, &ex->hooks, &ev->result);
+    int err = executor_run_cell(c, ev->log_path, NULL, ex->stop, &ex->hooks, ex->opt->wait_idle, &ev->result);
     if (err < 0) {
         exec_event_free(ev);
         return err;
@@ -278,6 +281,7 @@ static _Noreturn void slot_child(const struct local *l, const struct slot *s, co
     /* A cell must not outlive a killed executor: it records `interrupted`. */
     prctl(PR_SET_PDEATHSIG, SIGTERM);
     if (s->ncpus && sched_setaffinity(0, sizeof(s->cpus), &s->cpus) < 0) {
+        /* voice-ok: a forked child's own stderr, before exec; no listener of the parent reaches it */
         fprintf(stderr, "benchgen: sched_setaffinity: %s\n", strerror(errno));
         _exit(127);
     }
@@ -289,7 +293,12 @@ static _Noreturn void slot_child(const struct local *l, const struct slot *s, co
     }
     char id[16];
     snprintf(id, sizeof(id), "%d", s->cell->id);
-    execl(l->exe, "benchgen", "cell", run_dir, id, "--attempt", s->tag, (char *)NULL);
+    if (l->wait_idle[0])
+        execl(l->exe, "benchgen", "cell", run_dir, id, "--attempt", s->tag, "--wait-idle", l->wait_idle,
+              (char *)NULL);
+    else
+        execl(l->exe, "benchgen", "cell", run_dir, id, "--attempt", s->tag, (char *)NULL);
+    /* voice-ok: a forked child's own stderr, before exec; no listener of the parent reaches it */
     fprintf(stderr, "benchgen: exec %s: %s\n", l->exe, strerror(errno));
     _exit(127);
 }

@@ -25,6 +25,7 @@
 #include "run/slurmrun.h"
 #include "base/error.h"
 #include "base/util.h"
+#include "base/voice.h"
 #include "base/xalloc.h"
 #include "store/store_record.h"
 
@@ -89,7 +90,7 @@ static void sh_quote(struct strbuf *sb, const char *text)
     strbuf_puts(sb, "'");
 }
 
-static int write_script(const char *run_dir, int max_attempts, char **path_out)
+static int write_script(const char *run_dir, int max_attempts, double wait_idle, char **path_out)
 {
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -106,7 +107,10 @@ static int write_script(const char *run_dir, int max_attempts, char **path_out)
     sh_quote(&sb, exe);
     strbuf_puts(&sb, " cell ");
     sh_quote(&sb, run_dir);
-    strbuf_printf(&sb, " \"$SLURM_ARRAY_TASK_ID\" --max-attempts %d\n", max_attempts);
+    strbuf_printf(&sb, " \"$SLURM_ARRAY_TASK_ID\" --max-attempts %d", max_attempts);
+    if (wait_idle > 0)
+        strbuf_printf(&sb, " --wait-idle %g", wait_idle);
+    strbuf_puts(&sb, "\n");
     char *path = xprintf("%s/cells/job.sh", run_dir);
     int err = strbuf_error(&sb);
     if (!err)
@@ -214,7 +218,8 @@ static int submit_group(struct executor *ex, struct slurm *s, const struct group
     struct strlist args = {0};
     char *ranges = slurm_ranges(g->ids, g->n), *note_key = NULL, *note = NULL, *script = NULL;
     const char *base = strrchr(s->run_dir, '/');
-    int err = write_script(s->run_dir, ex->opt->max_attempts > 0 ? ex->opt->max_attempts : 3, &script);
+    int err = write_script(s->run_dir, ex->opt->max_attempts > 0 ? ex->opt->max_attempts : 3, ex->opt->wait_idle,
+                           &script);
     build_args(ex->opt, &g->res, s->run_dir, ranges, base ? base + 1 : s->run_dir, &args);
     /* The array's tasks get the submission's private key through sbatch's
      * environment only; run.db keeps the public half per cell (cellkey.h). */
@@ -411,8 +416,8 @@ static int slurm_next(struct executor *ex, struct exec_event *ev)
         int err = slurm_queue(&s->jobs, &q);
         if (err < 0 && ++s->queue_failures < MAX_QUEUE_FAILURES) {
             /* A busy or restarting slurmctld: keep watching the files. */
-            fprintf(stderr, "benchgen: warning: %s (attempt %d of %d; still watching)\n", error_last(),
-                    s->queue_failures, MAX_QUEUE_FAILURES);
+            voice_warn(store_voice(ex->st), "slurm", NULL, "%s (attempt %d of %d; still watching)", error_last(),
+                       s->queue_failures, MAX_QUEUE_FAILURES);
             err = 0;
             for (size_t i = 0; !err && i < s->n; i++)
                 if (s->cells[i].cell && !s->cells[i].done)

@@ -147,7 +147,7 @@ static char *default_out(const char *name, const char *tag)
 
 /* --with: every cell moves to "<env>+<pins>", built now (once, cached) so the
  * run measures the pinned stack rather than skipping it. */
-static int derive_envs(struct matrix *plan, const char *const *with, size_t nwith, bool dry)
+static int derive_envs(struct matrix *plan, const char *const *with, size_t nwith, bool dry, const struct voice *v)
 {
     if (nwith == 0)
         return 0;
@@ -173,11 +173,11 @@ static int derive_envs(struct matrix *plan, const char *const *with, size_t nwit
         const char **names = xcalloc(derived.n ? derived.n : 1, sizeof(*names));
         for (size_t i = 0; i < derived.n; i++)
             names[i] = derived.items[i].value;
-        err = envs_sync(names, derived.n);
+        err = envs_sync(names, derived.n, v);
         free(names);
         if (err < 0) {
             /* The cells will end as skipped, with the reason; the run goes on. */
-            fprintf(stderr, "benchgen: %s\n", error_last());
+            voice_warn(v, "run", NULL, "benchgen: %s", error_last()); /* topic run: the line as it was */
             err = 0;
         }
     }
@@ -223,12 +223,12 @@ int run_launch(struct run_outcome *out, const struct run_request *req)
     /* the out directory is checked before anything is built or downloaded */
     if ((err = matrix_expand(&plan, spec, req->only)) < 0 ||
         (!req->dry_run && (err = rundir_check_free(out->dir)) < 0) ||
-        (err = derive_envs(&plan, req->with, req->nwith, req->dry_run)) < 0)
+        (err = derive_envs(&plan, req->with, req->nwith, req->dry_run, req->voice)) < 0)
         goto done;
     hook_plan(req, &plan, NULL, false);
     if (req->dry_run) {
-        fflush(stdout);
-        err = workcheck_run(&plan, stdout);
+        fflush(NULL); /* what the caller printed comes before the workers' output */
+        err = workcheck_run(&plan, req->text_out);
         goto done;
     }
     if ((err = sysinfo_collect(&host)) < 0)
@@ -241,13 +241,16 @@ int run_launch(struct run_outcome *out, const struct run_request *req)
     if (eo.kind && strcmp(eo.kind, "slurm") == 0 && (err = slurm_check_dir(out->dir)) < 0)
         goto done;
     if ((err = depends_collect(&inputs, spec, &plan)) < 0 ||
-        (err = store_create(&st, out->dir, spec, &plan, &host, &inputs, req->cmdline ? req->cmdline : "")) < 0 ||
+        (err = store_create(&st, out->dir, spec, &plan, &host, &inputs, req->cmdline ? req->cmdline : "",
+                            req->voice)) < 0 ||
         (err = cellfile_write_plan(store_dir(st), &plan)) < 0)
         goto done;
     const char *gpu = kvlist_get(&host, "gpu.status");
     out->gpu = gpu ? xstrdup(gpu) : NULL;
     hook_ready(req, out);
-    fflush(stdout);
+    if (gpu)
+        voice_note(req->voice, "run", NULL, "%s", gpu); /* the machine's GPU line, after the run directory */
+    fflush(NULL);
     if ((err = sched_run(st, &plan, &eo, &out->sum)) == 0)
         out->ran = true;
 done:
@@ -299,19 +302,20 @@ static int check_same_spec(struct store *st, const struct spec *spec, const char
  * Slurm resumes there unless the request names an executor. */
 static int resume_collect(struct store *st, struct matrix *plan, struct exec_options *eo)
 {
+    const struct voice *v = store_voice(st);
     int verdicts = 0, files = 0, cells = 0, still = 0, quarantined = 0, err = 0;
     bool slurm = slurmrun_submitted(st) && slurm_have("squeue");
     if (slurm && !eo->kind) {
         eo->kind = "slurm";
-        fprintf(stderr, "the run was submitted to Slurm: resuming with --executor slurm "
-                        "(--executor local runs the rest here)\n");
+        voice_note(v, "run", NULL, "the run was submitted to Slurm: resuming with --executor slurm "
+                                   "(--executor local runs the rest here)");
     }
     err = slurm ? slurmrun_collect(st, plan, &verdicts, &files, &cells, &still, &quarantined)
                 : collect_run(st, plan, &files, &cells, &quarantined);
     if (err < 0)
         return err;
     if (files)
-        fprintf(stderr, "collected %d result file(s) of %d cell(s)\n", files, cells);
+        voice_note(v, "run", NULL, "collected %d result file(s) of %d cell(s)", files, cells);
     if (!still)
         return 0;
     unsigned char *keep = xcalloc(plan->ncells ? plan->ncells : 1, 1);
@@ -320,8 +324,8 @@ static int resume_collect(struct store *st, struct matrix *plan, struct exec_opt
         for (size_t i = 0; i < plan->ncells; i++)
             keep[i] = !keep[i];
         matrix_filter(plan, keep);
-        fprintf(stderr, "%zu cell(s) still queued or running in Slurm: left to it (`benchgen status %s`)\n", n,
-                store_dir(st));
+        voice_note(v, "run", NULL, "%zu cell(s) still queued or running in Slurm: left to it (`benchgen status %s`)",
+                   n, store_dir(st));
     }
     free(keep);
     return err;
@@ -346,17 +350,19 @@ int run_resume(struct run_outcome *out, const struct run_request *req)
         goto done;
     if ((err = store_open(&st, req->resume, false)) < 0 || (err = store_load_plan(st, &plan)) < 0)
         goto done;
+    store_set_voice(st, req->voice);
     if (spec && (err = check_same_spec(st, spec, req->resume)) < 0)
         goto done;
     if ((err = store_inputs(st, &inputs)) < 0)
         goto done;
-    depends_warn_changed(&inputs, stderr);
+    if (req->text_err)
+        depends_warn_changed(&inputs, req->text_err);
     if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry)) < 0)
         goto done;
     out->dir = xstrdup(store_dir(st));
     out->left = plan.ncells;
     hook_ready(req, out);
-    fflush(stdout);
+    fflush(NULL);
     if ((err = sched_run(st, &plan, &eo, &out->sum)) == 0)
         out->ran = true;
 done:
@@ -395,10 +401,10 @@ static int ab_design(struct run_outcome *out, const struct run_request *req, str
     if ((err = seqtest_design(design, first, SEQTEST_STEP, cap, SIGNIFICANCE_ALPHA, effect, SEQTEST_POCOCK)) < 0)
         return err;
     spec->repeats = (int)cap;
-    fprintf(stderr,
-            "run --ab: sequential verdicts: %zu processes a side first, then %d more a side at each look for the "
-            "cells still undecided, up to %zu; a change of %g%% is the smallest of interest (docs/COMPARE.md)\n",
-            first, SEQTEST_STEP, cap, effect * 100.0);
+    voice_note(req->voice, "run", NULL,
+               "run --ab: sequential verdicts: %zu processes a side first, then %d more a side at each look for the "
+               "cells still undecided, up to %zu; a change of %g%% is the smallest of interest (docs/COMPARE.md)",
+               first, SEQTEST_STEP, cap, effect * 100.0);
     return 0;
 }
 
@@ -423,29 +429,30 @@ int run_launch_ab(struct run_outcome *out, const struct run_request *req)
     abarm_dirs(out->dir, &out->dir_a, &out->dir_b);
     if ((err = matrix_expand(&pa, spec, req->only)) < 0 || (err = matrix_expand(&pb, spec, req->only)) < 0 ||
         (!req->dry_run && ((err = rundir_check_free(out->dir_a)) < 0 || (err = rundir_check_free(out->dir_b)) < 0)) ||
-        (err = derive_envs(&pb, req->with, req->nwith, req->dry_run)) < 0 ||
+        (err = derive_envs(&pb, req->with, req->nwith, req->dry_run, req->voice)) < 0 ||
         (err = abplan_interleave(&both, &arm, &pa, &pb)) < 0)
         goto done;
     hook_plan(req, &both, arm, out->seq);
     if (req->dry_run) {
         /* arm A's cells: the same workloads, in environments already built */
-        fflush(stdout);
-        err = workcheck_run(&pa, stdout);
+        fflush(NULL);
+        err = workcheck_run(&pa, req->text_out);
         goto done;
     }
     if ((err = util_mkdir_p(out->dir, 0755)) < 0 ||
-        (err = abarm_create(&sa, out->dir_a, spec, &pa, cmdline, "a", NULL, 0, NULL, 0)) < 0 ||
-        (err = abarm_create(&sb, out->dir_b, spec, &pb, cmdline, "b", req->with, req->nwith, req->benv, req->nbenv)) <
-            0)
+        (err = abarm_create(&sa, out->dir_a, spec, &pa, cmdline, "a", NULL, 0, NULL, 0, req->voice)) < 0 ||
+        (err = abarm_create(&sb, out->dir_b, spec, &pb, cmdline, "b", req->with, req->nwith, req->benv, req->nbenv,
+                            req->voice)) < 0)
         goto done;
     hook_ready(req, out);
-    fflush(stdout);
-    struct sched_arm arms[2] = {{.st = sa}, {.st = sb, .setenv = req->benv, .nsetenv = req->nbenv}};
+    fflush(NULL);
+    struct sched_arm arms[2] = {{.st = sa, .wait_idle = req->exec.wait_idle},
+                                {.st = sb, .setenv = req->benv, .nsetenv = req->nbenv, .wait_idle = req->exec.wait_idle}};
     if (out->seq)
         q = abseq_new(&both, arm, &design, SIGNIFICANCE_NOISE);
     if ((err = sched_run_ab(arms, &both, arm, q, &out->sum)) < 0)
         goto done;
-    if (q && ((err = abseq_finish(q, sa, sb, stderr)) < 0 || (err = store_drop_unstarted(sa, &out->dropped_a)) < 0 ||
+    if (q && ((err = abseq_finish(q, sa, sb, req->text_err)) < 0 || (err = store_drop_unstarted(sa, &out->dropped_a)) < 0 ||
               (err = store_drop_unstarted(sb, &out->dropped_b)) < 0))
         goto done;
     out->ran = true;

@@ -46,7 +46,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
+#include "base/voice.h"
 #include "plan/matrix.h"
 #include "run/executor.h"
 #include "run/scheduler.h"
@@ -62,7 +64,8 @@ struct run_hooks {
     void (*plan)(void *arg, const struct matrix *plan, const unsigned char *arm, bool upto);
     /* The run directory exists (or was opened) and the cells start next:
      * out->dir, out->gpu (a new run), out->left (a resume), out->dir_a and
-     * out->dir_b (A/B) are set. */
+     * out->dir_b (A/B) are set. A new run's GPU line follows as a note on
+     * the request's voice. */
     void (*ready)(void *arg, const struct run_outcome *out);
     void *arg;
 };
@@ -85,6 +88,10 @@ struct run_request {
     int first, cap;      /* sequential: processes a side before the first look, at most; 0: spec or default */
     const char *effect;  /* sequential: the smallest change of interest, "5" or "5%"; NULL: spec or default */
     const struct run_hooks *hooks; /* may be NULL */
+    const struct voice *voice; /* progress, notes and warnings (base/voice.h); NULL: silent */
+    FILE *text_out;      /* --dry-run's workload check; NULL: not printed */
+    FILE *text_err;      /* text blocks shown beside the events: the inputs that changed since the run
+                          * was created (a resume), run --ab's sequential verdicts; NULL: not printed */
 };
 
 struct run_outcome {

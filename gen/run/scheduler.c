@@ -12,6 +12,7 @@
 #include "stats/stats.h"
 #include "store/store_record.h"
 #include "base/util.h"
+#include "base/voice.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -28,22 +29,13 @@ static void on_stop(int sig)
 }
 
 struct progress {
-    bool tty;
+    const struct voice *voice; /* who hears the run (the store's, store_voice()) */
     int index, total;
     const struct cell *cell;
     double done_wall; /* seconds spent on finished cells */
     int done;
     double typical_all, typical_done; /* the catalog's first guesses: every cell, the finished ones */
 };
-
-static void fmt_duration(double s, char *buf, size_t n)
-{
-    long t = (long)(s + 0.5);
-    if (t >= 3600)
-        snprintf(buf, n, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-    else
-        snprintf(buf, n, "%ld:%02ld", t / 60, t % 60);
-}
 
 /* Estimated seconds left: the catalog's typical duration of each cell still
  * to come (catalog_typical_seconds()), scaled by how long the finished cells
@@ -61,41 +53,41 @@ static double eta(const struct progress *p, double current)
     return (others > 0 ? others : 0) * scale + (rest > 0 ? rest : 0);
 }
 
-/* What the cell is doing, from the markers it reached: "starting",
- * "importing", "making inputs", "building", "warm-up 1/2", "step 37/100". */
-static void phase_label(char *buf, size_t n, const struct result *r, const struct cell *c)
+/* What the cell is doing, from the markers it reached: starting, importing,
+ * inputs (making them), building, warmup K/N, timed K/N (the step running
+ * now, 1-based). */
+static void phase_of(struct voice_event *ev, const struct result *r, const struct cell *c)
 {
-    /* the step running now, 1-based: warm-up first, then the timed steps */
-    if (r->ntimed || kvlist_get(&r->phases, "timed"))
-        snprintf(buf, n, "step %zu/%d", r->ntimed < (size_t)c->steps ? r->ntimed + 1 : r->ntimed, c->steps);
-    else if (r->nwarmup || kvlist_get(&r->phases, "warmup") || kvlist_get(&r->phases, "setup"))
-        snprintf(buf, n, "warm-up %zu/%d", r->nwarmup < (size_t)c->warmup ? r->nwarmup + 1 : r->nwarmup,
-                 c->warmup);
-    else if (kvlist_get(&r->phases, "inputs"))
-        snprintf(buf, n, "building");
-    else if (kvlist_get(&r->phases, "import"))
-        snprintf(buf, n, "making inputs");
-    else if (kvlist_get(&r->phases, "python"))
-        snprintf(buf, n, "importing");
-    else
-        snprintf(buf, n, "starting");
+    if (r->ntimed || kvlist_get(&r->phases, "timed")) {
+        ev->phase = "timed";
+        ev->step = (int)(r->ntimed < (size_t)c->steps ? r->ntimed + 1 : r->ntimed);
+        ev->steps = c->steps;
+    } else if (r->nwarmup || kvlist_get(&r->phases, "warmup") || kvlist_get(&r->phases, "setup")) {
+        ev->phase = "warmup";
+        ev->step = (int)(r->nwarmup < (size_t)c->warmup ? r->nwarmup + 1 : r->nwarmup);
+        ev->steps = c->warmup;
+    } else if (kvlist_get(&r->phases, "inputs")) {
+        ev->phase = "building";
+    } else if (kvlist_get(&r->phases, "import")) {
+        ev->phase = "inputs";
+    } else if (kvlist_get(&r->phases, "python")) {
+        ev->phase = "importing";
+    } else {
+        ev->phase = "starting";
+    }
 }
 
 static void tick(void *arg, const struct result *r, int64_t elapsed_ns)
 {
     struct progress *p = arg;
-    if (!p->tty)
+    if (!voice_on(p->voice))
         return;
-    double el = elapsed_ns / 1e9;
-    char e[32], t[32] = "?";
-    fmt_duration(el, e, sizeof(e));
-    double left = eta(p, el);
-    if (left >= 0)
-        fmt_duration(left, t, sizeof(t));
-    char phase[48];
-    phase_label(phase, sizeof(phase), r, p->cell);
-    fprintf(stderr, "\r\033[K[%d/%d] %s  %s  %s  ETA %s", p->index, p->total, p->cell->key, phase, e, t);
-    fflush(stderr);
+    struct voice_event ev = {.kind = VOICE_CELL_PHASE, .level = VOICE_PROGRESS, .topic = "run",
+                             .cell = p->cell->key, .index = p->index, .total = p->total, .done = p->done};
+    ev.elapsed_s = elapsed_ns / 1e9;
+    ev.eta_s = eta(p, ev.elapsed_s);
+    phase_of(&ev, r, p->cell);
+    voice_emit(p->voice, &ev);
 }
 
 static bool failed(enum status s)
@@ -106,32 +98,40 @@ static bool failed(enum status s)
 /* A cell's line: its status and time, then its timings, or the first line
  * of its reason (for a Python exception "what failed: Type: message") and,
  * when it failed, where its log is. */
-static void print_done(const struct progress *p, const struct result *r, const char *log_path)
+static void say_done(const struct progress *p, const struct result *r, const char *log_path)
 {
+    if (!voice_on(p->voice))
+        return;
     char line[640] = "";
+    struct voice_event ev = {.kind = VOICE_CELL_END, .level = VOICE_NOTE, .topic = "run", .cell = p->cell->key,
+                             .index = p->index, .total = p->total, .done = p->done + 1,
+                             .status = status_name(r->status), .wall_s = r->wall_s, .text = line};
     if (r->status == STATUS_OK && r->ntimed > 0) {
         struct stats st;
-        if (stats_compute(r->timed_ns, r->ntimed, &st) == 0)
-            snprintf(line, sizeof(line), "  mean %.3f ms/step, median %.3f, CV %.1f%%", st.mean, st.median,
+        if (stats_compute(r->timed_ns, r->ntimed, &st) == 0) {
+            snprintf(line, sizeof(line), "mean %.3f ms/step, median %.3f, CV %.1f%%", st.mean, st.median,
                      st.cv * 100);
+            ev.has_stats = true;
+            ev.mean_ms = st.mean;
+            ev.median_ms = st.median;
+            ev.cv = st.cv;
+        }
     } else if (r->detail) {
         /* First line of the reason, enough to see what happened. */
         const char *nl = strchr(r->detail, '\n');
         int len = nl ? (int)(nl - r->detail) : (int)strlen(r->detail);
-        snprintf(line, sizeof(line), "  %.*s", len > 480 ? 480 : len, r->detail);
+        snprintf(line, sizeof(line), "%.*s", len > 480 ? 480 : len, r->detail);
     }
-    bool log = failed(r->status) && log_path;
-    if (p->tty)
-        fprintf(stderr, "\r\033[K");
-    fprintf(stderr, "[%d/%d] %-40s %-11s %6.1f s%s%s%s%s\n", p->done + 1, p->total, p->cell->key,
-            status_name(r->status), r->wall_s, line, log ? " (log: " : "", log ? log_path : "", log ? ")" : "");
+    if (failed(r->status) && log_path)
+        ev.log = log_path;
+    voice_emit(p->voice, &ev);
 }
 
 /* A run's progress before its first cell: the ETA's first guess is the sum
  * of the catalog's typical durations of every cell in todo. */
-static void progress_init(struct progress *p, const struct matrix *todo)
+static void progress_init(struct progress *p, const struct matrix *todo, const struct voice *voice)
 {
-    *p = (struct progress){.tty = isatty(STDERR_FILENO), .total = (int)todo->ncells};
+    *p = (struct progress){.voice = voice, .total = (int)todo->ncells};
     for (size_t i = 0; i < todo->ncells; i++)
         p->typical_all += catalog_typical_seconds(todo->cells[i].model, todo->cells[i].size);
 }
@@ -142,7 +142,7 @@ static void progress_cell_done(struct progress *p, const struct cell *c, const s
                                const char *log_path)
 {
     p->cell = c;
-    print_done(p, r, log_path);
+    say_done(p, r, log_path);
     p->done++;
     p->done_wall += r->wall_s;
     p->typical_done += catalog_typical_seconds(c->model, c->size);
@@ -160,24 +160,35 @@ void sched_print_plan(const struct matrix *todo, FILE *out)
     }
 }
 
+void sched_print_plan_arms(const struct matrix *todo, const unsigned char *arm, bool upto, FILE *out)
+{
+    if (!arm) {
+        sched_print_plan(todo, out);
+        return;
+    }
+    fprintf(out, "interleaved A/B plan: %s%zu process(es), A and B in ABBA order\n", upto ? "up to " : "",
+            todo->ncells);
+    for (size_t i = 0; i < todo->ncells; i++)
+        fprintf(out, "  %4zu  %c  %-40s env=%s\n", i + 1, arm[i] ? 'B' : 'A', todo->cells[i].key, todo->cells[i].env);
+}
+
 /* The executor's hooks: a cell starts, a cell ticks. */
 static void on_started(void *arg, const struct cell *c, const char *where)
 {
     struct progress *p = arg;
     p->index++;
     p->cell = c;
-    if (!p->tty)
-        fprintf(stderr, "[%d/%d] %s: running%s%s\n", p->index, p->total, c->key, where && *where ? " on " : "",
-                where && *where ? where : "");
+    struct voice_event ev = {.kind = VOICE_CELL_START, .level = VOICE_PROGRESS, .topic = "run", .cell = c->key,
+                             .index = p->index, .total = p->total, .done = p->done, .where = where};
+    voice_emit(p->voice, &ev);
 }
 
 static void on_state(void *arg, const char *line)
 {
     struct progress *p = arg;
-    if (p->tty) {
-        fprintf(stderr, "\r\033[K[%d/%d done] %.*s", p->done, p->total, 200, line);
-        fflush(stderr);
-    }
+    struct voice_event ev = {.kind = VOICE_RUN_STATE, .level = VOICE_PROGRESS, .topic = "run", .text = line,
+                             .done = p->done, .total = p->total};
+    voice_emit(p->voice, &ev);
 }
 
 /* One result into run.db: merged from its attempt files, or recorded. */
@@ -235,7 +246,7 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
 
     memset(sum, 0, sizeof(*sum));
     struct progress p;
-    progress_init(&p, todo);
+    progress_init(&p, todo, store_voice(st));
     struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .state = on_state, .arg = &p};
     struct executor ex;
     int err = executor_open(&ex, eo, st, &stop_requested, &hooks);
@@ -246,7 +257,8 @@ int sched_run(struct store *st, const struct matrix *todo, const struct exec_opt
         err = ex.ops->start(&ex, todo);
     if (!err && *ex.submitted) {
         snprintf(sum->submitted, sizeof(sum->submitted), "%s", ex.submitted);
-        fprintf(stderr, "submitted %zu cell(s) to %s job %s\n", todo->ncells, ex.ops->name, ex.submitted);
+        voice_note(p.voice, "run", NULL, "submitted %zu cell(s) to %s job %s", todo->ncells, ex.ops->name,
+                   ex.submitted);
     }
     bool wait = !(eo && eo->no_wait);
     while (!err && wait) {
@@ -358,7 +370,7 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
 
     memset(sum, 0, sizeof(*sum));
     struct progress p;
-    progress_init(&p, todo);
+    progress_init(&p, todo, store_voice(arms[0].st));
     struct exec_hooks hooks = {.tick = on_tick, .started = on_started, .state = on_state, .arg = &p};
     struct arm_caches caches;
     arm_caches_open(&caches, arms);
@@ -384,7 +396,7 @@ int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, cons
         char *cache = arm_cache_dir(caches.root[arm[i] ? 1 : 0], c);
         on_started(&p, c, arm[i] ? "arm B" : "arm A");
         arm_env(a, saved, 0);
-        err = executor_run_cell(c, log, cache, &stop_requested, &hooks, &r);
+        err = executor_run_cell(c, log, cache, &stop_requested, &hooks, a->wait_idle, &r);
         arm_env(a, saved, 1);
         if (!err)
             err = store_record(a->st, c, &r, log);

@@ -5,8 +5,10 @@
  * cells and hands back results. The default executor, local, runs one cell
  * at a time, because cells must not share a device (and on a CPU they would
  * steal each other's cores). For every cell that comes back: record it in
- * one transaction (store.h) and print progress. SIGINT/SIGTERM stop the cell
- * in flight, record it as interrupted and end the run.
+ * one transaction (store.h) and tell the store's voice (store_voice(): a
+ * cell starts, its phase about every 250 ms, it ends; base/voice.h).
+ * SIGINT/SIGTERM stop the cell in flight, record it as interrupted and end
+ * the run.
  */
 #ifndef BENCHGEN_SCHEDULER_H
 #define BENCHGEN_SCHEDULER_H
@@ -38,6 +40,7 @@ struct sched_arm {
     struct store *st;
     const char *const *setenv;
     size_t nsetenv;
+    double wait_idle; /* run --wait-idle: seconds to wait for a quiet machine before each cell */
 };
 
 struct abseq;
@@ -51,11 +54,17 @@ struct abseq;
  * directory per cell under ARM_DIR/compile-cache (A and B never share one):
  * the arm's first process of a cell compiles cold, its later ones start
  * with what it left (their fact compile.cache says warm; runners/worker.h).
- * The directories are removed when the run ends. Returns as sched_run(). */
+ * The directories are removed when the run ends. The loop's events go to
+ * arms[0].st's voice. Returns as sched_run(). */
 int sched_run_ab(const struct sched_arm arms[2], const struct matrix *todo, const unsigned char *arm,
                  struct abseq *seq, struct sched_summary *sum);
 
 /* Prints the plan: one line per cell with its settings. */
 void sched_print_plan(const struct matrix *todo, FILE *out);
+
+/* Prints a plan: sched_print_plan()'s when arm is NULL, else an interleaved
+ * A/B plan, one line per process with its arm (arm[i]: 0 A, 1 B); upto: the
+ * count is a cap (sequential verdicts may stop earlier). */
+void sched_print_plan_arms(const struct matrix *todo, const unsigned char *arm, bool upto, FILE *out);
 
 #endif /* BENCHGEN_SCHEDULER_H */

@@ -57,6 +57,7 @@ int slurm_command(char *const argv[], char **out, char **err_out, int *status)
         if (null >= 0)
             dup2(null, 0);
         execvp(argv[0], argv);
+        /* voice-ok: a forked child's stderr, the pipe the parent reads into *err_out */
         fprintf(stderr, "%s: %s", argv[0], strerror(errno));
         _exit(127);
     }

@@ -64,7 +64,8 @@ int workcheck_run(const struct matrix *plan, FILE *out)
         free(tdir);
         return err;
     }
-    fprintf(out, "checking %zu custom-workload cell(s): supported() and inputs(), nothing run\n", n);
+    if (out)
+        fprintf(out, "checking %zu custom-workload cell(s): supported() and inputs(), nothing run\n", n);
     int err = 0, failures = 0;
     char *first = NULL;
     for (size_t i = 0; i < plan->ncells && !err; i++) {
@@ -76,17 +77,21 @@ int workcheck_run(const struct matrix *plan, FILE *out)
         char *skip = NULL;
         err = check_cell(c, log, &r, &skip);
         if (!err && skip) {
-            fprintf(out, "  %-40s not checked: %s\n", c->key, skip);
+            if (out)
+                fprintf(out, "  %-40s not checked: %s\n", c->key, skip);
         } else if (!err && r.status == STATUS_OK) {
-            fprintf(out, "  %-40s ok\n", c->key);
+            if (out)
+                fprintf(out, "  %-40s ok\n", c->key);
         } else if (!err && r.status == STATUS_UNSUPPORTED) {
-            fprintf(out, "  %-40s unsupported: %s\n", c->key, r.detail ? r.detail : "no reason given");
+            if (out)
+                fprintf(out, "  %-40s unsupported: %s\n", c->key, r.detail ? r.detail : "no reason given");
         } else if (!err) {
             const char *d = r.detail ? r.detail : "no reason recorded";
             size_t len = strlen(d);
             while (len && (d[len - 1] == '\n' || d[len - 1] == ' '))
                 len--;
-            fprintf(out, "  %-40s %s: %.*s\n", c->key, status_name(r.status), (int)len, d);
+            if (out)
+                fprintf(out, "  %-40s %s: %.*s\n", c->key, status_name(r.status), (int)len, d);
             if (!first) {
                 const char *nl = strchr(d, '\n');
                 first = xprintf("%s: %.*s", c->key, (int)(nl ? (size_t)(nl - d) : strlen(d)), d);

@@ -26,6 +26,6 @@
  * naming the first failing cell and its reason's first line when any
  * failed (the others are on out), or another negative code when a worker
  * could not be started. */
-int workcheck_run(const struct matrix *plan, FILE *out);
+int workcheck_run(const struct matrix *plan, FILE *out); /* out NULL: nothing printed */
 
 #endif /* BENCHGEN_WORKCHECK_H */

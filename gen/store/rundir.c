@@ -159,10 +159,11 @@ static bool remove_created(const char *dir)
     return rmdir(dir) == 0 || errno == ENOENT;
 }
 
-void rundir_abandon(const char *tmp)
+void rundir_abandon(const char *tmp, const struct voice *voice)
 {
     if (tmp && !remove_created(tmp))
-        fprintf(stderr, "benchgen: could not remove %s entirely (it holds files benchgen did not create)\n", tmp);
+        voice_warn(voice, "store", NULL, "could not remove %s entirely (it holds files benchgen did not create)",
+                   tmp);
 }
 
 /* True when the creator pid of a temporary directory cannot be running: it
@@ -176,7 +177,7 @@ static bool creator_dead(long pid)
  * removed when its creator is gone and nobody holds its lock; BG_EUSAGE when
  * a live creator holds it. (A live creator between mkdir and flock has its
  * pid running, so it is left alone.) */
-static int clear_leftover(const char *tmp, const char *dir, long pid)
+static int clear_leftover(const char *tmp, const char *dir, long pid, const struct voice *voice)
 {
     char *lock = xprintf("%s/%s", tmp, RUNDIR_LOCK_NAME);
     int fd = open_lock(lock, O_RDWR), err = 0;
@@ -193,11 +194,10 @@ static int clear_leftover(const char *tmp, const char *dir, long pid)
     } else if (!creator_dead(pid)) {
         /* its creator is about to lock it; the final rename decides */
     } else if (remove_created(tmp)) {
-        fprintf(stderr, "benchgen: removed %s, an unfinished creation of %s by pid %ld\n", tmp, dir, pid);
+        voice_note(voice, "store", NULL, "removed %s, an unfinished creation of %s by pid %ld", tmp, dir, pid);
     } else {
-        fprintf(stderr, "benchgen: warning: %s (an unfinished creation of %s) holds files benchgen did not "
-                        "create; left alone\n",
-                tmp, dir);
+        voice_warn(voice, "store", NULL,
+                   "%s (an unfinished creation of %s) holds files benchgen did not create; left alone", tmp, dir);
     }
     close(fd);
     return err;
@@ -257,7 +257,7 @@ int rundir_check_free(const char *dir)
 }
 
 /* Clears dead creators' temporary directories of DIR in parent. */
-static int clear_leftovers(const char *parent, const char *base, const char *dir)
+static int clear_leftovers(const char *parent, const char *base, const char *dir, const struct voice *voice)
 {
     char *prefix = xprintf(".%s" CREATING_TAG, base);
     size_t pl = strlen(prefix);
@@ -278,7 +278,7 @@ static int clear_leftovers(const char *parent, const char *base, const char *dir
         char *tmp = xprintf("%s/%s", parent, found.v[i]);
         struct stat st;
         if (lstat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
-            err = clear_leftover(tmp, dir, strtol(found.v[i] + pl, NULL, 10));
+            err = clear_leftover(tmp, dir, strtol(found.v[i] + pl, NULL, 10), voice);
         free(tmp);
     }
     strlist_free(&found);
@@ -286,7 +286,7 @@ static int clear_leftovers(const char *parent, const char *base, const char *dir
     return err;
 }
 
-int rundir_begin(char **tmp_out, int *fd_out, const char *dir)
+int rundir_begin(char **tmp_out, int *fd_out, const char *dir, const struct voice *voice)
 {
     char *parent = NULL, *base = NULL, *tmp = NULL, *logs = NULL;
     int err = 0, fd = -1;
@@ -294,7 +294,7 @@ int rundir_begin(char **tmp_out, int *fd_out, const char *dir)
     *tmp_out = NULL;
     *fd_out = -1;
     if ((err = split_dir(dir, &parent, &base)) < 0 || (err = rundir_check_free(dir)) < 0 ||
-        (err = util_mkdir_p(parent, 0755)) < 0 || (err = clear_leftovers(parent, base, dir)) < 0)
+        (err = util_mkdir_p(parent, 0755)) < 0 || (err = clear_leftovers(parent, base, dir, voice)) < 0)
         goto done;
     rundir_fault("checked");
     tmp = xprintf("%s/.%s" CREATING_TAG "%ld", parent, base, (long)getpid());
@@ -313,7 +313,7 @@ int rundir_begin(char **tmp_out, int *fd_out, const char *dir)
 done:
     if (err < 0) {
         if (made)
-            rundir_abandon(tmp);
+            rundir_abandon(tmp, voice);
         rundir_unlock(fd);
         free(tmp);
     } else {

@@ -20,6 +20,8 @@
 
 #include <stdbool.h>
 
+#include "base/voice.h"
+
 #define RUNDIR_LOCK_NAME "run.lock"
 #define RUNDIR_DB_NAME "run.db" /* STORE_DB_NAME */
 
@@ -44,8 +46,8 @@ int rundir_check_free(const char *dir);
  * other benchgen creating it), removes dead creators' temporary directories,
  * creates PARENT (mkdir -p) and the temporary directory, locked, with logs/
  * inside. *tmp_out (malloc'd) is its path, *fd_out the lock. BG_EUSAGE when
- * DIR is taken. */
-int rundir_begin(char **tmp_out, int *fd_out, const char *dir);
+ * DIR is taken. voice (may be NULL) hears what was removed or left alone. */
+int rundir_begin(char **tmp_out, int *fd_out, const char *dir, const struct voice *voice);
 
 /* Renames the temporary directory to DIR and makes the rename durable.
  * BG_EUSAGE, naming the winner, when DIR was taken meanwhile. */
@@ -53,7 +55,7 @@ int rundir_publish(const char *tmp, const char *dir);
 
 /* Removes a temporary directory this process created and did not publish:
  * only the files benchgen puts there, never anything else. */
-void rundir_abandon(const char *tmp);
+void rundir_abandon(const char *tmp, const struct voice *voice);
 
 /* Fault injection for the creation tests: when $BENCHGEN_FAULT names stage,
  * the process kills itself with SIGKILL right there; "stop:STAGE" stops it

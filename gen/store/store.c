@@ -270,7 +270,8 @@ done:
  * into place once its plan is committed, so DIR never exists half-made; the
  * lock taken there moves with it and is held until store_close(). */
 int store_create(struct store **out, const char *dir, const struct spec *spec, const struct matrix *plan,
-                 const struct kvlist *run_env, const struct run_inputs *inputs, const char *command_line)
+                 const struct kvlist *run_env, const struct run_inputs *inputs, const char *command_line,
+                 const struct voice *voice)
 {
     struct store *s = NULL;
     sqlite3 *db = NULL;
@@ -282,7 +283,8 @@ int store_create(struct store **out, const char *dir, const struct spec *spec, c
     s = xcalloc(1, sizeof(*s));
     s->lock_fd = -1;
     s->dir = xstrdup(dir);
-    if ((err = rundir_begin(&tmp, &lock, dir)) < 0)
+    s->voice = voice;
+    if ((err = rundir_begin(&tmp, &lock, dir, voice)) < 0)
         goto done;
     path = db_path_(tmp);
     if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
@@ -320,7 +322,7 @@ done:
         store_free_(s);
         /* Only what this process created, and only when it never became DIR. */
         if (tmp && !published)
-            rundir_abandon(tmp);
+            rundir_abandon(tmp, voice);
     } else {
         *out = s;
     }
@@ -671,5 +673,9 @@ done:
 }
 
 const char *store_dir(const struct store *s) { return s->dir; }
+
+void store_set_voice(struct store *s, const struct voice *voice) { s->voice = voice; }
+
+const struct voice *store_voice(const struct store *s) { return s ? s->voice : NULL; }
 
 void store_close(struct store *s) { store_free_(s); }

@@ -63,6 +63,7 @@
 #include "store/rundir.h"
 #include "plan/spec.h"
 #include "base/util.h"
+#include "base/voice.h"
 
 #define STORE_SCHEMA_VERSION 1
 #define STORE_DB_NAME RUNDIR_DB_NAME
@@ -75,9 +76,12 @@ struct store;
  * place once committed; the handle holds DIR/run.lock (store/rundir.h).
  * Refuses (BG_EUSAGE) a DIR that already holds run.db (suggesting --resume),
  * any other non-empty DIR, and a DIR another process is creating or writing,
- * so stored data is never overwritten. */
+ * so stored data is never overwritten. voice (borrowed for the handle's
+ * life, may be NULL) hears the clean-up of dead creators' leftovers and
+ * becomes the handle's voice (store_voice()). */
 int store_create(struct store **out, const char *dir, const struct spec *spec, const struct matrix *plan,
-                 const struct kvlist *run_env, const struct run_inputs *inputs, const char *command_line);
+                 const struct kvlist *run_env, const struct run_inputs *inputs, const char *command_line,
+                 const struct voice *voice);
 
 /* Opens an existing run; BG_ENOTFOUND when DIR/run.db is missing, BG_EDB when
  * it is not a benchgen run or its schema_version is newer. A writer (readonly
@@ -120,6 +124,12 @@ int store_mark_finished(struct store *s, time_t t);
  * bytes depend on the run's content, not on its write history. */
 int store_copy(const char *run_dir, const char *dst_path);
 const char *store_dir(const struct store *s);
+
+/* Who hears what is done with the run: the scheduler's progress, collect's
+ * quarantines, an executor's warnings (base/voice.h). Borrowed; NULL (the
+ * default of store_open()) is silence. */
+void store_set_voice(struct store *s, const struct voice *voice);
+const struct voice *store_voice(const struct store *s);
 
 void store_close(struct store *s);
 

@@ -15,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "base/util.h"
+#include "base/voice.h"
 #include "plan/matrix.h"
 #include "store/runinputs.h"
 
@@ -26,6 +27,7 @@ struct store {
     uint32_t wal_id; /* page 1's user_version, the run's WAL id (store/store_wal.h); 0 until read */
     bool bound;      /* the open write transaction went through store_sql_begin() */
     char *snapshot;  /* a reader's private copy of run.db and its WAL (removed at close), or NULL */
+    const struct voice *voice; /* who hears what is done with the run (store_set_voice()); borrowed */
 };
 
 /* Every write transaction of a writer starts here: BEGIN IMMEDIATE, then

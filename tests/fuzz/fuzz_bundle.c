@@ -42,7 +42,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
         return 0;
     char gz[400];
     snprintf(gz, sizeof(gz), "%s/seed.tar.gz", fuzz_scratch());
-    struct bundle_options o = {.quiet = 1, .render = render};
+    struct bundle_options o = {.render = render};
     if (bundle_create(BENCHGEN_SOURCE_DIR "/tests/fixtures/runs/tricky", gz, &o) < 0)
         abort();
     gzFile g = gzopen(gz, "rb");
@@ -67,7 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else
         gzip_to(path, data, size);
     size_t problems = 0;
-    struct bundle_options o = {.quiet = 1, .render = render};
+    struct bundle_options o = {.render = render};
     (void)bundle_verify(path, fuzz_sink(), &problems, &o);
     return 0;
 }

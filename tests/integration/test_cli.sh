@@ -123,9 +123,9 @@ check "run's usage lists the options --ab takes" grep -q -- "--ab \[--out DIR\] 
 "$BENCHGEN" run tests/specs/good-minimal.yaml --ab --only model=mlp --dry-run --wait-idle 1 --repeats 2 >"$TMP/abdry.out" 2>&1
 check "run --ab takes --only, --dry-run, --wait-idle and --repeats (exit 0)" test $? -eq 0
 check "... and its dry run prints the interleaved plan" grep -q "^interleaved A/B plan: " "$TMP/abdry.out"
-"$BENCHGEN" run tests/specs/good-minimal.yaml -q >"$TMP/q.out" 2>&1; rc_q=$?
-"$BENCHGEN" run tests/specs/good-minimal.yaml --ab -q >"$TMP/abq.out" 2>&1; rc_abq=$?
-check "run -q and run --ab -q: the same usage error (run has no quiet mode; exit 2)" \
+"$BENCHGEN" run tests/specs/good-minimal.yaml -Z >"$TMP/q.out" 2>&1; rc_q=$?
+"$BENCHGEN" run tests/specs/good-minimal.yaml --ab -Z >"$TMP/abq.out" 2>&1; rc_abq=$?
+check "run -Z and run --ab -Z: the same usage error (no such option; exit 2)" \
   sh -c "test $rc_q -eq 2 && test $rc_abq -eq 2 && cmp -s '$TMP/q.out' '$TMP/abq.out'"
 "$BENCHGEN" run tests/specs/good-minimal.yaml --ab --cpus-per-cell 1 >/dev/null 2>"$TMP/err"
 check "run --ab --cpus-per-cell exits 2 (--ab runs one process at a time)" test $? -eq 2

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # test_layers.sh - scripts/check-layers.py: the source tree passes; fixture
 # trees with an upward include, a cycle, an unranked folder, an include that
-# names no header, and a chart including a higher layer each fail, naming the
-# file and line. Then two rules includes cannot show: crep.c (from the built
-# objects, BUILD=build) calls nothing of the comparison writers that include
-# crep.h, and the unit tests keep no copy of tests/unit/testutil.h's helpers.
+# names no header, a chart including a higher layer, and a library file that
+# prints each fail, naming the file and line. Then two rules includes cannot
+# show: crep.c (from the built objects, BUILD=build) calls nothing of the
+# comparison writers that include crep.h, and the unit tests keep no copy of
+# tests/unit/testutil.h's helpers.
 set -u
 cd "$(dirname "$0")/../.."
 . tests/integration/lib.sh
@@ -80,4 +81,10 @@ printf 'static int rm_cb(const char *p, const struct stat *s, int f, struct FTW 
   >"$TMP/unit/test_x.c"
 printf 'static void t(void)\n{\n    nftw(dir, cb, 16, FTW_DEPTH | FTW_PHYS);\n}\n' >"$TMP/unit/test_y.c"
 check "... a copy of one is found" test "$(copies "$TMP/unit" | wc -l)" -eq 2
+out=$(python3 $CHECK $FIX/prints 2>&1); rc=$?
+check "a library file that prints fails" test $rc -eq 1
+check "... printf is named with its line" grep -q 'gen/report/speak.c:9: printf(... writes to a standard stream below gen/cli' <<<"$out"
+check "... so is fputs to stderr" grep -q 'gen/report/speak.c:15: fputs(buf, stderr)... writes to a standard stream' <<<"$out"
+check "... not a caller's stream, a string, a voice-ok line or gen/cli: two problems" \
+  grep -q 'check-layers: 2 problem(s)' <<<"$out"
 finish

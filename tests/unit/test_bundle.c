@@ -89,7 +89,7 @@ static int fake_report(const char *run_dir, const char *out_dir, const struct re
     calls++;
     size_t n = strlen(run_dir), m = strlen(out_dir);
     if (n < 4 || m < 7 || strcmp(run_dir + n - 4, "/run") || strcmp(out_dir + m - 7, "/report") ||
-        strncmp(run_dir, out_dir, n - 3) || !opt || !opt->quiet || opt->baseline || opt->reference ||
+        strncmp(run_dir, out_dir, n - 3) || !opt || opt->voice.fn || opt->baseline || opt->reference ||
         opt->formats != REPORT_ALL)
         return error_set(BG_EUSAGE, "fake_report: called with unexpected arguments");
     char hex[65];
@@ -145,7 +145,7 @@ static int failing_report(const char *run_dir, const char *out_dir, const struct
 static char *make_bundle(const char *name)
 {
     char *out = path_in(name);
-    struct bundle_options o = {.quiet = 1, .render = renderer};
+    struct bundle_options o = {.render = renderer};
     assert_int_equal(bundle_create(RUN, out, &o), 0);
     return out;
 }
@@ -164,7 +164,7 @@ static size_t verify(const char *bundle, char **text)
     size_t len = 0, problems = 99;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    struct bundle_options o = {.quiet = 1, .render = renderer};
+    struct bundle_options o = {.render = renderer};
     assert_int_equal(bundle_verify(bundle, f, &problems, &o), 0);
     fclose(f);
     if (text)
@@ -424,7 +424,7 @@ static void test_verify_fails_on_a_flipped_archive_byte(void **state)
         char *text = NULL, *buf = NULL;
         size_t n = 0, problems = 0;
         FILE *f = open_memstream(&buf, &n);
-        struct bundle_options o = {.quiet = 1, .render = renderer};
+        struct bundle_options o = {.render = renderer};
         int err = bundle_verify(b, f, &problems, &o);
         fclose(f);
         text = buf;
@@ -467,7 +467,7 @@ static void test_bundle_with_failing_renderer(void **state)
     (void)state;
     use_renderer(failing_report);
     char *b = path_in("b.tar.gz");
-    struct bundle_options o = {.quiet = 1, .render = renderer};
+    struct bundle_options o = {.render = renderer};
     assert_int_not_equal(bundle_create(RUN, b, &o), 0);
     assert_false(util_is_file(b)); /* nothing half-written */
     free(b);
@@ -493,7 +493,7 @@ static void test_wal_run_is_bundled_self_contained(void **state)
     sqlite3_close(h);
 
     char *out = path_in("wal.tar.gz");
-    struct bundle_options o = {.quiet = 1, .render = renderer};
+    struct bundle_options o = {.render = renderer};
     assert_int_equal(bundle_create(run, out, &o), 0);
     char *cmd = util_printf("cd %s && tar xzf wal.tar.gz", tmp);
     assert_int_equal(system(cmd), 0);
@@ -526,7 +526,7 @@ static int real_round_trip_child(void)
 {
     use_renderer(NULL);
     char *a = util_printf("%s/a.tar.gz", tmp), *b = util_printf("%s/b.tar.gz", tmp);
-    struct bundle_options o = {.quiet = 1, .render = renderer};
+    struct bundle_options o = {.render = renderer};
     if (!a || !b || bundle_create(RUN, a, &o) != 0 || bundle_create(RUN, b, &o) != 0)
         return 1;
     char *x = NULL, *y = NULL, *text = NULL;

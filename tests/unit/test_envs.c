@@ -245,7 +245,7 @@ static void test_add_rejects_old_python(void **state)
     char py[PATH_MAX + 32], reg[PATH_MAX + 64];
     snprintf(py, sizeof(py), "%s/python-old", tmp);
     write_text(py, "#!/bin/sh\necho 3.8.18\necho /opt/old\necho _benchgen x\n", 0755);
-    assert_int_equal(envs_add("oldpy", py, NULL, 0, NULL), BG_EPYTHON);
+    assert_int_equal(envs_add("oldpy", py, NULL, 0, NULL, NULL), BG_EPYTHON);
     const char *msg = error_last();
     assert_non_null(strstr(msg, "3.8.18"));
     assert_non_null(strstr(msg, "3.9 or later"));
@@ -261,17 +261,17 @@ static void test_add_rejects_non_python(void **state)
     char py[PATH_MAX + 32], dir[PATH_MAX + 32];
     snprintf(py, sizeof(py), "%s/not-python", tmp);
     write_text(py, "#!/bin/sh\necho hello\n", 0755);
-    assert_int_equal(envs_add("np", py, NULL, 0, NULL), BG_EPYTHON);
+    assert_int_equal(envs_add("np", py, NULL, 0, NULL, NULL), BG_EPYTHON);
     write_text(py, "#!/bin/sh\nexit 3\n", 0755);
-    assert_int_equal(envs_add("np", py, NULL, 0, NULL), BG_EPYTHON);
+    assert_int_equal(envs_add("np", py, NULL, 0, NULL, NULL), BG_EPYTHON);
     assert_non_null(strstr(error_last(), "exit status 3"));
     snprintf(py, sizeof(py), "%s/does-not-exist", tmp);
-    assert_int_equal(envs_add("np", py, NULL, 0, NULL), BG_ENOTFOUND);
+    assert_int_equal(envs_add("np", py, NULL, 0, NULL, NULL), BG_ENOTFOUND);
     snprintf(dir, sizeof(dir), "%s/empty-dir", tmp);
     mkdirs(dir);
-    assert_int_equal(envs_add("np", dir, NULL, 0, NULL), BG_ENOTFOUND);
+    assert_int_equal(envs_add("np", dir, NULL, 0, NULL, NULL), BG_ENOTFOUND);
     assert_non_null(strstr(error_last(), "not a venv"));
-    assert_int_equal(envs_add("bad/name", BENCHGEN_PYTHON, NULL, 0, NULL), BG_EUSAGE);
+    assert_int_equal(envs_add("bad/name", BENCHGEN_PYTHON, NULL, 0, NULL, NULL), BG_EUSAGE);
 }
 
 /* A folder on PYTHONPATH holding a stand-in `numpy` package, for the
@@ -294,10 +294,10 @@ static void test_add_accepts_linked_interpreter(void **state)
     /* The interpreter benchgen was built with: a real Python start. A
      * torch-eager mapping needs torch as well; it has none here. */
     with_numpy();
-    assert_int_equal(envs_add("real", BENCHGEN_PYTHON, NULL, 0, "torch-eager"), BG_ENOTFOUND);
+    assert_int_equal(envs_add("real", BENCHGEN_PYTHON, NULL, 0, "torch-eager", NULL), BG_ENOTFOUND);
     assert_non_null(strstr(error_last(), "torch (ModuleNotFoundError: No module named 'torch'; torch-eager needs it)"));
     assert_null(strstr(error_last(), "numpy ("));
-    assert_int_equal(envs_add("real", BENCHGEN_PYTHON, NULL, 0, NULL), 0);
+    assert_int_equal(envs_add("real", BENCHGEN_PYTHON, NULL, 0, NULL, NULL), 0);
     unsetenv("PYTHONPATH");
     struct env_info e;
     assert_int_equal(envs_resolve("real", &e), 0);
@@ -317,7 +317,7 @@ static void test_add_rejects_without_module(void **state)
     char py[PATH_MAX + 32];
     snprintf(py, sizeof(py), "%s/python-nomod", tmp);
     write_text(py, "#!/bin/sh\necho 3.12.1\necho /opt/x\nexit 1\n", 0755);
-    assert_int_equal(envs_add("nomod", py, NULL, 0, NULL), BG_EPYTHON);
+    assert_int_equal(envs_add("nomod", py, NULL, 0, NULL, NULL), BG_EPYTHON);
     assert_non_null(strstr(error_last(), "cannot import benchgen's worker module"));
 }
 
@@ -328,7 +328,7 @@ static void test_add_prefix_and_other_version(void **state)
     (void)state;
     const char *prefix[] = {"env", "BENCHGEN_TEST_PREFIX=1", NULL};
     with_numpy();
-    assert_int_equal(envs_add("prefixed", BENCHGEN_PYTHON, prefix, 2, NULL), 0);
+    assert_int_equal(envs_add("prefixed", BENCHGEN_PYTHON, prefix, 2, NULL, NULL), 0);
     unsetenv("PYTHONPATH");
     struct env_info e;
     assert_int_equal(envs_resolve("prefixed", &e), 0);
@@ -340,7 +340,7 @@ static void test_add_prefix_and_other_version(void **state)
     assert_string_equal(e.pyver, envs_base_python_version());
     env_info_free(&e);
     const char *bad[] = {"", NULL};
-    assert_int_equal(envs_add("prefixed2", BENCHGEN_PYTHON, bad, 1, NULL), BG_EUSAGE);
+    assert_int_equal(envs_add("prefixed2", BENCHGEN_PYTHON, bad, 1, NULL, NULL), BG_EUSAGE);
 }
 
 /* A path or argument with a control character never reaches the
@@ -352,32 +352,32 @@ static void test_add_bounded_and_typed(void **state)
     char py[PATH_MAX + 32], reg[PATH_MAX + 32];
     snprintf(py, sizeof(py), "%s/py\nthon", tmp);
     write_text(py, "#!/bin/sh\nexec " BENCHGEN_PYTHON " \"$@\"\n", 0755);
-    assert_int_equal(envs_add("nl", py, NULL, 0, NULL), BG_EUSAGE);
+    assert_int_equal(envs_add("nl", py, NULL, 0, NULL, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "control character"));
     snprintf(reg, sizeof(reg), "%s/external/nl", cache);
     assert_false(util_is_file(reg));
     const char *tab[] = {"env", "A=\tb", NULL};
-    assert_int_equal(envs_add("tab", BENCHGEN_PYTHON, tab, 2, NULL), BG_EUSAGE);
+    assert_int_equal(envs_add("tab", BENCHGEN_PYTHON, tab, 2, NULL, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "prefix argument 2"));
 
     snprintf(py, sizeof(py), "%s/python-fifo", tmp);
     assert_int_equal(mkfifo(py, 0755), 0);
-    assert_int_equal(envs_add("fifo", py, NULL, 0, NULL), BG_EUSAGE);
+    assert_int_equal(envs_add("fifo", py, NULL, 0, NULL, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "is a FIFO, not an interpreter"));
 
     snprintf(py, sizeof(py), "%s/python-sleeps", tmp);
     write_text(py, "#!/bin/sh\nsleep 30\n", 0755);
     setenv("BENCHGEN_PROBE_TIMEOUT", "0.5", 1);
     int64_t t0 = util_now_ns();
-    assert_int_equal(envs_add("sleeps", py, NULL, 0, NULL), BG_EUSAGE);
+    assert_int_equal(envs_add("sleeps", py, NULL, 0, NULL, NULL), BG_EUSAGE);
     assert_true(util_now_ns() - t0 < 5000000000LL);
     assert_non_null(strstr(error_last(), "did not answer within 0.5 s: stopped"));
     snprintf(py, sizeof(py), "%s/python-floods", tmp);
     write_text(py, "#!/bin/sh\nexec cat /dev/zero\n", 0755);
-    assert_int_equal(envs_add("floods", py, NULL, 0, NULL), BG_EUSAGE);
+    assert_int_equal(envs_add("floods", py, NULL, 0, NULL, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "printed more than 64 KiB"));
     setenv("BENCHGEN_PROBE_TIMEOUT", "soon", 1);
-    assert_int_equal(envs_add("real2", BENCHGEN_PYTHON, NULL, 0, NULL), BG_EUSAGE);
+    assert_int_equal(envs_add("real2", BENCHGEN_PYTHON, NULL, 0, NULL, NULL), BG_EUSAGE);
     assert_non_null(strstr(error_last(), "BENCHGEN_PROBE_TIMEOUT=soon"));
     unsetenv("BENCHGEN_PROBE_TIMEOUT");
 }
@@ -418,7 +418,7 @@ static void test_lock_python_line(void **state)
     assert_string_equal(wanted.state, "missing");
     assert_string_not_equal(plain.hash, wanted.hash);
     const char *names[] = {"oddpy"};
-    assert_int_equal(envs_sync(names, 1), BG_EPYTHON);
+    assert_int_equal(envs_sync(names, 1, NULL), BG_EPYTHON);
     assert_non_null(strstr(error_last(), "Python 3.99"));
     assert_non_null(strstr(error_last(), "pyenv install 3.99"));
     env_info_free(&plain);
@@ -440,7 +440,7 @@ static void test_add_venv_dir_wins_and_breaks(void **state)
     write_text(py, script, 0755);
     write_lock("shadow", "six==1.16.0\n");
 
-    assert_int_equal(envs_add("shadow", venv, NULL, 0, NULL), 0); /* the directory form */
+    assert_int_equal(envs_add("shadow", venv, NULL, 0, NULL, NULL), 0); /* the directory form */
     struct env_info e;
     assert_int_equal(envs_resolve("shadow", &e), 0);
     assert_string_equal(e.state, "external"); /* a registration wins over the lock file */
@@ -515,7 +515,7 @@ static void test_sync_ready_is_a_noop(void **state)
     assert_int_equal(envs_resolve("quick", &e), 0);
     fake_ready(&e);
     const char *names[] = {"quick"};
-    assert_int_equal(envs_sync(names, 1), 0);
+    assert_int_equal(envs_sync(names, 1, NULL), 0);
     env_info_free(&e);
     assert_int_equal(envs_resolve("quick", &e), 0);
     assert_string_equal(e.state, "ready");
@@ -523,7 +523,7 @@ static void test_sync_ready_is_a_noop(void **state)
 
     /* an unknown name fails before anything is built */
     const char *bad[] = {"quick", "nope"};
-    assert_int_equal(envs_sync(bad, 2), BG_ENOTFOUND);
+    assert_int_equal(envs_sync(bad, 2, NULL), BG_ENOTFOUND);
     assert_non_null(strstr(error_last(), "nope"));
 }
 
@@ -559,7 +559,7 @@ static void test_sync_waits_for_the_lock(void **state)
     close(ready[0]);
     int64_t t0 = util_now_ns();
     const char *names[] = {"quick"};
-    assert_int_equal(envs_sync(names, 1), 0);
+    assert_int_equal(envs_sync(names, 1, NULL), 0);
     int64_t waited_ms = (util_now_ns() - t0) / 1000000;
     int status;
     assert_int_equal(waitpid(pid, &status, 0), pid);

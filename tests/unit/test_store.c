@@ -144,7 +144,7 @@ static void make_result_(struct result *r, const char *status, size_t nwarmup, s
 static struct store *create_(struct fixture *f)
 {
     struct store *s = NULL;
-    int err = store_create(&s, f->run, &f->spec, &f->plan, &f->run_env, NULL, "benchgen run unit.yaml");
+    int err = store_create(&s, f->run, &f->spec, &f->plan, &f->run_env, NULL, "benchgen run unit.yaml", NULL);
     if (err)
         fail_msg("store_create: %s", error_last());
     return s;
@@ -190,7 +190,7 @@ static void test_create_refuses_existing(void **state)
     store_close(s);
 
     struct store *again = NULL;
-    int err = store_create(&again, f->run, &f->spec, &f->plan, &f->run_env, NULL, "x");
+    int err = store_create(&again, f->run, &f->spec, &f->plan, &f->run_env, NULL, "x", NULL);
     assert_int_equal(err, BG_EUSAGE);
     assert_null(again);
     assert_non_null(strstr(error_last(), "already holds a run"));
@@ -223,7 +223,7 @@ static void test_inputs_round_trip(void **state)
     assert_int_equal(in.n, 3);
     run_inputs_sort(&in);
     struct store *s = NULL;
-    if (store_create(&s, f->run, &f->spec, &f->plan, &f->run_env, &in, "benchgen run unit.yaml") < 0)
+    if (store_create(&s, f->run, &f->spec, &f->plan, &f->run_env, &in, "benchgen run unit.yaml", NULL) < 0)
         fail_msg("store_create: %s", error_last());
     store_close(s);
 
