@@ -106,7 +106,7 @@ check "scripts/fidelity.sh runs ($rc)" test "$rc" -eq 0 || sed 's/^/  /' "$TMP/f
 for c in mlp/predict/b32/numpy mlp/fit/b32/numpy; do
   for v in none pipe cgroup+sampling; do
     check "fidelity.sh prints a ratio for $c, ablate $v" \
-      grep -Eq "^\| $c \| $v \| 1 \| [0-9.]+ \| [0-9.]+ \| [0-9]+\.[0-9]{3} \| n/a \|" "$TMP/fid.out"
+      grep -Eq "^\| $c \| ${v//+/\\+} \| 1 \| [0-9.]+ \| [0-9.]+ \| [0-9]+\.[0-9]{3} \| n/a \|" "$TMP/fid.out"
   done
 done
 ROUNDS=1 "$ROOT/scripts/fidelity.sh" bert/predict >"$TMP/fid-bad.out" 2>&1
