@@ -31,7 +31,8 @@
 #
 # BENCHGEN (default ./benchgen) and BENCHGEN_HOME (default this checkout)
 # choose the binary and the runners/ it uses. Nothing it writes outlives it
-# but its output (KEEP=DIR keeps the runs and plain-loop outputs in DIR).
+# but its output (KEEP=DIR keeps the runs and plain-loop outputs in DIR,
+# which must not hold an earlier run's).
 set -eu
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
@@ -40,13 +41,13 @@ WARMUP=${WARMUP:-5}
 DEVICE=${FIDELITY_DEVICE:-cpu}
 BENCHGEN=${BENCHGEN:-./benchgen}
 export BENCHGEN_HOME=${BENCHGEN_HOME:-$PWD}
-usage() { sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//' >&2; exit "${1:-2}"; }
 ablate=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --ablate) [ $# -ge 2 ] || usage; ablate=$2; shift 2 ;;
     --ablate=*) ablate=${1#--ablate=}; shift ;;
-    -h|--help) usage ;;
+    -h|--help) usage 0 ;;
     --) shift; break ;;
     -*) echo "fidelity.sh: unknown option $1" >&2; usage ;;
     *) break ;;
