@@ -75,7 +75,8 @@ defines:
 
 `cell` carries key, model, task, batch, backend, family, size, precision,
 seed, steps, warmup, repeat, env, workload, method, device (gpu | cpu: what
-the cell must run on) and device_rule (the spec's gpu | cpu | auto) (see
+the cell must run on), device_rule (the spec's gpu | cpu | auto) and
+ablate (None, or the test-only knobs in effect: runners/ablate.h) (see
 `_benchgen.cell`). The
 module may also call _benchgen.mark(name) and _benchgen.fact(name, value).
 """
