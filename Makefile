@@ -44,8 +44,9 @@ endif
 EXT_DIR := $(BUILD)/python
 EXT     := $(EXT_DIR)/_benchgen.abi3.so
 EXT_SRC := $(sort $(wildcard runners/ext/*.c)) runners/channel_write.c runners/digest.c runners/synth.c \
-           gen/base/error.c
-EXT_HDR := $(wildcard runners/ext/*.h) runners/channel.h runners/digest.h runners/synth.h gen/base/error.h
+           runners/ablate.c gen/base/error.c
+EXT_HDR := $(wildcard runners/ext/*.h) runners/channel.h runners/digest.h runners/synth.h runners/ablate.h \
+           gen/base/error.h
 
 # ---- libraries through pkg-config ----------------------------------------
 PKGS := sqlite3 yaml-0.1 jansson libcrypto

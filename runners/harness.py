@@ -75,7 +75,8 @@ defines:
 
 `cell` carries key, model, task, batch, backend, family, size, precision,
 seed, steps, warmup, repeat, env, workload, method, device (gpu | cpu: what
-the cell must run on) and device_rule (the spec's gpu | cpu | auto) (see
+the cell must run on), device_rule (the spec's gpu | cpu | auto) and
+ablate (None, or the test-only knobs in effect: runners/ablate.h) (see
 `_benchgen.cell`). The
 module may also call _benchgen.mark(name) and _benchgen.fact(name, value).
 """
@@ -227,6 +228,16 @@ def check_inputs(specs):
     return problems
 
 
+def aligned_copy(np, arr, align=64):
+    """A writable copy of arr in memory numpy owns, starting on an `align`
+    byte boundary (numpy's own allocator promises 16)."""
+    raw = np.empty(arr.nbytes + align, dtype=np.uint8)
+    skip = -raw.ctypes.data % align
+    out = raw[skip:skip + arr.nbytes].view(arr.dtype).reshape(arr.shape)
+    out[...] = arr
+    return out
+
+
 def _moments_as_range(spec):
     if "mean" in spec or "std" in spec:
         spec["low"], spec["high"] = spec.pop("mean"), spec.pop("std")
@@ -280,10 +291,13 @@ class Cell:
     def setup(self, views):
         import numpy as np
 
+        # Test-only (runners/ablate.h): Python-owned, writable, aligned copies
+        # instead of read-only views of the C buffers.
+        copy = "inputs-copy" in (getattr(self.cell, "ablate", None) or "").split(",")
         data = {}
         for spec in self.specs:
             arr = np.frombuffer(views[spec["name"]], dtype=spec["dtype"]).reshape(spec["shape"])
-            data[spec["name"]] = arr
+            data[spec["name"]] = aligned_copy(np, arr) if copy else arr
         step = self.module.setup(self.cell, data)
         if not callable(step):
             shown = repr(step)

@@ -6,6 +6,7 @@
 #include "base/util.h"
 #include "base/xalloc.h"
 #include "plan/catalog.h"
+#include "runners/ablate.h"
 #include "runners/channel.h"
 #include "runners/contain.h"
 #include "runners/logcap.h"
@@ -209,11 +210,14 @@ static bool holds_files(const char *dir, int depth)
 /* The interpreter's environment: no PYTHON* variable of the user's (they
  * could point it at other code or change hashing), and the settings that
  * make a run repeatable: hash seed 0, UTF-8 mode, unbuffered output, no
- * user site-packages. */
-static void set_environment(const struct worker_job *job, const char *scratch, const char *token, bool warm)
+ * user site-packages. BENCHGEN_ABLATE=env keeps the user's environment and
+ * sets none of them, =tmpdir sets no TMPDIR or cache directory (test-only,
+ * runners/ablate.h). */
+static void set_environment(const struct worker_job *job, const char *scratch, const char *token, bool warm,
+                            unsigned ablate)
 {
     const struct cell *c = job->cell;
-    for (;;) {
+    while (!(ablate & ABLATE_ENV)) {
         char **e = environ;
         while (e && *e && strncmp(*e, "PYTHON", 6) != 0)
             e++;
@@ -225,10 +229,12 @@ static void set_environment(const struct worker_job *job, const char *scratch, c
         if (unsetenv(name) < 0 || n >= sizeof(name))
             break;
     }
-    setenv("PYTHONHASHSEED", "0", 1);
-    setenv("PYTHONUTF8", "1", 1);
-    setenv("PYTHONUNBUFFERED", "1", 1);
-    setenv("PYTHONNOUSERSITE", "1", 1);
+    if (!(ablate & ABLATE_ENV)) {
+        setenv("PYTHONHASHSEED", "0", 1);
+        setenv("PYTHONUTF8", "1", 1);
+        setenv("PYTHONUNBUFFERED", "1", 1);
+        setenv("PYTHONNOUSERSITE", "1", 1);
+    }
     const struct catalog_backend *b = catalog_backend_find(c->backend);
     for (const char *const *v = b ? b->env_vars : NULL; v && *v; v++)
         putenv((char *)*v);
@@ -236,7 +242,7 @@ static void set_environment(const struct worker_job *job, const char *scratch, c
     setenv("BENCHGEN_CELL", c->key, 1);
     if (token)
         putenv((char *)token);
-    if (scratch)
+    if (scratch && !(ablate & ABLATE_TMPDIR))
         isolate_caches(scratch, job->compile_cache, warm);
 }
 
@@ -262,8 +268,9 @@ static void close_from(int lowfd)
 
 /* argv: [prefix...] python -s -u -X utf8 -c BOOT ext runners FD t0 key=value...
  * FD is "3", or "-" when the channel is the socket only; key channel= names
- * the socket when one is offered. {cell} in the prefix is the cell's
- * directory. */
+ * the socket when one is offered, key ablate= the test-only knobs in effect
+ * (runners/ablate.h; with `env`, no -s -u -X utf8). {cell} in the prefix is
+ * the cell's directory. */
 static char **build_argv(const struct worker_job *job, int64_t t0, const char *scratch, enum chan_mode mode,
                          const struct channel_listener *lis)
 {
@@ -273,17 +280,20 @@ static char **build_argv(const struct worker_job *job, int64_t t0, const char *s
     size_t np = 0;
     while (prefix[np])
         np++;
-    char **argv = calloc(np + 32, sizeof(*argv));
+    char **argv = calloc(np + 40, sizeof(*argv));
     if (!argv)
         return NULL;
+    unsigned ablate = ablate_active();
     size_t k = 0;
     for (size_t i = 0; i < np; i++)
         argv[k++] = prefix[i]; /* the child execs or exits: nothing to free */
     argv[k++] = (char *)job->python;
-    argv[k++] = "-s";
-    argv[k++] = "-u";
-    argv[k++] = "-X";
-    argv[k++] = "utf8";
+    if (!(ablate & ABLATE_ENV)) {
+        argv[k++] = "-s";
+        argv[k++] = "-u";
+        argv[k++] = "-X";
+        argv[k++] = "utf8";
+    }
     argv[k++] = "-c";
     argv[k++] = (char *)worker_bootstrap;
     argv[k++] = (char *)worker_ext_dir();
@@ -311,6 +321,11 @@ static char **build_argv(const struct worker_job *job, int64_t t0, const char *s
         argv[k++] = "check=1";
     if (lis)
         argv[k++] = util_printf("channel=%s/%s", scratch, CHANNEL_SOCKET_NAME);
+    if (ablate) {
+        char list[128];
+        ablate_format(ablate, list, sizeof(list));
+        argv[k++] = util_printf("ablate=%s", list);
+    }
     argv[k] = NULL;
     for (size_t i = 0; i < k; i++)
         if (!argv[i])
@@ -356,7 +371,7 @@ static _Noreturn void child(const struct worker_job *job, struct contain *ct, in
     if (joined < 0)
         dprintf(2, "benchgen: could not join the cell's container (%s)\n", strerror(errno));
 
-    set_environment(job, scratch, contain_token(ct), warm);
+    set_environment(job, scratch, contain_token(ct), warm, ablate_active());
     if (lis) {
         setenv(CHANNEL_TOKEN_VAR, lis->token, 1);
         setenv("BENCHGEN_CELL_DIR", scratch, 1);
@@ -383,6 +398,7 @@ struct watch {
     int sock_fd;                /* the accepted connection; -1 before and after */
     bool sock_used, sock_ok;    /* a connection came; it presented the token */
     bool pipe_spoke;            /* the pipe delivered a byte */
+    bool poll_memory;           /* the 10 Hz memory poll (off under BENCHGEN_ABLATE=cgroup or sampling) */
     char peer[64];              /* SO_PEERCRED of the connection */
     enum status killed_for;     /* STATUS_NONE, or why the parent killed it: timeout, oom, interrupted, error */
     int wstatus, reaped;
@@ -619,7 +635,7 @@ static void watch_cell(struct watch *w, pid_t pid, struct contain *ct, const str
                 w->killed_for = STATUS_TIMEOUT;
         }
         if (now >= next_watch) {
-            int64_t peak = 0, mem = contain_memory(ct, &peak);
+            int64_t peak = 0, mem = w->poll_memory ? contain_memory(ct, &peak) : 0;
             if (peak > out->peak_rss)
                 out->peak_rss = peak;
             if (mem > out->peak_rss)
@@ -641,7 +657,11 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
                worker_tick_fn tick, void *tick_arg)
 {
     const struct cell *c = job->cell;
-    struct watch w = {.report_fd = -1, .log_fd = -1, .sock_fd = -1};
+    unsigned ablate = 0;
+    if (ablate_from_env(&ablate) < 0)
+        return error_code(); /* a test-only knob misspelt: refused before any cell starts */
+    struct watch w = {.report_fd = -1, .log_fd = -1, .sock_fd = -1,
+                      .poll_memory = !(ablate & (ABLATE_CGROUP | ABLATE_SAMPLING))};
     struct channel_listener lis = {.fd = -1};
     enum chan_mode mode = chan_mode(job->prefix);
     struct contain *ct = NULL;
@@ -719,6 +739,11 @@ int worker_run(const struct worker_job *job, struct result *out, volatile sig_at
     kvlist_add(&out->env, "worker.containment", contain_describe(ct));
     /* set last, so a fact of the same name the worker sent cannot stand (store_record keeps the last) */
     kvlist_add(&out->facts, "compile.cache", warm ? "warm" : "cold");
+    if (ablate) {
+        char list[128];
+        ablate_format(ablate, list, sizeof(list));
+        kvlist_add(&out->facts, "ablate", list);
+    }
     err = 0;
 done:
     util_close_fds(rep, 2);

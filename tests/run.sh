@@ -88,7 +88,7 @@ echo "== integration tests"
 # at a time (default 2; 1 runs everything one by one), longest first, while
 # nothing else runs. Every other script runs alone after them: those that
 # measure or bound times (hostile_worker, telemetry, compare_calibration,
-# rundir, pipeline, local_slots), use every core (workloads, method) or run
+# rundir, pipeline, local_slots, fidelity), use every core (workloads, method) or run
 # README's walkthrough (first_hour); a new script runs alone until it is
 # added here. Environments the side-by-side ones build are their own
 # (BENCHGEN_CACHE under TMP, py3.X, base+numpy-2.2.6).

@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "base/util.h"
+#include "runners/ablate.h"
 #include "runners/worker.h"
 #include "machine/telemetry.h"
 
@@ -35,6 +36,9 @@ static const struct executor_ops *find_ops(const struct exec_options *opt)
 
 int executor_check(const struct exec_options *opt)
 {
+    unsigned ablate;
+    if (ablate_from_env(&ablate) < 0) /* a misspelt test-only knob creates no run directory */
+        return error_code();
     const struct executor_ops *ops = find_ops(opt ? opt : &defaults);
     return ops ? ops->check(opt ? opt : &defaults) : BG_EUSAGE;
 }
@@ -48,6 +52,9 @@ int executor_open(struct executor *ex, const struct exec_options *opt, struct st
     ex->stop = stop;
     if (hooks)
         ex->hooks = *hooks;
+    unsigned ablate;
+    if (ablate_from_env(&ablate) < 0) /* a misspelt test-only knob (runners/ablate.h) */
+        return error_code();
     if (!(ex->ops = find_ops(ex->opt)))
         return BG_EUSAGE;
     int err = ex->ops->open(ex);
@@ -95,15 +102,19 @@ int executor_run_cell(const struct cell *c, const char *log_path, const char *co
          * thread count its worker inherits (machine/canary.h). */
         struct canary cn;
         int cerr = canary_measure(&cn);
-        /* The machine is measured around the worker (contention, GPU telemetry). */
+        /* The machine is measured around the worker (contention, GPU
+         * telemetry); not under the test-only BENCHGEN_ABLATE=sampling
+         * (runners/ablate.h), which measures what measuring costs. */
         struct telemetry *tm = NULL;
-        if ((err = telemetry_begin(&tm, stop, wait_idle)) < 0)
+        bool sample = !(ablate_active() & ABLATE_SAMPLING);
+        if (sample && (err = telemetry_begin(&tm, stop, wait_idle)) < 0)
             goto done;
         if ((err = worker_run(&job, r, stop, ticks ? on_tick : NULL, ticks ? &t : NULL)) < 0) {
-            telemetry_cancel(tm);
+            if (tm)
+                telemetry_cancel(tm);
             goto done;
         }
-        if ((err = telemetry_end(tm, r)) < 0)
+        if (tm && (err = telemetry_end(tm, r)) < 0)
             goto done;
         if ((err = kvlist_add(&r->env, "environment.variant", env.variant)) < 0)
             goto done;

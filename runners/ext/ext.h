@@ -39,6 +39,8 @@ struct ext_cell {
     long long batch, steps, warmup, repeat;
     unsigned long long seed;
     int check; /* 1: only load the workload and check its declarations (runners/worker.h, declare_only) */
+    const char *ablate;  /* the test-only knobs in effect (runners/ablate.h), as benchgen listed them; NULL: none */
+    unsigned ablate_mask;
 };
 
 extern int ext_report_fd;

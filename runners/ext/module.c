@@ -8,10 +8,13 @@
  *                              size, precision, seed, steps, warmup, repeat,
  *                              env, workload, method, device (gpu | cpu: where
  *                              the cell must run), device_rule (the spec's
- *                              gpu | cpu | auto)
+ *                              gpu | cpu | auto), ablate (None, or the
+ *                              test-only knobs in effect, runners/ablate.h)
  *   _benchgen._main(argv)      runs the cell; never returns
  */
 #include "runners/ext/ext.h"
+#include "runners/ablate.h"
+#include "base/error.h"
 #include "runners/channel.h"
 
 #include <fcntl.h>
@@ -104,7 +107,8 @@ static PyObject *cell_dict(const struct ext_cell *c)
         set_int(d, "warmup", c->warmup) < 0 || set_int(d, "repeat", c->repeat) < 0 ||
         set_str(d, "env", c->env) < 0 || set_str(d, "workload", c->workload) < 0 ||
         set_str(d, "method", c->method) < 0 || set_str(d, "device", c->device ? c->device : "cpu") < 0 ||
-        set_str(d, "device_rule", c->device_rule ? c->device_rule : "auto") < 0) {
+        set_str(d, "device_rule", c->device_rule ? c->device_rule : "auto") < 0 ||
+        set_str(d, "ablate", c->ablate) < 0) {
         Py_XDECREF(d);
         return NULL;
     }
@@ -178,8 +182,11 @@ static PyObject *mod_main(PyObject *self, PyObject *argv)
         else if (IS("seed")) c.seed = strtoull(v, NULL, 10);
         else if (IS("check")) c.check = strcmp(v, "1") == 0;
         else if (IS("channel")) channel = v;
+        else if (IS("ablate")) c.ablate = v;
 #undef IS
     }
+    if (ablate_parse(&c.ablate_mask, c.ablate) < 0)
+        return PyErr_Format(PyExc_ValueError, "_main: ablate=%s: %s", c.ablate, error_last());
     char why[640];
     ext_report_fd = ext_channel_open(fd, channel, why, sizeof(why));
     if (ext_report_fd < 0)
