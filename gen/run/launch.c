@@ -88,6 +88,7 @@ static int parse_effect(const char *text, double *effect)
  * always reported them; ab: the request is run_launch_ab()'s. */
 static int check_request(struct run_outcome *out, const struct run_request *r, bool ab, bool retry[STATUS_COUNT])
 {
+    memset(out, 0, sizeof(*out));
     const struct exec_options *e = &r->exec;
     int err;
     if (!r->spec && !r->resume)
@@ -197,12 +198,25 @@ static void hook_ready(const struct run_request *r, const struct run_outcome *ou
         r->hooks->ready(r->hooks->arg, out);
 }
 
+/* The run directory is ready: the caller hears where it is (and a new
+ * run's GPU line), then the cells run. */
+static int run_cells(struct run_outcome *out, const struct run_request *req, struct store *st,
+                     const struct matrix *plan, const struct exec_options *eo)
+{
+    hook_ready(req, out);
+    if (out->gpu)
+        voice_note(req->voice, "run", NULL, "%s", out->gpu); /* after the run directory */
+    fflush(NULL); /* what the caller printed comes before the workers' output */
+    int err = sched_run(st, plan, eo, &out->sum);
+    out->ran = err == 0;
+    return err;
+}
+
 /* ---- a new run ---------------------------------------------------------------- */
 
 int run_launch(struct run_outcome *out, const struct run_request *req)
 {
     bool retry[STATUS_COUNT] = {0};
-    memset(out, 0, sizeof(*out));
     int err = check_request(out, req, false, retry);
     if (err < 0)
         return err;
@@ -247,12 +261,7 @@ int run_launch(struct run_outcome *out, const struct run_request *req)
         goto done;
     const char *gpu = kvlist_get(&host, "gpu.status");
     out->gpu = gpu ? xstrdup(gpu) : NULL;
-    hook_ready(req, out);
-    if (gpu)
-        voice_note(req->voice, "run", NULL, "%s", gpu); /* the machine's GPU line, after the run directory */
-    fflush(NULL);
-    if ((err = sched_run(st, &plan, &eo, &out->sum)) == 0)
-        out->ran = true;
+    err = run_cells(out, req, st, &plan, &eo);
 done:
     store_close(st);
     matrix_free(&plan);
@@ -334,7 +343,6 @@ static int resume_collect(struct store *st, struct matrix *plan, struct exec_opt
 int run_resume(struct run_outcome *out, const struct run_request *req)
 {
     bool retry[STATUS_COUNT] = {0};
-    memset(out, 0, sizeof(*out));
     int err = check_request(out, req, false, retry);
     if (err < 0)
         return err;
@@ -361,10 +369,7 @@ int run_resume(struct run_outcome *out, const struct run_request *req)
         goto done;
     out->dir = xstrdup(store_dir(st));
     out->left = plan.ncells;
-    hook_ready(req, out);
-    fflush(NULL);
-    if ((err = sched_run(st, &plan, &eo, &out->sum)) == 0)
-        out->ran = true;
+    err = run_cells(out, req, st, &plan, &eo);
 done:
     store_close(st);
     matrix_free(&plan);
@@ -411,7 +416,6 @@ static int ab_design(struct run_outcome *out, const struct run_request *req, str
 int run_launch_ab(struct run_outcome *out, const struct run_request *req)
 {
     bool retry[STATUS_COUNT] = {0};
-    memset(out, 0, sizeof(*out));
     int err = check_request(out, req, true, retry);
     if (err < 0)
         return err;
