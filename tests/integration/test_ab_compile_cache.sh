@@ -25,14 +25,19 @@ YAML
 
 
 # ---- part 1: run --ab, 3 processes a side, a stand-in compiler ---------------
-"$BENCHGEN" run "$TMP/cc.yaml" --ab --out "$TMP/ab" >"$TMP/ab.out" 2>"$TMP/ab.err"
-rc=$?
-check "run --ab with 3 processes a side exits 0" test "$rc" -eq 0
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/ab.err" | tail -20
-for arm in a b; do
-  "$BENCHGEN" show "$TMP/ab/$arm" --json >"$TMP/$arm.json" 2>/dev/null
-done
-python3 - "$TMP/a.json" "$TMP/b.json" "$TMP/ab" >"$TMP/ab.check" 2>&1 <<'PY'
+# ab_run SPEC NAME WHAT: run --ab of SPEC into $TMP/NAME, checked to exit 0
+# (its stderr shown when not), and each arm's show --json in $TMP/NAME-{a,b}.json
+ab_run() {
+  "$BENCHGEN" run "$1" --ab --out "$TMP/$2" >"$TMP/$2.out" 2>"$TMP/$2.err"
+  local rc=$?
+  check "$3 exits 0" test "$rc" -eq 0
+  [ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/$2.err" | tail -20
+  for arm in a b; do
+    "$BENCHGEN" show "$TMP/$2/$arm" --json >"$TMP/$2-$arm.json" 2>/dev/null
+  done
+}
+ab_run "$TMP/cc.yaml" ab "run --ab with 3 processes a side"
+python3 - "$TMP/ab-a.json" "$TMP/ab-b.json" "$TMP/ab" >"$TMP/ab.check" 2>&1 <<'PY'
 import json, os, sys
 bad, dirs = [], {}
 for arm, path in zip("ab", sys.argv[1:3]):
@@ -124,13 +129,7 @@ check "plain run leaves no compile-cache directory" test ! -e "$TMP/plain/compil
 # JAX to cache every program. Times are not compared: compiling and loading
 # a program this small both take milliseconds.
 sed -e 's/backends: \[numpy\]/backends: [keras3-jax]/' -e 's/repeats: 3/repeats: 2/' "$TMP/cc.yaml" >"$TMP/jx.yaml"
-"$BENCHGEN" run "$TMP/jx.yaml" --ab --out "$TMP/jx" >"$TMP/jx.out" 2>"$TMP/jx.err"
-rc=$?
-check "run --ab of a jax.jit cell, 2 processes a side, exits 0" test "$rc" -eq 0
-[ "$rc" -eq 0 ] || sed 's/^/# /' "$TMP/jx.err" | tail -20
-for arm in a b; do
-  "$BENCHGEN" show "$TMP/jx/$arm" --json >"$TMP/jx-$arm.json" 2>/dev/null
-done
+ab_run "$TMP/jx.yaml" jx "run --ab of a jax.jit cell, 2 processes a side,"
 python3 - "$TMP/jx-a.json" "$TMP/jx-b.json" >"$TMP/jx.check" 2>&1 <<'PY'
 import json, sys
 bad, lines = [], []
