@@ -12,9 +12,12 @@
  *   2. steps: the current good against the untested release nearest the
  *      middle of the range left: "slower" in a bisected cell moves the bad
  *      end there, every bisected cell "same" (or moved the other way) moves
- *      the good end; "ambiguous" runs the step again with twice the
- *      processes, up to o.max_processes a side, then stops with the range
- *      narrowed so far;
+ *      the good end. Each step (and the endpoints) stops as `run --ab`
+ *      does (run/abseq.h): a first batch a side, then two more at each look
+ *      while a cell is undecided, up to the cap; "ambiguous" at the cap
+ *      stops with the range narrowed so far. With a fixed count a side
+ *      (o.processes, --repeats), "ambiguous" runs the step again with twice
+ *      the processes, up to o.max_processes a side, then stops the same way;
  *   3. a release whose environment cannot be built, or whose cells do not
  *      run, is skipped with the reason (as git bisect skips).
  *
@@ -44,6 +47,11 @@ int bisect_resume(struct bisect **out, const char *dir);
 /* Runs what is left until an outcome; the state is saved after every
  * change, the outputs written at the end. BG_EINTR on Ctrl-C (resumable). */
 int bisect_run(struct bisect *b);
+
+/* The sequential design of the steps (first, cap, effect of b->o), made
+ * on first use and kept in b->design; BG_EUSAGE for one seqtest_design()
+ * refuses. */
+int bisect_design(struct bisect *b, const struct seqtest_design **out);
 
 /* "step 3 of at most 5": the bisection steps run or running, and how many
  * more there can be at most. */
