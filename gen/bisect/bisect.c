@@ -158,22 +158,6 @@ int bisect_resume(struct bisect **out, const char *dir)
     return err;
 }
 
-int bisect_design(struct bisect *b, const struct seqtest_design **out)
-{
-    *out = NULL;
-    if (!b->design) {
-        struct seqtest_design d;
-        int err = seqtest_design(&d, (size_t)b->o.first, SEQTEST_STEP, (size_t)b->o.cap, SIGNIFICANCE_ALPHA,
-                                 b->o.effect, SEQTEST_POCOCK);
-        if (err < 0)
-            return err;
-        b->design = xmalloc(sizeof(*b->design));
-        *b->design = d;
-    }
-    *out = b->design;
-    return 0;
-}
-
 /* The untested releases strictly inside the range left. */
 static size_t candidates(const struct bisect *b)
 {

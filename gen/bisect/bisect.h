@@ -48,11 +48,6 @@ int bisect_resume(struct bisect **out, const char *dir);
  * change, the outputs written at the end. BG_EINTR on Ctrl-C (resumable). */
 int bisect_run(struct bisect *b);
 
-/* The sequential design of the steps (first, cap, effect of b->o), made
- * on first use and kept in b->design; BG_EUSAGE for one seqtest_design()
- * refuses. */
-int bisect_design(struct bisect *b, const struct seqtest_design **out);
-
 /* "step 3 of at most 5": the bisection steps run or running, and how many
  * more there can be at most. */
 void bisect_progress(const struct bisect *b, int *step, int *at_most);

@@ -18,6 +18,7 @@
 #include "envs/envs_sync.h"
 #include "run/abseq.h"
 #include "run/scheduler.h"
+#include "stats/seqtest.h"
 #include "stats/significance.h"
 #include "store/rundata.h"
 #include "store/rundir.h"
@@ -27,6 +28,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int bisect_design(struct bisect *b, const struct seqtest_design **out)
+{
+    *out = NULL;
+    if (!b->design) {
+        struct seqtest_design d;
+        int err = seqtest_design(&d, (size_t)b->o.first, SEQTEST_STEP, (size_t)b->o.cap, SIGNIFICANCE_ALPHA,
+                                 b->o.effect, SEQTEST_POCOCK);
+        if (err < 0)
+            return err;
+        b->design = xmalloc(sizeof(*b->design));
+        *b->design = d;
+    }
+    *out = b->design;
+    return 0;
+}
 
 /* Moves every cell of plan to the environment that pins pkg==version, and
  * builds those environments. On a build failure *why gets the reason (the

@@ -22,4 +22,9 @@
  * Ctrl-C: the step stays pending, and running it again continues it. */
 int bisect_step_run(struct bisect *b, struct bisect_step *s);
 
+/* The sequential design of the steps (first, cap, effect of b->o), made
+ * on first use and kept in b->design; BG_EUSAGE for one seqtest_design()
+ * refuses. */
+int bisect_design(struct bisect *b, const struct seqtest_design **out);
+
 #endif /* BENCHGEN_BISECT_STEP_H */

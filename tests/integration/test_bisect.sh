@@ -18,7 +18,7 @@
 # no finished step run again (and no process of the interrupted step but
 # the one stopped), the step stopping where it would have; a range without
 # a change stops after the endpoints ("nothing to bisect", exit 0), here
-# with a fixed --repeats 4. Its verdicts rest on the steps' sleeps, not on
+# with a fixed --repeats 5. Its verdicts rest on the steps' sleeps, not on
 # CPU time, so it runs side by side with one other script in `make test`
 # (SHARED in tests/run.sh). Times in docs/BISECT.md ("Tested").
 # The environments are the test's own (BENCHGEN_CACHE under TMP): its `base`
@@ -270,12 +270,12 @@ check "... and named: 1.0.5.1, not 1.0.6" test "$(answer "$TMP/yanked")" = "('fo
 echo "# --pre and --yanked: $(( $(date +%s) - t0 )) s; processes a side per step: $(per_step "$TMP/pre"); $(per_step "$TMP/yanked")"
 
 # ---- no change in the range; a fixed count a side (--repeats) ----------------
-bisect none "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.1 --bad 1.0.5 --repeats 4 --out "$TMP/none"
+bisect none "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.1 --bad 1.0.5 --repeats 5 --out "$TMP/none"
 check "no regression in the range: exit 0 (got $rc)" test "$rc" -eq 0
 check "... it says there is nothing to bisect" grep -q "^nothing to bisect" "$TMP/none.out"
 check "... after the endpoints alone" test "$(steps "$TMP/none")" = "1.0.5:good"
-check "... with --repeats: a fixed 4 processes a side, no sequential rule" \
-  test "$(jget "$TMP/none/bisect.json" 'd["options"]["sequential"], d["steps"][0]["processes"]'):$("$BENCHGEN" show "$TMP/none/00-endpoints/b" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["cells"]), "run.seq.design" in d["run"]["environment"])')" = "(False, 4):4 False"
+check "... with --repeats: a fixed 5 processes a side, no sequential rule" \
+  test "$(jget "$TMP/none/bisect.json" 'd["options"]["sequential"], d["steps"][0]["processes"]'):$("$BENCHGEN" show "$TMP/none/00-endpoints/b" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["cells"]), "run.seq.design" in d["run"]["environment"])')" = "(False, 5):5 False"
 
 # ---- refusals ------------------------------------------------------------------
 "$BENCHGEN" bisect "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.0 --bad 2.0 --out "$TMP/r1" >/dev/null 2>"$TMP/r1.err"
