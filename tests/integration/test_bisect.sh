@@ -17,10 +17,11 @@
 # found, and Ctrl-C during a step then --resume gives that same answer with
 # no finished step run again (and no process of the interrupted step but
 # the one stopped), the step stopping where it would have; a range without
-# a change stops after the endpoints ("nothing to bisect", exit 0), here
-# with a fixed --repeats 5. Its verdicts rest on the steps' sleeps, not on
-# CPU time, so it runs side by side with one other script in `make test`
-# (SHARED in tests/run.sh). Times in docs/BISECT.md ("Tested").
+# a change stops after the endpoints ("nothing to bisect", exit 0); the
+# --yanked bisect runs a fixed --repeats 5 a side instead. Its verdicts
+# rest on the steps' sleeps, not on CPU time, so it runs side by side with
+# one other script in `make test` (SHARED in tests/run.sh), and runs four
+# of its bisects side by side. Times in docs/BISECT.md ("Tested").
 # The environments are the test's own (BENCHGEN_CACHE under TMP): its `base`
 # is the shared cache's ready one, linked in (read only: a derived venv
 # hard-links its files), and uv's cache is the test's too.
@@ -239,46 +240,60 @@ leftovers() { sleep 0.2; [ -z "$(pgrep -f "$TMP/(nw|cache)")" ]; }
 check "no process left behind" leftovers
 echo "# no wheel, Ctrl-C and --resume: $(( $(date +%s) - t0 )) s; processes a side per step: $(per_step "$TMP/nw")"
 
-# ---- --faster: bgbisect-fast got faster at 1.0.3 -------------------------------
+# ---- side by side: --faster, --pre, --yanked, and no change with --repeats ----
+# Four bisects at once (their steps' verdicts rest on sleeps, as the
+# script's beside another in make test), each in its own DIR.
+# --faster: bgbisect-fast got faster at 1.0.3. --pre and --yanked: the slow
+# 1.0.6rc1 and 1.0.5.1 come into the range; without them (the regression
+# above) both are left out and 1.0.6 is the answer; with one, it is listed,
+# tested (the only release between the ends) and named; --yanked with a
+# fixed 5 processes a side (--repeats). No change from 1.0.1 to 1.0.5: the
+# endpoints alone.
 t0=$(date +%s)
-bisect fast "$TMP/fast.yaml" --package bgbisect-fast --good 1.0.2 --bad 1.0.4 --faster --out "$TMP/fast"
-check "--faster: exit 0 (got $rc)" test "$rc" -eq 0
-check "... the cell faster at the endpoints is the one bisected" \
+side() { # NAME ARGS...: bisect in the background; its status into $TMP/NAME.rc
+  local name=$1
+  shift
+  timeout 300 "$BENCHGEN" bisect "$@" >"$TMP/$name.out" 2>"$TMP/$name.err"
+  echo $? >"$TMP/$name.rc"
+}
+side fast "$TMP/fast.yaml" --package bgbisect-fast --good 1.0.2 --bad 1.0.4 --faster --out "$TMP/fast" &
+P1=$!
+side pre "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.5 --bad 1.0.6 --pre --out "$TMP/pre" &
+P2=$!
+side yanked "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.5 --bad 1.0.6 --yanked --repeats 5 --out "$TMP/yanked" &
+P3=$!
+side none "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.1 --bad 1.0.5 --out "$TMP/none" &
+P4=$!
+wait $P1 $P2 $P3 $P4
+echo "# --faster, --pre, --yanked and no change side by side: $(( $(date +%s) - t0 )) s; processes a side per step:" \
+  "$(per_step "$TMP/fast"); $(per_step "$TMP/pre"); $(per_step "$TMP/yanked"); $(per_step "$TMP/none")"
+for n in fast pre yanked none; do
+  rc=$(cat "$TMP/$n.rc")
+  check "$n: exit 0 (got $rc)" test "$rc" -eq 0
+  [ "$rc" -eq 0 ] || tail -30 "$TMP/$n.err"
+done
+
+check "--faster: the cell faster at the endpoints is the one bisected" \
   test "$(jget "$TMP/fast/bisect.json" 'd["cells"], d["steps"][0]["verdict"], d["steps"][0]["ratio"] < 0.85')" = \
   "(['probe/predict/b4/numpy'], 'bad', True)"
 check "... 1.0.3 is named the release that made it faster, 1.0.2 the last one before ($(steps "$TMP/fast"))" \
   test "$(steps "$TMP/fast") $(answer "$TMP/fast")" = "1.0.4:bad 1.0.3:bad ('found', '1.0.3', '1.0.2')"
 check "... said so" grep -q "^bgbisect-fast 1.0.3 is the first bad release: the cells were faster from it on" "$TMP/fast.out"
-echo "# --faster: $(( $(date +%s) - t0 )) s; processes a side per step: $(per_step "$TMP/fast")"
 
-# ---- --pre and --yanked: the slow 1.0.6rc1 and 1.0.5.1 come into the range ----
-# Without them (the regression above) both are left out and 1.0.6 is the
-# answer; with one, it is listed, tested (the only release between the
-# ends) and named.
-t0=$(date +%s)
-bisect pre "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.5 --bad 1.0.6 --pre --out "$TMP/pre"
-check "--pre: exit 0 (got $rc)" test "$rc" -eq 0
-check "... the pre-release is listed, the yanked release still left out" \
+check "--pre: the pre-release is listed, the yanked release still left out" \
   test "$(listed "$TMP/pre")" = "(['1.0.5', '1.0.6rc1', '1.0.6'], ['1.0.5.1 yanked'])"
 check "... tested ($(steps "$TMP/pre"))" test "$(steps "$TMP/pre")" = "1.0.6:bad 1.0.6rc1:bad"
 check "... and named: 1.0.6rc1, not 1.0.6" test "$(answer "$TMP/pre")" = "('found', '1.0.6rc1', '1.0.5')"
-bisect yanked "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.5 --bad 1.0.6 --yanked --out "$TMP/yanked"
-check "--yanked: exit 0 (got $rc)" test "$rc" -eq 0
-check "... the yanked release is listed, the pre-release still left out" \
+check "--yanked: the yanked release is listed, the pre-release still left out" \
   test "$(listed "$TMP/yanked")" = "(['1.0.5', '1.0.5.1', '1.0.6'], ['1.0.6rc1 a pre-release'])"
 check "... tested ($(steps "$TMP/yanked"))" test "$(steps "$TMP/yanked")" = "1.0.6:bad 1.0.5.1:bad"
 check "... and named: 1.0.5.1, not 1.0.6" test "$(answer "$TMP/yanked")" = "('found', '1.0.5.1', '1.0.5')"
-echo "# --pre and --yanked: $(( $(date +%s) - t0 )) s; processes a side per step: $(per_step "$TMP/pre"); $(per_step "$TMP/yanked")"
-
-# ---- no change in the range; a fixed count a side (--repeats) ----------------
-t0=$(date +%s)
-bisect none "$TMP/probe.yaml" --package bgbisect-probe --good 1.0.1 --bad 1.0.5 --repeats 5 --out "$TMP/none"
-check "no regression in the range: exit 0 (got $rc)" test "$rc" -eq 0
-check "... it says there is nothing to bisect" grep -q "^nothing to bisect" "$TMP/none.out"
-check "... after the endpoints alone" test "$(steps "$TMP/none")" = "1.0.5:good"
 check "... with --repeats: a fixed 5 processes a side, no sequential rule" \
-  test "$(jget "$TMP/none/bisect.json" 'd["options"]["sequential"], d["steps"][0]["processes"]'):$("$BENCHGEN" show "$TMP/none/00-endpoints/b" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["cells"]), "run.seq.design" in d["run"]["environment"])')" = "(False, 5):5 False"
-echo "# no change, --repeats 5: $(( $(date +%s) - t0 )) s; processes a side per step: $(per_step "$TMP/none")"
+  test "$(jget "$TMP/yanked/bisect.json" 'd["options"]["sequential"], [s["processes"] for s in d["steps"]]'):$("$BENCHGEN" show "$TMP/yanked/01-1.0.5.1/b" --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d["cells"]), "run.seq.design" in d["run"]["environment"])')" = "(False, [5, 5]):5 False"
+
+check "no change in the range: it says there is nothing to bisect" grep -q "^nothing to bisect" "$TMP/none.out"
+check "... after the endpoints alone, which stopped as the same ($(per_step "$TMP/none") processes a side)" \
+  test "$(steps "$TMP/none") $(jget "$TMP/none/bisect.json" 'd["steps"][0]["cells"][0]["verdict"].split(" ")[0]')" = "1.0.5:good same"
 t0=$(date +%s)
 
 # ---- refusals ------------------------------------------------------------------
