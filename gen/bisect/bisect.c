@@ -10,6 +10,7 @@
 #include "base/xalloc.h"
 #include "plan/spec.h"
 #include "envs/envs.h"
+#include "stats/seqtest.h"
 #include "stats/significance.h"
 #include "store/rundata.h"
 #include "store/rundir.h"
@@ -36,13 +37,43 @@ static char *dup_or_null(const char *s)
     return s ? xstrdup(s) : NULL;
 }
 
+/* How the steps stop, as `run --ab` decides it (cli_run.c): sequential
+ * unless --repeats asks for a fixed count; the first batch, cap and effect
+ * from the options, else the spec's ab_first, ab_cap, ab_effect, else
+ * seqtest's defaults. The spec's `repeats:` is not used: bisect's steps
+ * always had their own count. */
+static int step_rule(struct bisect_options *o, const struct spec *spec)
+{
+    if (o->processes && (o->first || o->cap || o->effect > 0))
+        return error_set(BG_EUSAGE, "--repeats asks for a fixed count a side: drop --first, --cap and --effect, "
+                                    "or drop --repeats for sequential steps");
+    o->sequential = !o->processes;
+    if (!o->sequential) {
+        o->max_processes = o->max_processes ? o->max_processes : 4 * o->processes;
+        return 0;
+    }
+    if (o->max_processes)
+        return error_set(BG_EUSAGE, "--max-repeats goes with --repeats (a fixed count a side); the sequential "
+                                    "steps stop at --cap");
+    o->first = o->first ? o->first : spec->ab_first ? spec->ab_first : SEQTEST_FIRST;
+    o->cap = o->cap ? o->cap : spec->ab_cap ? spec->ab_cap : SEQTEST_CAP;
+    if (!(o->effect > 0))
+        o->effect = spec->ab_effect > 0.0 ? spec->ab_effect : SEQTEST_EFFECT;
+    if (o->cap < o->first)
+        return error_set(BG_EUSAGE, "the cap (%d) is below the first batch (%d) a side", o->cap, o->first);
+    return 0;
+}
+
 /* The interpreter that reads the index: the one that makes the first
- * cell's environment, as the installer will ask for its wheels. */
-static int index_python(const struct bisect_options *o, char **python)
+ * cell's environment, as the installer will ask for its wheels. Settles
+ * how the steps stop (step_rule()), which reads the spec too. */
+static int index_python(struct bisect_options *o, char **python)
 {
     struct spec *spec = NULL;
     struct matrix plan = {0};
     int err = spec_load(&spec, o->spec);
+    if (!err)
+        err = step_rule(o, spec);
     if (!err)
         err = matrix_expand(&plan, spec, o->only);
     if (!err && plan.ncells == 0)
@@ -93,10 +124,9 @@ int bisect_start(struct bisect **out, const struct bisect_options *o)
     struct bisect_options opt = *o;
     opt.spec = spec_abs;
     struct bisect *b = alloc_bisect(&opt, o->out);
-    b->o.processes = o->processes ? o->processes : SIGNIFICANCE_RECIPE_PROCESSES;
-    b->o.max_processes = o->max_processes ? o->max_processes : 4 * b->o.processes;
     struct envs_releases_opts ro = {.index = o->index, .pre = o->pre, .yanked = o->yanked};
-    if ((err = index_python(&b->o, &python)) < 0)
+    const struct seqtest_design *d;
+    if ((err = index_python(&b->o, &python)) < 0 || (b->o.sequential && (err = bisect_design(b, &d)) < 0))
         goto done;
     ro.python = python;
     if ((err = envs_releases_list(&b->rel, o->package, o->good, o->bad, &ro)) < 0)
@@ -175,14 +205,15 @@ void bisect_progress(const struct bisect *b, int *step, int *at_most)
  * range. NULL, with b->outcome set, when the search is over. */
 static struct bisect_step *next_step(struct bisect *b)
 {
-    struct bisect_step next = {.attempt = 1, .processes = b->o.processes};
+    struct bisect_step next = {.attempt = 1, .processes = b->o.sequential ? b->o.cap : b->o.processes};
     const struct bisect_step *last = b->nsteps ? &b->steps[b->nsteps - 1] : NULL;
     int lastno = 0;
     for (size_t i = 0; i < b->nsteps; i++)
         if (b->steps[i].verdict != BISECT_SKIP)
             lastno = b->steps[i].no;
     if (last && last->verdict == BISECT_AMBIGUOUS) {
-        if (last->processes >= b->o.max_processes) {
+        /* a sequential step is ambiguous only at its cap: no more to add */
+        if (b->o.sequential || last->processes >= b->o.max_processes) {
             b->outcome = last->no == 0 ? BISECT_NOTHING : BISECT_UNDECIDED;
             return NULL;
         }
@@ -386,6 +417,7 @@ void bisect_free(struct bisect *b)
         step_free(&b->steps[i]);
     free(b->steps);
     free(b->skipped);
+    free(b->design);
     compare_env_changes_free(b->diff, b->ndiff);
     free(b);
 }

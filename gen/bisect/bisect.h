@@ -12,9 +12,12 @@
  *   2. steps: the current good against the untested release nearest the
  *      middle of the range left: "slower" in a bisected cell moves the bad
  *      end there, every bisected cell "same" (or moved the other way) moves
- *      the good end; "ambiguous" runs the step again with twice the
- *      processes, up to o.max_processes a side, then stops with the range
- *      narrowed so far;
+ *      the good end. Each step (and the endpoints) stops as `run --ab`
+ *      does (run/abseq.h): a first batch a side, then two more at each look
+ *      while a cell is undecided, up to the cap; "ambiguous" at the cap
+ *      stops with the range narrowed so far. With a fixed count a side
+ *      (o.processes, --repeats), "ambiguous" runs the step again with twice
+ *      the processes, up to o.max_processes a side, then stops the same way;
  *   3. a release whose environment cannot be built, or whose cells do not
  *      run, is skipped with the reason (as git bisect skips).
  *

@@ -13,7 +13,8 @@
 #include "envs/envs_releases.h"
 
 #define BISECT_STATE "bisect.json"
-#define BISECT_FORMAT "benchgen-bisect/1"
+#define BISECT_FORMAT "benchgen-bisect/2"
+#define BISECT_FORMAT_1 "benchgen-bisect/1" /* read: every step a fixed count (no sequential fields) */
 
 enum bisect_verdict {
     BISECT_PENDING = 0, /* not finished */
@@ -36,8 +37,15 @@ struct bisect_options {
     const char *index;                       /* NULL: envs_releases_index() */
     const char *out;                         /* DIR; required */
     bool faster, pre, yanked;
-    int processes;     /* a side per step; 0: SIGNIFICANCE_RECIPE_PROCESSES */
-    int max_processes; /* ambiguous doubles up to this; 0: 4 x processes */
+    /* Each step stops as `run --ab` does (run/abseq.h, stats/seqtest.h)
+     * unless processes (--repeats) asks for a fixed count a side. */
+    bool sequential;   /* set by bisect_start(): processes == 0 */
+    int first, cap;    /* sequential: the first batch and the cap a side; 0: the spec's ab_first /
+                        * ab_cap, else SEQTEST_FIRST / SEQTEST_CAP */
+    double effect;     /* sequential: the smallest change of interest (fraction); 0: the spec's
+                        * ab_effect, else SEQTEST_EFFECT */
+    int processes;     /* fixed: a side per step (--repeats); 0 when sequential */
+    int max_processes; /* fixed: ambiguous doubles up to this; 0: 4 x processes */
     double noise;      /* compare's noise band (fraction) for the steps; 0: a third of the change
                         * the endpoints measured, at least SIGNIFICANCE_NOISE (the endpoints
                         * always use SIGNIFICANCE_NOISE unless it is given) */
@@ -49,6 +57,7 @@ struct bisect_cell {
     char *verdict;   /* significance_verdict_name(), or compare's verdict text */
     double ratio;    /* B/A; NAN when not tested */
     double lo, hi;   /* its interval; NAN when not tested */
+    int processes;   /* processes a side it took (ok or not) */
 };
 
 struct bisect_step {
@@ -56,7 +65,8 @@ struct bisect_step {
     int attempt;        /* 1, 2, ...: the same step again with more processes */
     size_t a, b;        /* indices of the releases compared (A known good) */
     char *dir;          /* its run directory, relative to DIR ("" for a skip) */
-    int processes;      /* a side */
+    int processes;      /* a side: the fixed count; sequential: the cap while pending, then the most
+                         * any of its cells took */
     double noise;       /* the noise band compare judged it with (fraction) */
     enum bisect_verdict verdict;
     char *reason;       /* a skip's reason, an ambiguity's; "" otherwise */
@@ -66,8 +76,11 @@ struct bisect_step {
     size_t ncells;
 };
 
+struct seqtest_design;
+
 struct bisect {
     struct bisect_options o; /* strings owned (copies) */
+    struct seqtest_design *design; /* sequential: the steps' design (bisect_design()), made once; owned */
     char *dir;               /* DIR */
     struct envs_releases rel;
     char **targets; /* the cells bisected: those that moved at the endpoints */

@@ -57,7 +57,7 @@ static char *answer(const struct bisect *b)
     case BISECT_UNDECIDED:
         return xprintf("undecided: a step stayed ambiguous at %d processes a side; the change is after %s %s "
                        "and at or before %s %s.",
-                       b->o.max_processes, pkg, lo->version, pkg, hi->version);
+                       b->o.sequential ? b->o.cap : b->o.max_processes, pkg, lo->version, pkg, hi->version);
     default:
         return xprintf("not finished: the change is after %s %s and at or before %s %s so far "
                        "(`benchgen bisect --resume DIR` goes on).",

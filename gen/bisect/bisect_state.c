@@ -1,7 +1,9 @@
 /*
  * bisect_state.c - DIR/bisect.json, the state and answer of `benchgen
- * bisect` ("format": "benchgen-bisect/1", docs/BISECT.md): written after
- * every change (atomically), read back by `bisect --resume DIR`.
+ * bisect` ("format": "benchgen-bisect/2", docs/BISECT.md): written after
+ * every change (atomically), read back by `bisect --resume DIR`. A
+ * "benchgen-bisect/1" state (before the steps stopped sequentially) reads
+ * as a bisect with a fixed count a side, and is saved as /2.
  */
 #include "bisect/bisect.h"
 #include "base/error.h"
@@ -24,6 +26,7 @@ static json_t *cells_json(const struct bisect_step *s, int *err)
         json_put(o, "ratio", json_num(c->ratio), err);
         json_put(o, "ci_lo", json_num(c->lo), err);
         json_put(o, "ci_hi", json_num(c->hi), err);
+        json_put(o, "processes", json_integer(c->processes), err);
         json_push(a, o, err);
     }
     return a;
@@ -71,6 +74,10 @@ int bisect_save(const struct bisect *b)
     json_put(opt, "faster", json_boolean(b->o.faster), &err);
     json_put(opt, "pre", json_boolean(b->o.pre), &err);
     json_put(opt, "yanked", json_boolean(b->o.yanked), &err);
+    json_put(opt, "sequential", json_boolean(b->o.sequential), &err);
+    json_put(opt, "first", json_integer(b->o.first), &err);
+    json_put(opt, "cap", json_integer(b->o.cap), &err);
+    json_put(opt, "effect", json_num(b->o.effect), &err);
     json_put(opt, "processes", json_integer(b->o.processes), &err);
     json_put(opt, "max_processes", json_integer(b->o.max_processes), &err);
     json_put(opt, "noise", json_num(b->o.noise), &err);
@@ -169,6 +176,7 @@ static int load_step(struct bisect *b, struct bisect_step *s, const json_t *o, c
         bc->ratio = get_num(c, "ratio");
         bc->lo = get_num(c, "ci_lo");
         bc->hi = get_num(c, "ci_hi");
+        bc->processes = (int)get_int(c, "processes"); /* 0 in a /1 state */
         if (!bc->id || !bc->verdict)
             return error_set(BG_EDAMAGED, "%s: a cell of step %d has no id or verdict", path, s->no);
     }
@@ -188,12 +196,18 @@ static int load_json(struct bisect *b, const json_t *root, const char *path)
     b->o.faster = json_is_true(json_object_get(opt, "faster"));
     b->o.pre = json_is_true(json_object_get(opt, "pre"));
     b->o.yanked = json_is_true(json_object_get(opt, "yanked"));
+    b->o.sequential = json_is_true(json_object_get(opt, "sequential")); /* false in a /1 state */
+    b->o.first = (int)get_int(opt, "first");
+    b->o.cap = (int)get_int(opt, "cap");
+    b->o.effect = get_num(opt, "effect");
     b->o.processes = (int)get_int(opt, "processes");
     b->o.max_processes = (int)get_int(opt, "max_processes");
     b->o.noise = get_num(opt, "noise");
     size_t n = json_array_size(rel);
-    if (!b->o.spec || !b->o.package || !b->o.good || !b->o.bad || n < 2 || b->o.processes < 1 ||
-        b->o.max_processes < b->o.processes || !(b->o.noise >= 0 && b->o.noise < 1))
+    bool rule = b->o.sequential ? b->o.first >= 1 && b->o.cap >= b->o.first && b->o.effect > 0 && b->o.effect < 1
+                                : b->o.processes >= 1 && b->o.max_processes >= b->o.processes;
+    if (!b->o.spec || !b->o.package || !b->o.good || !b->o.bad || n < 2 || !rule ||
+        !(b->o.noise >= 0 && b->o.noise < 1))
         return error_set(BG_EDAMAGED, "%s: not the state of a bisect (options or releases missing)", path);
     b->rel.v = xcalloc(n, sizeof(*b->rel.v));
     b->skipped = xcalloc(n, sizeof(*b->skipped));
@@ -254,9 +268,12 @@ int bisect_load(struct bisect *b, const char *dir)
     json_error_t je;
     json_t *root = json_loadb(text, len, 0, &je);
     const char *fmt = root ? json_string_value(json_object_get(root, "format")) : NULL;
-    if (!root || !fmt || strcmp(fmt, BISECT_FORMAT) != 0)
+    if (!root || !fmt || (strcmp(fmt, BISECT_FORMAT) != 0 && strcmp(fmt, BISECT_FORMAT_1) != 0))
         err = error_set(BG_EDAMAGED, "%s:%d:%d: not a %s file%s%s", path, je.line, je.column, BISECT_FORMAT,
                         root ? "" : ": ", root ? "" : je.text);
+    else if (strcmp(fmt, BISECT_FORMAT_1) == 0 && json_is_true(json_object_get(json_object_get(root, "options"),
+                                                                              "sequential")))
+        err = error_set(BG_EDAMAGED, "%s: a %s state has no sequential steps", path, BISECT_FORMAT_1);
     else
         err = load_json(b, root, path);
     json_decref(root);

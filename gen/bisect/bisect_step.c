@@ -1,7 +1,8 @@
 /*
  * bisect_step.c - one step of `benchgen bisect`: the interleaved A/B run of
  * two releases of the package (each a derived environment pinning it),
- * started or continued, and compare's verdicts on it (see bisect.h).
+ * started or continued, stopped sequentially as `run --ab` stops (or a
+ * fixed count a side), and compare's verdicts on it (see bisect.h).
  */
 #include "bisect/bisect_step.h"
 #include "base/error.h"
@@ -15,8 +16,11 @@
 #include "envs/envs.h"
 #include "envs/envs_derive.h"
 #include "envs/envs_sync.h"
+#include "run/abseq.h"
 #include "run/scheduler.h"
+#include "stats/seqtest.h"
 #include "stats/significance.h"
+#include "store/rundata.h"
 #include "store/rundir.h"
 #include "store/store.h"
 
@@ -24,6 +28,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+int bisect_design(struct bisect *b, const struct seqtest_design **out)
+{
+    *out = NULL;
+    if (!b->design) {
+        struct seqtest_design d;
+        int err = seqtest_design(&d, (size_t)b->o.first, SEQTEST_STEP, (size_t)b->o.cap, SIGNIFICANCE_ALPHA,
+                                 b->o.effect, SEQTEST_POCOCK);
+        if (err < 0)
+            return err;
+        b->design = xmalloc(sizeof(*b->design));
+        *b->design = d;
+    }
+    *out = b->design;
+    return 0;
+}
 
 /* Moves every cell of plan to the environment that pins pkg==version, and
  * builds those environments. On a build failure *why gets the reason (the
@@ -128,6 +148,72 @@ static int left_to_run(struct matrix *both, unsigned char *arm, struct store *st
     return err;
 }
 
+/* Keeps the cells bisected (b->targets) of a step's plan, numbered 1, 2,
+ * ... as --only numbers what it keeps: a sequential step runs only them. */
+static void keep_targets(struct matrix *m, const struct bisect *b)
+{
+    unsigned char *keep = xcalloc(m->ncells ? m->ncells : 1, 1);
+    for (size_t i = 0; i < m->ncells; i++) {
+        size_t n = strcspn(m->cells[i].key, "#"); /* the key less "#r<k>": compare's id */
+        for (size_t k = 0; k < b->ntargets && !keep[i]; k++)
+            keep[i] = strlen(b->targets[k]) == n && strncmp(b->targets[k], m->cells[i].key, n) == 0;
+    }
+    matrix_filter(m, keep);
+    for (size_t i = 0; i < m->ncells; i++)
+        m->cells[i].id = (int)i + 1;
+    free(keep);
+}
+
+/* The processes left of a sequential step (`run --ab`'s stopping,
+ * run/abseq.h, with the step's band as the rule's noise floor) into *both
+ * and *arm, and the rule that stops them into *q. The processes that ended
+ * before an interruption are given to the rule again in plan order, so
+ * each cell stops where one uninterrupted run would have stopped it. A
+ * step whose run got as far as its notes (B holds the design) has nothing
+ * left: *q stays NULL. */
+static int seq_prepare(struct bisect *b, const struct bisect_step *s, struct store *st[2], const struct matrix *pa,
+                       const struct matrix *pb, const char *da, const char *db, struct matrix *both,
+                       unsigned char **arm, struct abseq **q)
+{
+    const struct seqtest_design *d = NULL;
+    struct rundata *rd[2] = {NULL, NULL};
+    struct kvlist finished = {0};
+    int err = bisect_design(b, &d);
+    if (err < 0 || (err = store_run_notes(st[1], "run.seq.design", &finished)) < 0 || finished.n)
+        goto done;
+    if ((err = abplan_interleave(both, arm, pa, pb)) < 0 || (err = rundata_load(&rd[0], da)) < 0 ||
+        (err = rundata_load(&rd[1], db)) < 0)
+        goto done;
+    *q = abseq_new(both, *arm, d, s->noise);
+    for (size_t i = 0; i < both->ncells && !err; i++) {
+        const struct rd_cell *c = rundata_find(rd[(*arm)[i]], both->cells[i].key);
+        if (c && c->result.status != STATUS_NONE && c->result.status != STATUS_INTERRUPTED)
+            err = abseq_record(*q, i, &c->result);
+    }
+    if (!err && (err = left_to_run(both, *arm, st)) == 0)
+        err = abseq_replan(*q, both, *arm);
+done:
+    kvlist_free(&finished);
+    rundata_free(rd[0]);
+    rundata_free(rd[1]);
+    return err;
+}
+
+/* After a sequential step's processes, as run --ab: both runs get the
+ * design and each cell's stop (unless they have them: q NULL), and the
+ * processes not needed leave their plans (again after a crash between the
+ * two: it removes only what never started). */
+static int seq_finish(struct abseq *q, struct store *st[2])
+{
+    size_t dropped = 0;
+    /* the per-cell stops go to both runs' notes (compare shows them), not
+     * to the terminal: the step's verdict line says what bisect decided */
+    int err = q ? abseq_finish(q, st[0], st[1], NULL) : 0;
+    if (!err && (err = store_drop_unstarted(st[0], &dropped)) == 0)
+        err = store_drop_unstarted(st[1], &dropped);
+    return err;
+}
+
 static void add_cell(struct bisect_step *s, const struct compare_cell *c)
 {
     char text[96];
@@ -135,7 +221,7 @@ static void add_cell(struct bisect_step *s, const struct compare_cell *c)
     s->cells = xrealloc(s->cells, (s->ncells + 1) * sizeof(*s->cells));
     bool t = c->t.verdict != SIGNIFICANCE_NONE;
     s->cells[s->ncells++] = (struct bisect_cell){xstrdup(c->id), xstrdup(text), t ? c->t.ratio : NAN,
-                                                 t ? c->t.ci_lo : NAN, t ? c->t.ci_hi : NAN};
+                                                 t ? c->t.ci_lo : NAN, t ? c->t.ci_hi : NAN, (int)c->a.nreps};
 }
 
 /* Reads the step's verdict from compare: at the endpoints every cell (the
@@ -194,6 +280,12 @@ static int judge(struct bisect *b, struct bisect_step *s, const char *da, const 
             nall++;
         }
     }
+    if (b->o.sequential) { /* the most processes a side any cell of the step took */
+        int most = 0;
+        for (size_t i = 0; i < s->ncells; i++)
+            most = s->cells[i].processes > most ? s->cells[i].processes : most;
+        s->processes = most ? most : s->processes;
+    }
     /* over the bisected cells; at endpoints where none moved, over every tested one */
     s->ratio = nlog ? exp(logsum / (double)nlog) : nall ? exp(logall / (double)nall) : NAN;
     if (!err && s->verdict != BISECT_SKIP) {
@@ -218,6 +310,7 @@ int bisect_step_run(struct bisect *b, struct bisect_step *s)
     struct matrix pa = {0}, pb = {0}, both = {0};
     unsigned char *arm = NULL;
     struct store *st[2] = {NULL, NULL};
+    struct abseq *q = NULL;
     char *why = NULL, *top = xprintf("%s/%s", b->dir, s->dir), *da = xprintf("%s/a", top),
          *db = xprintf("%s/b", top), *pina = xprintf("%s==%s", pkg, va), *pinb = xprintf("%s==%s", pkg, vb);
     char *cmdline = xprintf("benchgen bisect %s --package %s --good %s --bad %s: step %d, A --with %s, B --with %s",
@@ -225,9 +318,14 @@ int bisect_step_run(struct bisect *b, struct bisect_step *s)
     int err = spec_load(&spec, b->o.spec);
     if (err < 0)
         goto done;
-    spec->repeats = s->processes;
-    if ((err = matrix_expand(&pa, spec, b->o.only)) < 0 || (err = matrix_expand(&pb, spec, b->o.only)) < 0 ||
-        (err = pin_plan(&pa, pkg, va, &why, b->voice)) < 0)
+    spec->repeats = b->o.sequential ? b->o.cap : s->processes;
+    if ((err = matrix_expand(&pa, spec, b->o.only)) < 0 || (err = matrix_expand(&pb, spec, b->o.only)) < 0)
+        goto done;
+    if (b->o.sequential && s->no > 0) {
+        keep_targets(&pa, b);
+        keep_targets(&pb, b);
+    }
+    if ((err = pin_plan(&pa, pkg, va, &why, b->voice)) < 0)
         goto done;
     if (why) {
         err = error_set(BG_EPYTHON, "the good release %s: %s", va, why);
@@ -250,16 +348,23 @@ int bisect_step_run(struct bisect *b, struct bisect_step *s)
     }
     if ((err = util_mkdir_p(top, 0755)) < 0 ||
         (err = open_arm(&st[0], da, spec, &pa, cmdline, "a", pina, b->voice)) < 0 ||
-        (err = open_arm(&st[1], db, spec, &pb, cmdline, "b", pinb, b->voice)) < 0 ||
-        (err = abplan_interleave(&both, &arm, &pa, &pb)) < 0 || (err = left_to_run(&both, arm, st)) < 0)
+        (err = open_arm(&st[1], db, spec, &pb, cmdline, "b", pinb, b->voice)) < 0)
+        goto done;
+    if (b->o.sequential)
+        err = seq_prepare(b, s, st, &pa, &pb, da, db, &both, &arm, &q);
+    else if ((err = abplan_interleave(&both, &arm, &pa, &pb)) == 0)
+        err = left_to_run(&both, arm, st);
+    if (err < 0)
         goto done;
     if (both.ncells) {
         voice_note(b->voice, "bisect", NULL, "%zu process(es) of %s (A) and %s (B) in %s", both.ncells, va, vb, top);
         struct sched_arm arms[2] = {{.st = st[0]}, {.st = st[1]}};
         struct sched_summary sum;
-        if ((err = sched_run_ab(arms, &both, arm, NULL, &sum)) < 0)
+        if ((err = sched_run_ab(arms, &both, arm, q, &sum)) < 0)
             goto done;
     }
+    if (b->o.sequential && (err = seq_finish(q, st)) < 0)
+        goto done;
     store_close(st[0]);
     store_close(st[1]);
     st[0] = st[1] = NULL;
@@ -271,6 +376,7 @@ done:
     matrix_free(&pb);
     matrix_free(&both);
     spec_free(spec);
+    abseq_free(q);
     free(arm);
     free(why);
     free(top);

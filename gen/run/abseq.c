@@ -73,6 +73,30 @@ struct abseq *abseq_new(const struct matrix *plan, const unsigned char *arm, con
     return q;
 }
 
+int abseq_replan(struct abseq *q, const struct matrix *plan, const unsigned char *arm)
+{
+    size_t *group = xcalloc(plan->ncells ? plan->ncells : 1, sizeof(*group));
+    for (size_t i = 0; i < plan->ncells; i++) {
+        char *id = identity(&plan->cells[i]);
+        size_t g = 0;
+        while (g < q->ncells && strcmp(q->cells[g].id, id) != 0)
+            g++;
+        if (g == q->ncells) {
+            int err = error_set(BG_EGENERIC, "sequential run: %s is not a cell of the plan it continues", id);
+            free(id);
+            free(group);
+            return err;
+        }
+        free(id);
+        group[i] = g;
+    }
+    free(q->group);
+    q->group = group;
+    q->plan = plan;
+    q->arm = arm;
+    return 0;
+}
+
 bool abseq_needed(const struct abseq *q, size_t i) { return !q->cells[q->group[i]].stopped; }
 
 int abseq_record(struct abseq *q, size_t i, const struct result *r)

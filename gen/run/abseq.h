@@ -33,6 +33,12 @@ struct abseq;
 struct abseq *abseq_new(const struct matrix *plan, const unsigned char *arm, const struct seqtest_design *d,
                         double noise);
 
+/* Points q at plan, a subset of the plan it was made for (the processes
+ * left after the others were given to abseq_record(): a resumed run, as
+ * `bisect --resume` continues a step), with its arm. BG_EGENERIC when plan
+ * has a cell q does not know. */
+int abseq_replan(struct abseq *q, const struct matrix *plan, const unsigned char *arm);
+
 /* Whether plan cell i is still needed: false once its cell stopped. */
 bool abseq_needed(const struct abseq *q, size_t i);
 

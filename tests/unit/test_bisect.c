@@ -1,16 +1,20 @@
 /*
  * test_bisect.c - the state file of `benchgen bisect` (gen/bisect/
  * bisect_state.c): what bisect_save() writes, bisect_load() reads back the
- * same (so --resume continues where the search was), and a state that is
- * missing, not a bisect, or whose step names a directory outside DIR is
- * refused without a crash. The search itself runs in
- * tests/integration/test_bisect.sh.
+ * same (so --resume continues where the search was), sequential steps'
+ * rule included; a "benchgen-bisect/1" state (fixed counts, written before
+ * the steps stopped sequentially) still reads, as a fixed-count bisect;
+ * and a state that is missing, not a bisect, or whose step names a
+ * directory outside DIR is refused without a crash. The search itself
+ * runs in tests/integration/test_bisect.sh.
  */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+
+#include <jansson.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -33,8 +37,10 @@ static struct bisect *sample(const char *dir)
     b->o.package = xstrdup("pkg");
     b->o.good = xstrdup("1.0");
     b->o.bad = xstrdup("1.2");
-    b->o.processes = 5;
-    b->o.max_processes = 20;
+    b->o.sequential = true;
+    b->o.first = 4;
+    b->o.cap = 12;
+    b->o.effect = 0.05;
     b->o.noise = 0.1;
     b->rel.index = xstrdup("http://127.0.0.1:1/simple");
     b->rel.n = 3;
@@ -57,7 +63,7 @@ static struct bisect *sample(const char *dir)
                                        .ratio = 1.3};
     b->steps[0].ncells = 1;
     b->steps[0].cells = xcalloc(1, sizeof(*b->steps[0].cells));
-    b->steps[0].cells[0] = (struct bisect_cell){xstrdup("mlp/fit/b8/numpy"), xstrdup("slower"), 1.3, 1.2, 1.4};
+    b->steps[0].cells[0] = (struct bisect_cell){xstrdup("mlp/fit/b8/numpy"), xstrdup("slower"), 1.3, 1.2, 1.4, 5};
     b->steps[1] = (struct bisect_step){.no = 1, .attempt = 1, .a = 0, .b = 1, .dir = xstrdup(""), .processes = 5,
                                        .noise = 0.1, .verdict = BISECT_SKIP,
                                        .reason = xstrdup("environment base+pkg-1.1 cannot be built: no wheel"),
@@ -89,8 +95,12 @@ static void test_round_trip(void **state)
     assert_int_equal(bisect_resume(&r, d), 0);
     assert_string_equal(r->o.spec, "/specs/x.yaml");
     assert_string_equal(r->o.package, "pkg");
-    assert_int_equal(r->o.processes, 5);
-    assert_int_equal(r->o.max_processes, 20);
+    assert_true(r->o.sequential);
+    assert_int_equal(r->o.first, 4);
+    assert_int_equal(r->o.cap, 12);
+    assert_true(fabs(r->o.effect - 0.05) < 1e-12);
+    assert_int_equal(r->o.processes, 0);
+    assert_int_equal(r->o.max_processes, 0);
     assert_true(fabs(r->o.noise - 0.1) < 1e-12);
     assert_int_equal(r->rel.n, 3);
     assert_string_equal(r->rel.v[1].version, "1.1");
@@ -105,6 +115,8 @@ static void test_round_trip(void **state)
     assert_true(fabs(r->steps[0].ratio - 1.3) < 1e-12);
     assert_int_equal(r->steps[0].ncells, 1);
     assert_string_equal(r->steps[0].cells[0].verdict, "slower");
+    assert_int_equal(r->steps[0].cells[0].processes, 5);
+    assert_int_equal(r->steps[0].processes, 5);
     assert_int_equal(r->steps[1].verdict, BISECT_SKIP);
     assert_true(isnan(r->steps[1].ratio));
     assert_string_equal(r->steps[1].reason, "environment base+pkg-1.1 cannot be built: no wheel");
@@ -118,13 +130,70 @@ static void test_round_trip(void **state)
     assert_int_equal(bisect_save(r), 0);
     char *two = test_read_text(p);
     assert_string_equal(one, two);
-    assert_non_null(strstr(one, "\"format\": \"benchgen-bisect/1\""));
+    assert_non_null(strstr(one, "\"format\": \"benchgen-bisect/2\""));
     assert_non_null(strstr(one, "\"first_bad\": \"1.2\""));
     free(one);
     free(two);
     free(p);
     bisect_free(b);
     bisect_free(r);
+    rm_dir(d);
+    free(d);
+}
+
+/* A state written before the steps stopped sequentially ("benchgen-bisect/1":
+ * a fixed count a side, no sequential fields) reads as a fixed-count bisect,
+ * so `bisect --resume` of it goes on as it began; saved again, it is /2. */
+static void test_format_1(void **state)
+{
+    (void)state;
+    char *d = tmpdir();
+    struct bisect *b = sample(d), *r = NULL;
+    b->o.sequential = false;
+    b->o.first = b->o.cap = 0;
+    b->o.effect = 0;
+    b->o.processes = 5;
+    b->o.max_processes = 20;
+    assert_int_equal(bisect_save(b), 0);
+    /* what /1 wrote: no sequential, first, cap, effect, nor a cell's processes */
+    char *p = xprintf("%s/%s", d, BISECT_STATE);
+    json_error_t je;
+    json_t *root = json_load_file(p, 0, &je), *opt = json_object_get(root, "options");
+    assert_non_null(opt);
+    assert_int_equal(json_object_set_new(root, "format", json_string("benchgen-bisect/1")), 0);
+    const char *gone[] = {"sequential", "first", "cap", "effect"};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(json_object_del(opt, gone[i]), 0);
+    json_t *steps = json_object_get(root, "steps");
+    for (size_t i = 0; i < json_array_size(steps); i++) {
+        json_t *cells = json_object_get(json_array_get(steps, i), "cells");
+        for (size_t k = 0; k < json_array_size(cells); k++)
+            assert_int_equal(json_object_del(json_array_get(cells, k), "processes"), 0);
+    }
+    assert_int_equal(json_dump_file(root, p, JSON_INDENT(2) | JSON_SORT_KEYS), 0);
+    assert_int_equal(bisect_resume(&r, d), 0);
+    assert_false(r->o.sequential);
+    assert_int_equal(r->o.processes, 5);
+    assert_int_equal(r->o.max_processes, 20);
+    assert_int_equal(r->nsteps, 2);
+    assert_int_equal(r->steps[0].processes, 5);
+    assert_int_equal(r->steps[0].cells[0].processes, 0);
+    assert_int_equal(bisect_save(r), 0);
+    char *again = test_read_text(p);
+    assert_non_null(strstr(again, "\"format\": \"benchgen-bisect/2\""));
+    assert_non_null(strstr(again, "\"sequential\": false"));
+    bisect_free(r);
+    r = NULL;
+
+    /* /1 knew no sequential steps: one that says so is not a /1 state */
+    assert_int_equal(json_object_set_new(opt, "sequential", json_true()), 0);
+    assert_int_equal(json_dump_file(root, p, JSON_INDENT(2) | JSON_SORT_KEYS), 0);
+    assert_int_equal(bisect_resume(&r, d), BG_EDAMAGED);
+    assert_null(r);
+    json_decref(root);
+    free(again);
+    free(p);
+    bisect_free(b);
     rm_dir(d);
     free(d);
 }
@@ -161,7 +230,9 @@ static void test_refused(void **state)
                                {"\"00-endpoints\"", "\"/etc\""},
                                {"\"hi\": 2", "\"hi\": 7"},
                                {"\"b\": 2", "\"b\": 99"},
-                               {"\"verdict\": \"bad\"", "\"verdict\": \"maybe\""}};
+                               {"\"verdict\": \"bad\"", "\"verdict\": \"maybe\""},
+                               {"\"cap\": 12", "\"cap\": 2"},
+                               {"\"effect\": 0.05", "\"effect\": 0"}};
     for (size_t i = 0; i < sizeof(tweaks) / sizeof(tweaks[0]); i++) {
         char *at = strstr(text, tweaks[i][0]);
         assert_non_null(at);
@@ -180,6 +251,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_format_1),
         cmocka_unit_test(test_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
