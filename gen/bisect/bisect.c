@@ -4,6 +4,7 @@
  * outputs bisect_out.c).
  */
 #include "bisect/bisect.h"
+#include "run/abarm.h"
 #include "bisect/bisect_step.h"
 #include "base/error.h"
 #include "base/util.h"
@@ -272,10 +273,13 @@ static char *arm_of(const struct bisect *b, size_t i)
         const struct bisect_step *s = &b->steps[k];
         if (!*s->dir || s->verdict == BISECT_PENDING)
             continue;
-        if (s->a == i)
-            return xprintf("%s/%s/a", b->dir, s->dir);
-        if (s->b == i)
-            return xprintf("%s/%s/b", b->dir, s->dir);
+        if (s->a != i && s->b != i)
+            continue;
+        char *top = xprintf("%s/%s", b->dir, s->dir), *arm[2];
+        abarm_dirs(top, &arm[0], &arm[1]); /* the layout of an A/B run, run/abarm.h */
+        free(top);
+        free(arm[s->a == i ? 1 : 0]);
+        return arm[s->a == i ? 0 : 1];
     }
     return xstrdup("");
 }

@@ -311,8 +311,9 @@ int bisect_step_run(struct bisect *b, struct bisect_step *s)
     unsigned char *arm = NULL;
     struct store *st[2] = {NULL, NULL};
     struct abseq *q = NULL;
-    char *why = NULL, *top = xprintf("%s/%s", b->dir, s->dir), *da = xprintf("%s/a", top),
-         *db = xprintf("%s/b", top), *pina = xprintf("%s==%s", pkg, va), *pinb = xprintf("%s==%s", pkg, vb);
+    char *why = NULL, *top = xprintf("%s/%s", b->dir, s->dir), *da, *db, *pina = xprintf("%s==%s", pkg, va),
+         *pinb = xprintf("%s==%s", pkg, vb);
+    abarm_dirs(top, &da, &db); /* the layout of an A/B run, run/abarm.h */
     char *cmdline = xprintf("benchgen bisect %s --package %s --good %s --bad %s: step %d, A --with %s, B --with %s",
                             b->o.spec, pkg, b->o.good, b->o.bad, s->no, pina, pinb);
     int err = spec_load(&spec, b->o.spec);
