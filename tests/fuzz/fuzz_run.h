@@ -59,7 +59,7 @@ static void fuzz_read_run(const char *dir)
     if (!getenv("BENCHGEN_FUZZ_NO_REPORT")) {
         char out[512];
         snprintf(out, sizeof(out), "%s/report", fuzz_scratch());
-        struct report_options ro = {.formats = REPORT_HTML, .jobs = 1, .quiet = 1, .force = 1,
+        struct report_options ro = {.formats = REPORT_HTML, .jobs = 1, .force = 1,
                                     .reference_revision = -1};
         (void)report_render(dir, out, &ro);
     }
