@@ -101,6 +101,19 @@ static int bounded(double max_w, unsigned flags) { return max_w > 0 && (flags & 
 static PangoLayout *layout_text(struct chart *c, enum chart_font f, double size, double max_w, unsigned flags,
                                 PangoAlignment align, const char *text)
 {
+    /* A text longer than CHART_TEXT_MAX bytes is cut there (at a character's
+     * start) with an ellipsis: no chart shows that much of one text, and a
+     * stranger's run.db can hold a 1 MiB model name, which pango took over 20
+     * s to lay out (fuzz_runsql). */
+    char cut[CHART_TEXT_MAX + 4];
+    if (text && strnlen(text, CHART_TEXT_MAX + 1) > CHART_TEXT_MAX) {
+        size_t n = CHART_TEXT_MAX;
+        while (n && ((unsigned char)text[n] & 0xC0) == 0x80)
+            n--;
+        memcpy(cut, text, n);
+        memcpy(cut + n, "\xE2\x80\xA6", 4); /* U+2026 and the NUL */
+        text = cut;
+    }
     struct textcache_key k = {
         .font = (unsigned)f,
         .size = (int)lround(size * PANGO_SCALE),

@@ -81,6 +81,10 @@ double chart_text(struct chart *c, enum chart_font f, double size, double x, dou
 void chart_text_rotated(struct chart *c, enum chart_font f, double size, double x, double y, double ax,
                         double ay, double angle, const char *text);
 
+/* The most bytes of one text a chart lays out: a longer text is cut at a
+ * character's start and ends in an ellipsis (U+2026). */
+#define CHART_TEXT_MAX 4096
+
 /* Size of text as chart_text() would draw it. */
 void chart_text_size(struct chart *c, enum chart_font f, double size, double max_w, unsigned flags,
                      const char *text, double *w, double *h);

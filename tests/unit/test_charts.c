@@ -31,6 +31,7 @@
 #include "report/grid.h"
 #include "report/reference.h"
 #include "base/util.h"
+#include "base/xalloc.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -723,6 +724,85 @@ static void test_text_cache_same_bytes(void **state)
     textcache_clear();
 }
 
+/* A text over CHART_TEXT_MAX bytes is drawn as its first CHART_TEXT_MAX
+ * bytes, cut at a character's start, and an ellipsis: a 1 MiB model name in
+ * a stranger's run.db (fuzz_runsql) gives the bytes of the cut one. */
+static int long_text_draw(struct chart *c, struct chart_rect r, const void *data)
+{
+    chart_rgb(c, CHART_INK);
+    chart_text(c, CHART_FONT_REGULAR, 7, r.x + 10, r.y + 10, 0, 0, r.w - 20, CHART_ELLIPSIZE, data);
+    chart_text(c, CHART_FONT_REGULAR, 7, r.x + 10, r.y + 40, 0, 0, r.w - 20, CHART_WRAP, data);
+    return 0;
+}
+
+/* Unbounded widths of CHART_TEXT_MAX, CHART_TEXT_MAX + 1 and 1 MiB x's. */
+static int long_text_widths(struct chart *c, struct chart_rect r, const void *data)
+{
+    (void)r;
+    double *w = (double *)data;
+    size_t lens[3] = {CHART_TEXT_MAX, CHART_TEXT_MAX + 1, 1u << 20};
+    for (int i = 0; i < 3; i++) {
+        char *t = xmalloc(lens[i] + 1);
+        memset(t, 'x', lens[i]);
+        t[lens[i]] = '\0';
+        chart_text_size(c, CHART_FONT_REGULAR, 7, 0, 0, t, &w[i], NULL);
+        free(t);
+    }
+    return 0;
+}
+
+static char *long_text_bytes(const char *dir, const char *text, size_t *len)
+{
+    char path[600];
+    snprintf(path, sizeof(path), "%s/long", dir);
+    assert_int_equal(chart_render(path, 300, 200, CHART_SVG, NULL, long_text_draw, text, NULL), 0);
+    strcat(path, ".svg");
+    char *b = NULL;
+    assert_int_equal(util_read_file(path, &b, len), 0);
+    unlink(path);
+    return b;
+}
+
+static void test_long_text_cut(void **state)
+{
+    (void)state;
+    assert_int_equal(chart_fonts_init(BENCHGEN_SOURCE_DIR), 0);
+    char dir[] = "/tmp/test_charts.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    size_t big = 1u << 20;
+    char *huge = xmalloc(big + 1), *cut = xmalloc(CHART_TEXT_MAX + 4);
+    /* "e" with an acute accent (2 bytes) from byte 1 on: byte CHART_TEXT_MAX
+     * is a continuation byte, so the cut steps back to the character's start */
+    huge[0] = 'x';
+    for (size_t i = 1; i + 1 < big; i += 2)
+        memcpy(huge + i, "\xC3\xA9", 2);
+    huge[big - 1] = 'x';
+    huge[big] = '\0';
+    assert_true(((unsigned char)huge[CHART_TEXT_MAX] & 0xC0) == 0x80);
+    memcpy(cut, huge, CHART_TEXT_MAX - 1);
+    memcpy(cut + CHART_TEXT_MAX - 1, "\xE2\x80\xA6", 4);
+    size_t n1, n2;
+    char *a = long_text_bytes(dir, huge, &n1), *b = long_text_bytes(dir, cut, &n2);
+    assert_int_equal(n1, n2);
+    assert_memory_equal(a, b, n1);
+    /* widths, unbounded: CHART_TEXT_MAX x's whole; one more byte or a MiB of
+     * them, the same CHART_TEXT_MAX x's and the ellipsis */
+    double w[3];
+    assert_int_equal(chart_render(dir, 100, 100, CHART_SVG, NULL, long_text_widths, w, NULL), 0);
+    char svg[600];
+    snprintf(svg, sizeof(svg), "%s.svg", dir);
+    unlink(svg);
+    assert_true(w[0] < w[1]);
+    assert_true(w[1] == w[2]);
+    char *c = NULL;
+    free(a);
+    free(b);
+    free(c);
+    free(huge);
+    free(cut);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -734,6 +814,7 @@ int main(void)
         cmocka_unit_test(test_trend_one_scale),      cmocka_unit_test(test_names_never_break_mid_word),
         cmocka_unit_test(test_pdf_tall_figure),      cmocka_unit_test(test_hover_every_bar_and_point),
         cmocka_unit_test(test_text_cache_same_bytes), cmocka_unit_test(test_heading),
+        cmocka_unit_test(test_long_text_cut),
     };
     return cmocka_run_group_tests_name("charts", tests, NULL, NULL);
 }
