@@ -35,7 +35,7 @@ import os
 
 import _benchgen
 
-from workloads import autotune, method, sizes
+from workloads import autotune, memory, method, sizes
 
 _state = {}
 
@@ -566,7 +566,7 @@ def setup(cell, data):
     step = builder(env, cell, cfg, data)
     _benchgen.mark("built")
     st["ninputs"] = len(data)
-    return step
+    return memory.after_setup(step)  # memory.* facts: resident bytes after setup and the first step
 
 
 def window(cell):
@@ -734,6 +734,7 @@ def facts(cell):
     # (on a GPU, copies them to the device); SD predict's UNet calls too.
     out["inputs.host_to_device"] = "every step (NumPy inputs to every train_on_batch / predict_on_batch / generate call)"
     out["step"] = METHOD.get(cell.task, "")
+    out.update(memory.facts())
     out.update(method.facts(cell))
     return out
 

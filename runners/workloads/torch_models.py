@@ -28,7 +28,7 @@ import os
 
 import _benchgen
 
-from workloads import autotune, method, sizes
+from workloads import autotune, memory, method, sizes
 
 _state = {}
 
@@ -833,7 +833,7 @@ def setup(cell, data):
     if probe is not None:
         st["probe"] = probe
         step = probe.wrap(step)  # one counter increment per step: which step a compile happened in
-    return step
+    return memory.after_setup(step)  # memory.* facts: resident bytes after setup and the first step
 
 
 def placement(cell):
@@ -956,6 +956,7 @@ def facts(cell):
     if st.get("lora_dtype"):
         out["lora.alpha"] = st["lora_alpha"]
         out["lora.adapter_dtype"] = st["lora_dtype"]
+    out.update(memory.facts())
     out.update(method.facts(cell))
     if device is not None and device.type == "cuda" and method.of(cell) == method.PUBLISHED:
         out["synchronisation"] = "none, as published (the timer may stop before queued kernels finish)"

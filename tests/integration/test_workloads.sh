@@ -9,6 +9,8 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+python3 tests/python/test_memory.py || not_ok "the memory.* facts' unit tests pass (tests/python/test_memory.py)"
+
 # cpu-tiny.yaml as it is but for 3 timed steps instead of 10: these checks
 # read statuses, facts and sample counts, not times.
 STEPS=3
@@ -48,6 +50,10 @@ for k in "${CELLS[@]}"; do
   check "$k records synchronisation" test "$(fact synchronisation)" != None
   check "$k records TF32 state" test "$(fact tf32.matmul)" != None
   check "$k records whether compilation took effect" test "$(fact compile.took_effect)" != None
+  check "$k records its resident memory after setup and the first step" \
+    test "$(fact memory.rss_after_setup)" -gt 0 -a "$(fact memory.rss_after_first_step)" -gt 0 2>/dev/null
+  check "$k records its peak resident memory, at least that after setup" \
+    test "$(fact memory.rss_peak)" -ge "$(fact memory.rss_after_setup)" 2>/dev/null
   check "$k has $STEPS timed samples" \
     test "$(jget "$J" "[c for c in d['cells'] if c['key']=='$k'][0]['samples']['timed']")" = $STEPS
 done
