@@ -43,6 +43,15 @@ static char *identity(const struct cell *c)
 
 char *abseq_note_key(const char *id) { return xprintf("run.seq.cell.%s", id); }
 
+/* The index of the cell whose identity is id; q->ncells when none is. */
+static size_t cell_of(const struct abseq *q, const char *id)
+{
+    size_t g = 0;
+    while (g < q->ncells && strcmp(q->cells[g].id, id) != 0)
+        g++;
+    return g;
+}
+
 struct abseq *abseq_new(const struct matrix *plan, const unsigned char *arm, const struct seqtest_design *d,
                         double noise)
 {
@@ -55,9 +64,7 @@ struct abseq *abseq_new(const struct matrix *plan, const unsigned char *arm, con
     q->cells = xcalloc(plan->ncells ? plan->ncells : 1, sizeof(*q->cells));
     for (size_t i = 0; i < plan->ncells; i++) {
         char *id = identity(&plan->cells[i]);
-        size_t g = 0;
-        while (g < q->ncells && strcmp(q->cells[g].id, id) != 0)
-            g++;
+        size_t g = cell_of(q, id);
         if (g == q->ncells) {
             struct seqcell *c = &q->cells[q->ncells++];
             c->id = id;
@@ -78,9 +85,7 @@ int abseq_replan(struct abseq *q, const struct matrix *plan, const unsigned char
     size_t *group = xcalloc(plan->ncells ? plan->ncells : 1, sizeof(*group));
     for (size_t i = 0; i < plan->ncells; i++) {
         char *id = identity(&plan->cells[i]);
-        size_t g = 0;
-        while (g < q->ncells && strcmp(q->cells[g].id, id) != 0)
-            g++;
+        size_t g = cell_of(q, id);
         if (g == q->ncells) {
             int err = error_set(BG_EGENERIC, "sequential run: %s is not a cell of the plan it continues", id);
             free(id);
