@@ -84,11 +84,15 @@ static int parse_effect(const char *text, double *effect)
     return 0;
 }
 
+enum request_kind { REQ_LAUNCH, REQ_RESUME, REQ_AB };
+
 /* The options that do not go together, in the order the command line has
- * always reported them; ab: the request is run_launch_ab()'s. */
-static int check_request(struct run_outcome *out, const struct run_request *r, bool ab, bool retry[STATUS_COUNT])
+ * always reported them, for the entry point kind; clears *out first. */
+static int check_request(struct run_outcome *out, const struct run_request *r, enum request_kind kind,
+                         bool retry[STATUS_COUNT])
 {
     memset(out, 0, sizeof(*out));
+    bool ab = kind == REQ_AB;
     const struct exec_options *e = &r->exec;
     int err;
     if (!r->spec && !r->resume)
@@ -113,6 +117,10 @@ static int check_request(struct run_outcome *out, const struct run_request *r, b
         if (bad)
             return refused(out, error_set(BG_EUSAGE, "--%s '%s' %s", res[i].opt, res[i].value, bad));
     }
+    if (kind == REQ_LAUNCH && r->resume)
+        return refuse(out, "a resume is run_resume()'s");
+    if (kind == REQ_RESUME && !r->resume)
+        return refuse(out, "run_resume() needs the run directory to resume");
     if (!ab)
         return 0;
     if (r->resume)
@@ -198,16 +206,34 @@ static void hook_ready(const struct run_request *r, const struct run_outcome *ou
         r->hooks->ready(r->hooks->arg, out);
 }
 
+/* What a new run and a resume hold while they run (plain_free()). */
+struct plain_run {
+    struct exec_options eo;
+    struct spec *spec;
+    struct store *st;
+    struct matrix plan;
+    struct kvlist host; /* a new run: the machine's facts */
+    struct run_inputs inputs;
+};
+
+static void plain_free(struct plain_run *p)
+{
+    store_close(p->st);
+    matrix_free(&p->plan);
+    spec_free(p->spec);
+    kvlist_free(&p->host);
+    run_inputs_free(&p->inputs);
+}
+
 /* The run directory is ready: the caller hears where it is (and a new
  * run's GPU line), then the cells run. */
-static int run_cells(struct run_outcome *out, const struct run_request *req, struct store *st,
-                     const struct matrix *plan, const struct exec_options *eo)
+static int run_cells(struct run_outcome *out, const struct run_request *req, struct plain_run *p)
 {
     hook_ready(req, out);
     if (out->gpu)
         voice_note(req->voice, "run", NULL, "%s", out->gpu); /* after the run directory */
     fflush(NULL); /* what the caller printed comes before the workers' output */
-    int err = sched_run(st, plan, eo, &out->sum);
+    int err = sched_run(p->st, &p->plan, &p->eo, &out->sum);
     out->ran = err == 0;
     return err;
 }
@@ -217,57 +243,45 @@ static int run_cells(struct run_outcome *out, const struct run_request *req, str
 int run_launch(struct run_outcome *out, const struct run_request *req)
 {
     bool retry[STATUS_COUNT] = {0};
-    int err = check_request(out, req, false, retry);
+    struct plain_run p = {.eo = req->exec};
+    int err = check_request(out, req, REQ_LAUNCH, retry);
     if (err < 0)
         return err;
-    if (req->resume)
-        return refuse(out, "a resume is run_resume()'s");
-    struct exec_options eo = req->exec;
-    struct spec *spec = NULL;
-    struct store *st = NULL;
-    struct matrix plan = {0};
-    struct kvlist host = {0};
-    struct run_inputs inputs = {0};
-
-    if ((err = spec_load(&spec, req->spec)) < 0)
+    if ((err = spec_load(&p.spec, req->spec)) < 0)
         goto done;
     if (req->repeats)
-        spec->repeats = req->repeats;
-    out->dir = req->out ? xstrdup(req->out) : default_out(spec->name, "");
+        p.spec->repeats = req->repeats;
+    out->dir = req->out ? xstrdup(req->out) : default_out(p.spec->name, "");
     /* the out directory is checked before anything is built or downloaded */
-    if ((err = matrix_expand(&plan, spec, req->only)) < 0 ||
+    if ((err = matrix_expand(&p.plan, p.spec, req->only)) < 0 ||
         (!req->dry_run && (err = rundir_check_free(out->dir)) < 0) ||
-        (err = derive_envs(&plan, req->with, req->nwith, req->dry_run, req->voice)) < 0)
+        (err = derive_envs(&p.plan, req->with, req->nwith, req->dry_run, req->voice)) < 0)
         goto done;
-    hook_plan(req, &plan, NULL, false);
+    hook_plan(req, &p.plan, NULL, false);
     if (req->dry_run) {
         fflush(NULL); /* what the caller printed comes before the workers' output */
-        err = workcheck_run(&plan, req->text_out);
+        err = workcheck_run(&p.plan, req->text_out);
         goto done;
     }
-    if ((err = sysinfo_collect(&host)) < 0)
+    if ((err = sysinfo_collect(&p.host)) < 0)
         goto done;
     for (size_t i = 0; i < req->nwith; i++)
-        kvlist_add(&host, "run.with", req->with[i]);
+        kvlist_add(&p.host, "run.with", req->with[i]);
     /* Options the executor refuses create no run directory. */
-    if ((err = executor_check(&eo)) < 0)
+    if ((err = executor_check(&p.eo)) < 0)
         goto done;
-    if (eo.kind && strcmp(eo.kind, "slurm") == 0 && (err = slurm_check_dir(out->dir)) < 0)
+    if (p.eo.kind && strcmp(p.eo.kind, "slurm") == 0 && (err = slurm_check_dir(out->dir)) < 0)
         goto done;
-    if ((err = depends_collect(&inputs, spec, &plan)) < 0 ||
-        (err = store_create(&st, out->dir, spec, &plan, &host, &inputs, req->cmdline ? req->cmdline : "",
+    if ((err = depends_collect(&p.inputs, p.spec, &p.plan)) < 0 ||
+        (err = store_create(&p.st, out->dir, p.spec, &p.plan, &p.host, &p.inputs, req->cmdline ? req->cmdline : "",
                             req->voice)) < 0 ||
-        (err = cellfile_write_plan(store_dir(st), &plan)) < 0)
+        (err = cellfile_write_plan(store_dir(p.st), &p.plan)) < 0)
         goto done;
-    const char *gpu = kvlist_get(&host, "gpu.status");
+    const char *gpu = kvlist_get(&p.host, "gpu.status");
     out->gpu = gpu ? xstrdup(gpu) : NULL;
-    err = run_cells(out, req, st, &plan, &eo);
+    err = run_cells(out, req, &p);
 done:
-    store_close(st);
-    matrix_free(&plan);
-    spec_free(spec);
-    kvlist_free(&host);
-    run_inputs_free(&inputs);
+    plain_free(&p);
     return err;
 }
 
@@ -343,38 +357,28 @@ static int resume_collect(struct store *st, struct matrix *plan, struct exec_opt
 int run_resume(struct run_outcome *out, const struct run_request *req)
 {
     bool retry[STATUS_COUNT] = {0};
-    int err = check_request(out, req, false, retry);
+    struct plain_run p = {.eo = req->exec};
+    int err = check_request(out, req, REQ_RESUME, retry);
     if (err < 0)
         return err;
-    if (!req->resume)
-        return refuse(out, "run_resume() needs the run directory to resume");
-    struct exec_options eo = req->exec;
-    struct spec *spec = NULL;
-    struct store *st = NULL;
-    struct matrix plan = {0};
-    struct run_inputs inputs = {0};
-
-    if (req->spec && (err = spec_load(&spec, req->spec)) < 0)
+    if (req->spec && (err = spec_load(&p.spec, req->spec)) < 0)
         goto done;
-    if ((err = store_open(&st, req->resume, false)) < 0 || (err = store_load_plan(st, &plan)) < 0)
+    if ((err = store_open(&p.st, req->resume, false)) < 0 || (err = store_load_plan(p.st, &p.plan)) < 0)
         goto done;
-    store_set_voice(st, req->voice);
-    if (spec && (err = check_same_spec(st, spec, req->resume)) < 0)
+    store_set_voice(p.st, req->voice);
+    if (p.spec && (err = check_same_spec(p.st, p.spec, req->resume)) < 0)
         goto done;
-    if ((err = store_inputs(st, &inputs)) < 0)
+    if ((err = store_inputs(p.st, &p.inputs)) < 0)
         goto done;
     if (req->text_err)
-        depends_warn_changed(&inputs, req->text_err);
-    if ((err = resume_collect(st, &plan, &eo)) < 0 || (err = select_resumable(st, &plan, retry)) < 0)
+        depends_warn_changed(&p.inputs, req->text_err);
+    if ((err = resume_collect(p.st, &p.plan, &p.eo)) < 0 || (err = select_resumable(p.st, &p.plan, retry)) < 0)
         goto done;
-    out->dir = xstrdup(store_dir(st));
-    out->left = plan.ncells;
-    err = run_cells(out, req, st, &plan, &eo);
+    out->dir = xstrdup(store_dir(p.st));
+    out->left = p.plan.ncells;
+    err = run_cells(out, req, &p);
 done:
-    store_close(st);
-    matrix_free(&plan);
-    spec_free(spec);
-    run_inputs_free(&inputs);
+    plain_free(&p);
     return err;
 }
 
@@ -416,7 +420,7 @@ static int ab_design(struct run_outcome *out, const struct run_request *req, str
 int run_launch_ab(struct run_outcome *out, const struct run_request *req)
 {
     bool retry[STATUS_COUNT] = {0};
-    int err = check_request(out, req, true, retry);
+    int err = check_request(out, req, REQ_AB, retry);
     if (err < 0)
         return err;
     struct spec *spec = NULL;
