@@ -92,7 +92,8 @@ for project, nowheel, slow in (("bgbisect-probe", None, lambda k: k >= 6), ("bgb
 PY
 python3 -m http.server 0 --bind 127.0.0.1 --directory "$IDX" >"$TMP/http.log" 2>&1 &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT
+# the server only while it is still this script's running job (a bare PID could name another process by then)
+trap 'jobs -rp | grep -qx "$SERVER" && kill "$SERVER"; rm -rf "$TMP"' EXIT
 for _ in $(seq 100); do PORT=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$TMP/http.log" | head -1); [ -n "$PORT" ] && break; sleep 0.1; done
 check "the index serves (port $PORT)" test -n "$PORT"
 export UV_DEFAULT_INDEX=http://127.0.0.1:$PORT/simple

@@ -58,7 +58,8 @@ s.serve_forever()
 PY
 python3 "$TMP/index.py" "$TMP/port" "$TMP/requests" &
 SERVER=$!
-trap 'kill $SERVER 2>/dev/null; rm -rf "$TMP"' EXIT
+# the server only while it is still this script's running job (a bare PID could name another process by then)
+trap 'jobs -rp | grep -qx "$SERVER" && kill "$SERVER"; rm -rf "$TMP"' EXIT
 for _ in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
 PORT=$(cat "$TMP/port")
 

@@ -73,7 +73,18 @@ if ! make_kit a; then
 fi
 make_kit b &
 kit_b=$!
-trap 'kill -- -"$kit_b" 2>/dev/null; wait "$kit_b" 2>/dev/null; rm -rf "$TMP"' EXIT
+# An early exit stops the second build: the session its setsid made (a child
+# of kit_b), and only while kit_b is one of this script's running jobs. The
+# old trap sent TERM to the process group "$kit_b", which the build never
+# had; once kit_b had ended, that id could name another process's group
+# (PIDs wrap at 32,768 here): a daemon is the leader of its own group.
+stop_kit_b() {
+  jobs -rp | grep -qx "$kit_b" || return 0
+  local c
+  for c in $(pgrep -P "$kit_b"); do pkill -TERM -s "$c"; done
+  wait "$kit_b" 2>/dev/null
+}
+trap 'stop_kit_b; rm -rf "$TMP"' EXIT
 bytes=$(stat -c %s "$TMP/kit-a.tar.gz")
 check "kit under 48 MiB ($bytes bytes)" test "$bytes" -lt $((48 * 1048576))
 grep '^kit: ' "$TMP/make-a.log" | head -1 | sed 's/^/# /'
