@@ -41,6 +41,11 @@ void hardware_cell_warnings(const struct rd_cell *c, char *buf, size_t n)
         off += (size_t)snprintf(buf + off, off < n ? n - off : 0, "%scontended: %s", off ? "; " : "",
                                 why ? why : "other processes were busy");
     }
+    const char *ablate = fact(c, "ablate");
+    if (ablate && *ablate) /* runners/ablate.h: containment, sampling or the environment switched off */
+        off += (size_t)snprintf(buf + off, off < n ? n - off : 0,
+                                "%sran with the test-only BENCHGEN_ABLATE=%s: not a measurement to publish",
+                                off ? "; " : "", ablate);
     if (fact_is(c, "gpu.throttled", "yes")) {
         const char *why = fact(c, "gpu.throttle.reasons");
         snprintf(buf + off, off < n ? n - off : 0, "%sGPU throttled %.0f%% of the timed steps (%s)",

@@ -91,6 +91,12 @@ check "BENCHGEN_ABLATE=inputs-copy: the copies are 64-byte aligned too" \
 probe all all
 check "BENCHGEN_ABLATE=all names every knob" \
   test "$(cells_py "$TMP/all.json" 'f(cells[0], "ablate")' 2>/dev/null)" = "cgroup,sampling,env,inputs-copy,pipe,tmpdir"
+"$BENCHGEN" report "$TMP/all" --out "$TMP/all-report" --format md -q
+check "the report warns that the cell ran with the test-only knobs" \
+  grep -qF 'ran with the test-only BENCHGEN\_ABLATE=cgroup,sampling,env,inputs-copy,pipe,tmpdir: not a measurement to publish' \
+  "$TMP/all-report/report.md"
+"$BENCHGEN" report "$TMP/base" --out "$TMP/base-report" --format md -q
+check "... and a cell without them gets no such warning" bash -c '! grep -q "test-only BENCHGEN" "$1"' _ "$TMP/base-report/report.md"
 
 BENCHGEN_ABLATE=cgroup,bogus "$BENCHGEN" run "$TMP/probe.yaml" --out "$TMP/bogus" >"$TMP/bogus.out" 2>&1
 rc=$?
